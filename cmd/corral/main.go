@@ -1,0 +1,44 @@
+// Command corral is the corral multi-cluster manager: the CLI verbs and the
+// run modes of its hub and agent.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRootCommand().ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	streams := fleetcli.Streams{Out: os.Stdout, ErrOut: os.Stderr}
+	root := &cobra.Command{
+		Use:   "corral",
+		Short: "corral manages a fleet of Kubernetes clusters from one hub",
+		Long: `corral manages a fleet of Kubernetes clusters from one hub, speaking the
+Open Cluster Management APIs: clusters join with a double handshake, and
+everything beyond registration is an addon you install on demand.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
+	klog.InitFlags(klogFlags)
+	root.PersistentFlags().AddGoFlag(klogFlags.Lookup("v"))
+	root.AddCommand(fleetcli.NewCmdDev(streams))
+	return root
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corral-dev/corral/internal/fleet"
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// ServeOptions are the options of the hidden `corral dev serve`, the fleet
+// supervisor that `dev up` starts.
+type ServeOptions struct {
+	Streams
+	fleet.Options
+}
+
+func newCmdServe(streams Streams) *cobra.Command {
+	o := &ServeOptions{Streams: streams}
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Short:  "Run a fleet in the foreground until SIGTERM (what 'dev up' starts)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", fleet.DefaultDir(), "fleet directory")
+	f.IntVar(&o.Clusters, "clusters", 2, "number of managed clusters")
+	f.IntVar(&o.Nodes, "nodes", localcluster.DefaultNodes, "fake nodes per managed cluster")
+	f.StringVar(&o.BinDir, "bin-dir", "", "directory of the Kubernetes binaries")
+	f.BoolVar(&o.Reuse, "reuse", false, "keep data an earlier run left")
+	return cmd
+}
+
+// Run holds the fleet directory and runs the fleet until SIGTERM or SIGINT.
+func (o *ServeOptions) Run(ctx context.Context) error {
+	lock, err := localcluster.LockDir(o.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	o.Progress = o.Out
+	return fleet.Run(ctx, o.Options)
+}
+

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/corral-dev/corral/internal/fleet"
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// StatusOptions are the options of `corral dev status`.
+type StatusOptions struct {
+	Streams
+	Dir    string
+	Output string
+}
+
+func newCmdStatus(streams Streams) *cobra.Command {
+	o := &StatusOptions{Streams: streams, Dir: fleet.DefaultDir()}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Say what of the local fleet runs and whether it is healthy",
+		Long: `Say what of the local fleet runs and whether it is healthy: each cluster's
+processes, its API server's readiness and, for managed clusters, its nodes.
+Exits non-zero when the fleet is not running or not healthy.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", o.Dir, "the fleet's directory (env "+fleet.DirEnv+")")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "output format: json or yaml (default: a table)")
+	return cmd
+}
+
+// Validate checks the output format.
+func (o *StatusOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return fmt.Errorf("--output %q is not supported: use json or yaml, or leave it out for a table", o.Output)
+	}
+	dir, err := filepath.Abs(o.Dir)
+	o.Dir = dir
+	return err
+}
+
+// Run prints the report and fails when the fleet is not healthy.
+func (o *StatusOptions) Run(ctx context.Context) error {
+	report, err := fleet.Status(ctx, o.Dir)
+	if err != nil {
+		return fmt.Errorf("%w: start one with 'corral dev up --dir %s'", err, o.Dir)
+	}
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Out, string(b))
+	case "yaml":
+		b, err := yaml.Marshal(report)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(o.Out, string(b))
+	default:
+		o.printTable(report)
+	}
+	switch {
+	case !report.Running:
+		return fmt.Errorf("the fleet in %s is not running (%s)", o.Dir, strings.ToLower(string(report.Phase)))
+	case !report.Healthy():
+		return fmt.Errorf("the fleet in %s is not healthy", o.Dir)
+	}
+	return nil
+}
+
+func (o *StatusOptions) printTable(r *fleet.Report) {
+	running := "not running"
+	if r.Running {
+		running = fmt.Sprintf("supervisor pid %d", r.Supervisor)
+	}
+	fmt.Fprintf(o.Out, "fleet %s: %s, %s\n", r.Dir, r.Phase, running)
+	if r.Message != "" {
+		fmt.Fprintf(o.Out, "  %s\n", firstLine(r.Message))
+	}
+	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "CLUSTER\tPROFILE\tHEALTH\tSERVER\tNODES\tKUBECONFIG")
+	for _, c := range r.Clusters {
+		nodes := "-"
+		if c.Profile == localcluster.ProfileManaged && c.Health != fleet.Stopped {
+			nodes = fmt.Sprintf("%d/%d", c.ReadyNodes, c.Nodes)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Profile, c.Health, c.Server, nodes, c.Kubeconfig)
+	}
+	w.Flush()
+	for _, c := range r.Clusters {
+		for _, p := range c.Problems {
+			fmt.Fprintf(o.Out, "%s: %s\n", c.Name, p)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corral-dev/corral/internal/fleet"
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// UpOptions are the options of `corral dev up`.
+type UpOptions struct {
+	Streams
+	Dir      string
+	Clusters int
+	Nodes    int
+	Reuse    bool
+	Timeout  time.Duration
+
+	binDir string
+}
+
+// NewUpOptions returns the defaults: two managed clusters in the default dir.
+func NewUpOptions(streams Streams) *UpOptions {
+	return &UpOptions{Streams: streams, Dir: fleet.DefaultDir(), Clusters: 2,
+		Nodes: localcluster.DefaultNodes, Timeout: 5 * time.Minute}
+}
+
+func newCmdUp(streams Streams) *cobra.Command {
+	o := NewUpOptions(streams)
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a hub and N managed clusters in the background",
+		Long: `Start a hub and N managed clusters in the background and wait until all are
+ready. Prints how to reach them; the same lines are in <dir>/HOWTO.txt.
+
+Data an earlier run left in --dir is removed, or kept with --reuse.`,
+		Example: `  corral dev up
+  corral dev up --clusters 3 --dir /tmp/fleet`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// AddFlags registers the flags of `dev up`.
+func (o *UpOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", o.Dir, "directory for the fleet's data, kubeconfigs and logs (env "+fleet.DirEnv+")")
+	f.IntVar(&o.Clusters, "clusters", o.Clusters, "number of managed clusters")
+	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
+	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
+}
+
+// Complete makes the directory absolute and finds the binaries.
+func (o *UpOptions) Complete() error {
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return err
+	}
+	o.Dir = dir
+	return nil
+}
+
+// Validate checks the flags and that the fleet can start here.
+func (o *UpOptions) Validate() error {
+	if o.Clusters < 0 {
+		return fmt.Errorf("--clusters is %d: it must be 0 or more", o.Clusters)
+	}
+	if o.Nodes < 1 {
+		return fmt.Errorf("--nodes is %d: a managed cluster needs at least 1 node", o.Nodes)
+	}
+	if localcluster.Locked(o.Dir) {
+		return fmt.Errorf("a fleet is already running in %s (pid %s): use it, stop it with 'corral dev down --dir %s', or pick another --dir",
+			o.Dir, localcluster.LockHolder(o.Dir), o.Dir)
+	}
+	if err := fleet.CheckDirUsable(o.Dir); err != nil {
+		return err
+	}
+	binDir, err := localcluster.FindBinDir()
+	if err != nil {
+		return err
+	}
+	o.binDir = binDir
+	return nil
+}
+
+// Run starts the supervisor in the background, relays its progress and
+// returns once the fleet runs. Interrupted, it stops what had started.
+func (o *UpOptions) Run(ctx context.Context) error {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return err
+	}
+	// A record left by an earlier run must not be mistaken for this one's.
+	if err := os.Remove(filepath.Join(o.Dir, "fleet.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	logPath := filepath.Join(o.Dir, fleet.LogFile)
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	supervisor, err := o.startSupervisor(logFile)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "starting a hub and %d managed clusters in %s (supervisor pid %d)\n", o.Clusters, o.Dir, supervisor.Process.Pid)
+
+	exited := make(chan error, 1)
+	go func() { exited <- supervisor.Wait() }()
+	err = o.follow(ctx, logPath, supervisor.Process.Pid, exited)
+	if err != nil {
+		_ = supervisor.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(time.Minute):
+			_ = supervisor.Process.Kill()
+		}
+		return err
+	}
+	state, err := fleet.ReadState(o.Dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "\nThe fleet is up. To use it:\n\n%s", fleet.Howto(state))
+	return nil
+}
+
+func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"dev", "serve", "--dir", o.Dir, "--clusters", strconv.Itoa(o.Clusters),
+		"--nodes", strconv.Itoa(o.Nodes), "--bin-dir", o.binDir}
+	if o.Reuse {
+		args = append(args, "--reuse")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its own session: the fleet outlives this command and the terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the fleet supervisor: %w", err)
+	}
+	return cmd, nil
+}
+
+// follow copies the supervisor's log to Out until its record says Running,
+// it fails, it exits, the timeout passes or ctx ends.
+func (o *UpOptions) follow(ctx context.Context, logPath string, pid int, exited <-chan error) error {
+	log, err := os.Open(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	deadline := time.After(o.Timeout)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_, _ = io.Copy(o.Out, log)
+		if state, err := fleet.ReadState(o.Dir); err == nil && state.Supervisor == pid {
+			switch state.Phase {
+			case fleet.PhaseRunning:
+				return nil
+			case fleet.PhaseFailed:
+				return fmt.Errorf("the fleet did not start: %s (logs: %s)", firstLine(state.Message), logPath)
+			}
+		}
+		select {
+		case err := <-exited:
+			_, _ = io.Copy(o.Out, log)
+			return fmt.Errorf("the fleet supervisor exited (%v) before the fleet was ready; see %s", err, logPath)
+		case <-deadline:
+			return fmt.Errorf("the fleet was not ready within %s (--timeout); see %s", o.Timeout, logPath)
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted: stopping what had started")
+		case <-tick.C:
+		}
+	}
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}

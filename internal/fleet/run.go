@@ -1,0 +1,166 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// Options says what fleet to run.
+type Options struct {
+	// Dir holds the fleet: one directory per cluster, the record and the log.
+	Dir string
+	// Clusters is the number of managed clusters.
+	Clusters int
+	// BinDir, Reuse and Nodes are passed to every localcluster.
+	BinDir string
+	Reuse  bool
+	Nodes  int
+	// Progress receives one line per step.
+	Progress io.Writer
+}
+
+// Validate says what is wrong with o, in one line.
+func (o Options) Validate() error {
+	if o.Clusters < 0 {
+		return fmt.Errorf("--clusters is %d: it must be 0 or more", o.Clusters)
+	}
+	if o.Dir == "" {
+		return errors.New("--dir is required")
+	}
+	return nil
+}
+
+// Run starts the fleet, records it, and keeps it up until ctx ends; then it
+// stops every cluster. It returns when everything it started has exited. A
+// component that dies meanwhile is logged and left for `dev status` to show.
+func Run(ctx context.Context, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	state := &State{Dir: opts.Dir, Supervisor: os.Getpid(), Phase: PhaseStarting, Started: time.Now()}
+	for i, name := range ClusterNames(opts.Clusters) {
+		profile := localcluster.ProfileManaged
+		if i == 0 {
+			profile = localcluster.ProfileHub
+		}
+		dir := filepath.Join(opts.Dir, name)
+		state.Clusters = append(state.Clusters, ClusterState{
+			Name: name, Profile: profile, Dir: dir, Kubeconfig: filepath.Join(dir, localcluster.KubeconfigFile),
+		})
+	}
+	if err := state.write(); err != nil {
+		return err
+	}
+
+	clusters, err := startAll(ctx, opts, state)
+	if err != nil {
+		state.Phase, state.Message = PhaseFailed, err.Error()
+		_ = state.write()
+		return err
+	}
+	state.Phase = PhaseRunning
+	if err := state.write(); err != nil {
+		return errors.Join(err, stopAll(clusters))
+	}
+	if err := writeHowto(opts.Dir, state); err != nil {
+		return errors.Join(err, stopAll(clusters))
+	}
+	fmt.Fprintf(opts.Progress, "fleet: running (%d managed clusters)\n", opts.Clusters)
+
+	watchDeaths(ctx, clusters, opts.Progress)
+
+	state.Phase = PhaseStopping
+	_ = state.write()
+	fmt.Fprintln(opts.Progress, "fleet: stopping")
+	err = stopAll(clusters)
+	state.Phase = PhaseStopped
+	return errors.Join(err, state.write())
+}
+
+// startAll starts every cluster at once; if one fails the others are
+// stopped and the error names the failures.
+func startAll(ctx context.Context, opts Options, state *State) ([]*localcluster.Cluster, error) {
+	clusters := make([]*localcluster.Cluster, len(state.Clusters))
+	errs := make([]error, len(state.Clusters))
+	var wg sync.WaitGroup
+	for i, cs := range state.Clusters {
+		wg.Go(func() {
+			clusters[i], errs[i] = localcluster.Start(ctx, localcluster.Options{
+				Name: cs.Name, Profile: cs.Profile, Dir: cs.Dir, BinDir: opts.BinDir,
+				Nodes: opts.Nodes, Reuse: opts.Reuse, Progress: opts.Progress,
+			})
+		})
+	}
+	wg.Wait()
+	var started []*localcluster.Cluster
+	for i, c := range clusters {
+		if c == nil {
+			continue
+		}
+		started = append(started, c)
+		state.Clusters[i].Server = c.Server
+		state.Clusters[i].Components = c.Components()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, errors.Join(err, stopAll(started))
+	}
+	return clusters, nil
+}
+
+// watchDeaths logs each cluster whose component dies, until ctx ends.
+func watchDeaths(ctx context.Context, clusters []*localcluster.Cluster, progress io.Writer) {
+	var wg sync.WaitGroup
+	for _, c := range clusters {
+		wg.Go(func() {
+			select {
+			case <-c.Done():
+				fmt.Fprintf(progress, "%s: %v\n", c.Name, c.Err())
+			case <-ctx.Done():
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func stopAll(clusters []*localcluster.Cluster) error {
+	errs := make([]error, len(clusters))
+	var wg sync.WaitGroup
+	for i, c := range clusters {
+		if c != nil {
+			wg.Go(func() { errs[i] = c.Stop() })
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// writeHowto leaves a short how-to beside the kubeconfigs.
+func writeHowto(dir string, state *State) error {
+	return os.WriteFile(filepath.Join(dir, howtoFile), []byte(Howto(state)), 0o644)
+}
+
+// Howto says how to use a running fleet.
+func Howto(state *State) string {
+	hub := state.Clusters[0]
+	s := fmt.Sprintf("# The hub:\nexport KUBECONFIG=%s\nkubectl get namespaces\n\n", hub.Kubeconfig)
+	if len(state.Clusters) > 1 {
+		s += "# The managed clusters:\n"
+		for _, c := range state.Clusters[1:] {
+			s += fmt.Sprintf("kubectl --kubeconfig %s get nodes\n", c.Kubeconfig)
+		}
+		s += "\n"
+	}
+	s += fmt.Sprintf("# What runs, and stopping it:\ncorral dev status --dir %s\ncorral dev down --dir %s\n", state.Dir, state.Dir)
+	return s
+}

@@ -1,0 +1,157 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// Health values of a cluster in a status report.
+const (
+	Healthy   = "Healthy"
+	Unhealthy = "Unhealthy"
+	Stopped   = "Stopped"
+)
+
+// ClusterStatus is what Status found about one cluster.
+type ClusterStatus struct {
+	ClusterState `json:",inline"`
+	Health       string `json:"health"`
+	// Problems says what is wrong when the cluster is not Healthy.
+	Problems []string `json:"problems,omitempty"`
+	// ReadyNodes and Nodes count a managed cluster's nodes.
+	ReadyNodes int `json:"readyNodes"`
+	Nodes      int `json:"nodes"`
+}
+
+// Report is the answer to Status.
+type Report struct {
+	Dir        string          `json:"dir"`
+	Phase      Phase           `json:"phase"`
+	Supervisor int             `json:"supervisorPID"`
+	Running    bool            `json:"running"`
+	Message    string          `json:"message,omitempty"`
+	Clusters   []ClusterStatus `json:"clusters"`
+}
+
+// Healthy reports whether the supervisor runs and every cluster is healthy.
+func (r *Report) Healthy() bool {
+	if !r.Running {
+		return false
+	}
+	for _, c := range r.Clusters {
+		if c.Health != Healthy {
+			return false
+		}
+	}
+	return true
+}
+
+// Status checks the fleet recorded in dir: whether its supervisor holds the
+// directory, whether each recorded process is alive, and whether each API
+// server is ready and each node Ready.
+func Status(ctx context.Context, dir string) (*Report, error) {
+	state, err := ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Dir: dir, Phase: state.Phase, Supervisor: state.Supervisor, Message: state.Message,
+		Running: localcluster.Locked(dir)}
+	for _, cs := range state.Clusters {
+		r.Clusters = append(r.Clusters, clusterStatus(ctx, cs))
+	}
+	return r, nil
+}
+
+func clusterStatus(ctx context.Context, cs ClusterState) ClusterStatus {
+	st := ClusterStatus{ClusterState: cs, Health: Healthy}
+	alive := 0
+	for i, comp := range cs.Components {
+		st.Components[i].Running = ProcessAlive(comp.PID, cs.Dir)
+		if st.Components[i].Running {
+			alive++
+		} else {
+			st.Problems = append(st.Problems, comp.Name+" is not running")
+		}
+	}
+	if alive == 0 {
+		st.Health = Stopped
+		st.Problems = nil
+		return st
+	}
+	if err := apiReady(ctx, cs, &st); err != nil {
+		st.Problems = append(st.Problems, err.Error())
+	}
+	if len(st.Problems) > 0 {
+		st.Health = Unhealthy
+	}
+	return st
+}
+
+// apiReady asks the cluster's API server for /readyz and counts its nodes.
+func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", cs.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = 5 * time.Second
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return fmt.Errorf("kube-apiserver is not ready: %v", err)
+	}
+	if cs.Profile != localcluster.ProfileManaged {
+		return nil
+	}
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing nodes: %v", err)
+	}
+	st.Nodes = len(nodes.Items)
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				st.ReadyNodes++
+			}
+		}
+	}
+	if st.ReadyNodes < st.Nodes {
+		return fmt.Errorf("%d of %d nodes are not Ready", st.Nodes-st.ReadyNodes, st.Nodes)
+	}
+	return nil
+}
+
+// ProcessAlive reports whether pid runs and is the process started for the
+// cluster in dir: every component's command line names a path in dir, which
+// tells it from an unrelated process that got the pid later.
+func ProcessAlive(pid int, dir string) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && zombie(string(stat)) {
+		return false
+	}
+	return strings.Contains(string(b), dir)
+}
+
+// zombie reads the state field of /proc/<pid>/stat, which follows the
+// parenthesised command name.
+func zombie(stat string) bool {
+	i := strings.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}

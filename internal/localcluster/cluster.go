@@ -1,0 +1,280 @@
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// startAttempts bounds the retries when a port was taken between picking it
+// and binding it.
+const startAttempts = 3
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	// Name and Profile are those of the Options it was started with.
+	Name    string
+	Profile Profile
+	// Dir is the data directory; Kubeconfig the admin kubeconfig in it.
+	Dir        string
+	Kubeconfig string
+	// Server is the kube-apiserver URL.
+	Server string
+	// Config is an admin client configuration for the cluster.
+	Config *rest.Config
+	// StartupTime is how long Start took until everything was ready.
+	StartupTime time.Duration
+
+	opts     Options
+	layout   layout
+	lock     *DirLock
+	stopping atomic.Bool
+
+	mu    sync.Mutex
+	procs []*process // in start order
+
+	done     chan struct{}
+	doneOnce sync.Once
+	err      error // the first unexpected exit; read after done is closed
+}
+
+// Component is one process of a cluster as seen from outside.
+type Component struct {
+	Name    string `json:"name"`
+	PID     int    `json:"pid"`
+	Running bool   `json:"running"`
+	Log     string `json:"log"`
+}
+
+// Start brings up a local cluster in opts.Dir and returns once every
+// component is ready (and, for a managed cluster, every node is Ready). On
+// failure nothing is left running and the error names the component and its
+// log.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if err := opts.complete(); err != nil {
+		return nil, err
+	}
+	if err := CheckBinDir(opts.BinDir); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	say := func(format string, args ...any) {
+		fmt.Fprintf(opts.Progress, "%s: %s\n", opts.Name, fmt.Sprintf(format, args...))
+	}
+	lock, err := LockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDir(opts.Dir, opts.Reuse, say); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	l := layout{dir: opts.Dir}
+	for _, d := range []string{logsDir, kubeconfigDir} {
+		if err := os.MkdirAll(filepath.Join(opts.Dir, d), 0o755); err != nil {
+			lock.Release()
+			return nil, err
+		}
+	}
+	if err := l.pki().ensure(); err != nil {
+		lock.Release()
+		return nil, fmt.Errorf("creating certificates in %s: %w", opts.Dir, err)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		c := &Cluster{
+			Name: opts.Name, Profile: opts.Profile, Dir: opts.Dir, Kubeconfig: l.kubeconfig(),
+			opts: opts, layout: l, lock: lock, done: make(chan struct{}),
+		}
+		say("starting %s (%s profile)", strings.Join(c.componentNames(), ", "), opts.Profile)
+		err := c.start(ctx)
+		if err == nil {
+			c.StartupTime = time.Since(begin)
+			say("ready in %.1fs at %s", c.StartupTime.Seconds(), c.Server)
+			return c, nil
+		}
+		c.stopProcesses()
+		if attempt < startAttempts && c.portTaken() {
+			say("a port was taken meanwhile, retrying with new ports")
+			continue
+		}
+		lock.Release()
+		return nil, fmt.Errorf("starting %s: %w", opts.Name, err)
+	}
+}
+
+func (c *Cluster) componentNames() []string {
+	names := []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+	if c.Profile == ProfileManaged {
+		names = append(names, "kube-scheduler", fmt.Sprintf("kwok (%d nodes)", c.opts.Nodes))
+	}
+	return names
+}
+
+// start runs the components in order: etcd, the apiserver, then the rest
+// side by side.
+func (c *Cluster) start(ctx context.Context) error {
+	nums, err := freePorts(6)
+	if err != nil {
+		return err
+	}
+	p := ports{etcdClient: nums[0], etcdPeer: nums[1], apiserver: nums[2], kcm: nums[3], scheduler: nums[4], kwok: nums[5]}
+	c.Server = p.server()
+	if err := c.writeKubeconfigs(); err != nil {
+		return err
+	}
+	c.Config, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	if err := c.run(ctx, etcdComponent(c.Name, c.layout, p)); err != nil {
+		return err
+	}
+	api := apiserverComponent(c.layout, p)
+	api.ready = c.apiserverReady
+	if err := c.run(ctx, api); err != nil {
+		return err
+	}
+	others := []component{kcmComponent(c.Profile, c.layout, p)}
+	if c.Profile == ProfileManaged {
+		others = append(others, schedulerComponent(c.layout, p), kwokComponent(c.opts.BinDir, c.layout, p))
+	}
+	errs := make(chan error, len(others))
+	for _, comp := range others {
+		go func() { errs <- c.run(ctx, comp) }()
+	}
+	var all []error
+	for range others {
+		all = append(all, <-errs)
+	}
+	if err := errors.Join(all...); err != nil {
+		return err
+	}
+	if c.Profile == ProfileManaged {
+		return c.createNodes(ctx)
+	}
+	return nil
+}
+
+// run starts comp and waits until it is ready.
+func (c *Cluster) run(ctx context.Context, comp component) error {
+	p, err := startProcess(comp.name, filepath.Join(c.opts.BinDir, comp.name), comp.args, c.layout.log(comp.name), c.exited)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.procs = append(c.procs, p)
+	c.mu.Unlock()
+	return waitFor(ctx, comp.name, p, comp.ready)
+}
+
+func (c *Cluster) apiserverReady(ctx context.Context) error {
+	client, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, body)
+	}
+	return nil
+}
+
+func (c *Cluster) writeKubeconfigs() error {
+	k := c.layout.pki()
+	if err := writeKubeconfig(c.Kubeconfig, c.Name, c.Server, k, adminIdentity); err != nil {
+		return err
+	}
+	for _, id := range []identity{kcmIdentity, schedulerIdentity, kwokIdentity} {
+		if err := writeKubeconfig(c.layout.componentKubeconfig(id), c.Name, c.Server, k, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exited is called when any component process ends. An exit while the
+// cluster is not being stopped fails the cluster.
+func (c *Cluster) exited(p *process) {
+	if c.stopping.Load() {
+		return
+	}
+	c.doneOnce.Do(func() {
+		c.err = p.exitError()
+		close(c.done)
+	})
+}
+
+// portTaken reports whether a component failed because its port was taken.
+func (c *Cluster) portTaken() bool {
+	for _, p := range c.processes() {
+		b, err := os.ReadFile(p.logPath)
+		if err == nil && strings.Contains(string(b[max(0, len(b)-4096):]), "address already in use") {
+			return true
+		}
+	}
+	return false
+}
+
+// Done is closed when a component stops unexpectedly; Err then says which.
+func (c *Cluster) Done() <-chan struct{} { return c.done }
+
+// Err returns the first unexpected component exit, or nil.
+func (c *Cluster) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Components lists the cluster's processes in start order.
+func (c *Cluster) Components() []Component {
+	var out []Component
+	for _, p := range c.processes() {
+		out = append(out, Component{Name: p.name, PID: p.pid(), Running: p.running(), Log: p.logPath})
+	}
+	return out
+}
+
+func (c *Cluster) processes() []*process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*process(nil), c.procs...)
+}
+
+// Stop stops every component, newest first, waits until each has exited and
+// releases the data directory, marking it cleanly stopped. It returns an
+// error only if a component had to be killed; a component that had already
+// died is reported by Err, not here.
+func (c *Cluster) Stop() error {
+	err := c.stopProcesses()
+	if werr := os.WriteFile(filepath.Join(c.Dir, cleanStopFile), nil, 0o600); werr != nil && err == nil {
+		err = werr
+	}
+	c.lock.Release()
+	return err
+}
+
+func (c *Cluster) stopProcesses() error {
+	c.stopping.Store(true)
+	procs := c.processes()
+	var errs []error
+	for i := len(procs) - 1; i >= 0; i-- {
+		errs = append(errs, procs[i].stop())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,135 @@
+package localcluster
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// ports are the loopback ports one start of a cluster uses.
+type ports struct {
+	etcdClient, etcdPeer, apiserver, kcm, scheduler, kwok int
+}
+
+func (p ports) server() string { return fmt.Sprintf("https://127.0.0.1:%d", p.apiserver) }
+
+// component is one process of a local cluster and how to tell it is ready.
+type component struct {
+	name  string
+	args  []string
+	ready readiness
+}
+
+// hubControllers are the kube-controller-manager controllers a hub needs:
+// CSR signing and cleanup, namespace deletion, garbage collection, service
+// accounts and their tokens, the root CA config map and role aggregation.
+var hubControllers = []string{
+	"certificatesigningrequest-signing-controller",
+	"certificatesigningrequest-cleaner-controller",
+	"namespace-controller",
+	"garbage-collector-controller",
+	"serviceaccount-controller",
+	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+	"clusterrole-aggregation-controller",
+}
+
+// layout is where a cluster's files are.
+type layout struct{ dir string }
+
+func (l layout) pki() pki                    { return pki{dir: filepath.Join(l.dir, pkiDir)} }
+func (l layout) etcd() string                { return filepath.Join(l.dir, etcdDir) }
+func (l layout) log(component string) string { return filepath.Join(l.dir, logsDir, component+".log") }
+func (l layout) kubeconfig() string          { return filepath.Join(l.dir, KubeconfigFile) }
+func (l layout) componentKubeconfig(id identity) string {
+	return filepath.Join(l.dir, kubeconfigDir, id.file+".kubeconfig")
+}
+
+func etcdComponent(name string, l layout, p ports) component {
+	client := fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
+	peer := fmt.Sprintf("http://127.0.0.1:%d", p.etcdPeer)
+	return component{
+		name: "etcd",
+		args: []string{
+			"--name=" + name,
+			"--data-dir=" + l.etcd(),
+			"--listen-client-urls=" + client,
+			"--advertise-client-urls=" + client,
+			"--listen-peer-urls=" + peer,
+			"--initial-advertise-peer-urls=" + peer,
+			"--initial-cluster=" + name + "=" + peer,
+			// A local cluster's data is disposable; fsync only slows a busy
+			// machine down.
+			"--unsafe-no-fsync",
+			"--log-level=warn",
+		},
+		ready: httpReady(client+"/health", nil),
+	}
+}
+
+func apiserverComponent(l layout, p ports) component {
+	k := l.pki()
+	return component{
+		name: "kube-apiserver",
+		args: []string{
+			fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			fmt.Sprintf("--secure-port=%d", p.apiserver),
+			"--tls-cert-file=" + k.servingCert(),
+			"--tls-private-key-file=" + k.servingKey(),
+			"--client-ca-file=" + k.caCert(),
+			"--service-account-key-file=" + k.saPub(),
+			"--service-account-signing-key-file=" + k.saKey(),
+			"--service-account-issuer=https://kubernetes.default.svc",
+			"--service-cluster-ip-range=10.0.0.0/24",
+			"--authorization-mode=RBAC",
+			"--allow-privileged=true",
+			"--profiling=false",
+		},
+	}
+}
+
+func kcmComponent(profile Profile, l layout, p ports) component {
+	k := l.pki()
+	controllers := "*"
+	if profile == ProfileHub {
+		controllers = strings.Join(hubControllers, ",")
+	}
+	return component{
+		name: "kube-controller-manager",
+		args: []string{
+			"--kubeconfig=" + l.componentKubeconfig(kcmIdentity),
+			"--bind-address=127.0.0.1",
+			fmt.Sprintf("--secure-port=%d", p.kcm),
+			"--tls-cert-file=" + k.servingCert(),
+			"--tls-private-key-file=" + k.servingKey(),
+			"--leader-elect=false",
+			"--use-service-account-credentials=true",
+			"--controllers=" + controllers,
+			"--cluster-signing-cert-file=" + k.caCert(),
+			"--cluster-signing-key-file=" + k.caKey(),
+			"--service-account-private-key-file=" + k.saKey(),
+			"--root-ca-file=" + k.caCert(),
+			"--profiling=false",
+		},
+		ready: httpReady(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.kcm), &k),
+	}
+}
+
+func schedulerComponent(l layout, p ports) component {
+	k := l.pki()
+	return component{
+		name: "kube-scheduler",
+		args: []string{
+			"--kubeconfig=" + l.componentKubeconfig(schedulerIdentity),
+			"--bind-address=127.0.0.1",
+			fmt.Sprintf("--secure-port=%d", p.scheduler),
+			"--tls-cert-file=" + k.servingCert(),
+			"--tls-private-key-file=" + k.servingKey(),
+			"--leader-elect=false",
+			"--profiling=false",
+		},
+		ready: httpReady(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), &k),
+	}
+}

@@ -1,0 +1,31 @@
+package localcluster
+
+import (
+	"os"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// writeKubeconfig writes a self-contained kubeconfig for id: the server, the
+// cluster CA that verifies it, and id's client certificate and key.
+func writeKubeconfig(path, clusterName, server string, p pki, id identity) error {
+	ca, err := os.ReadFile(p.caCert())
+	if err != nil {
+		return err
+	}
+	cert, err := os.ReadFile(p.cert(id))
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(p.key(id))
+	if err != nil {
+		return err
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	cfg.AuthInfos[id.file] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+	cfg.Contexts[clusterName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: id.file}
+	cfg.CurrentContext = clusterName
+	return clientcmd.WriteToFile(*cfg, path)
+}

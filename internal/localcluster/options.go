@@ -1,0 +1,113 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Profile says which components a local cluster runs.
+type Profile string
+
+const (
+	// ProfileHub runs etcd, kube-apiserver and the kube-controller-manager
+	// controllers a hub needs: CSR signing, namespace deletion, garbage
+	// collection and service-account tokens.
+	ProfileHub Profile = "hub"
+	// ProfileManaged runs everything a hub does, every controller, plus
+	// kube-scheduler and kwok with fake nodes, so workloads really run.
+	ProfileManaged Profile = "managed"
+)
+
+// NodeResources is the capacity of each fake node of a managed cluster.
+type NodeResources struct {
+	CPU    resource.Quantity
+	Memory resource.Quantity
+	Pods   resource.Quantity
+}
+
+// Options says what to start and where.
+type Options struct {
+	// Name names the cluster in logs, errors and kubeconfig contexts.
+	Name string
+	// Profile is ProfileHub or ProfileManaged.
+	Profile Profile
+	// Dir is the cluster's data directory. It is created if missing and
+	// locked while the cluster runs.
+	Dir string
+	// BinDir holds the binaries; empty means FindBinDir.
+	BinDir string
+	// Nodes is how many fake nodes a managed cluster gets.
+	Nodes int
+	// NodeResources is each fake node's capacity.
+	NodeResources NodeResources
+	// Reuse keeps the data (PKI, etcd) of an earlier run found in Dir;
+	// otherwise such data is removed. Either way Progress says which.
+	Reuse bool
+	// StartTimeout bounds the wait for every component to become ready.
+	StartTimeout time.Duration
+	// Progress receives one line per step, for people; nil discards them.
+	Progress io.Writer
+}
+
+// Defaults for Options fields left zero.
+const (
+	DefaultNodes        = 3
+	DefaultStartTimeout = 2 * time.Minute
+)
+
+// DefaultNodeResources is a modest node: 8 CPUs, 32Gi, 110 pods.
+func DefaultNodeResources() NodeResources {
+	return NodeResources{
+		CPU:    resource.MustParse("8"),
+		Memory: resource.MustParse("32Gi"),
+		Pods:   resource.MustParse("110"),
+	}
+}
+
+func (o *Options) complete() error {
+	if o.Profile == "" {
+		o.Profile = ProfileHub
+	}
+	if o.Profile == ProfileManaged && o.Nodes == 0 {
+		o.Nodes = DefaultNodes
+	}
+	if o.NodeResources.CPU.IsZero() && o.NodeResources.Memory.IsZero() && o.NodeResources.Pods.IsZero() {
+		o.NodeResources = DefaultNodeResources()
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.BinDir == "" {
+		dir, err := FindBinDir()
+		if err != nil {
+			return err
+		}
+		o.BinDir = dir
+	}
+	return o.validate()
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if msgs := validation.IsDNS1123Label(o.Name); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("cluster name %q is not a DNS label: %s", o.Name, msgs[0]))
+	}
+	if o.Profile != ProfileHub && o.Profile != ProfileManaged {
+		errs = append(errs, fmt.Errorf("profile %q is unknown: use %q or %q", o.Profile, ProfileHub, ProfileManaged))
+	}
+	if o.Dir == "" {
+		errs = append(errs, errors.New("a data directory is required"))
+	}
+	if o.Nodes < 0 {
+		errs = append(errs, fmt.Errorf("nodes is %d: it cannot be negative", o.Nodes))
+	}
+	return errors.Join(errs...)
+}

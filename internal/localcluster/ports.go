@@ -1,0 +1,27 @@
+package localcluster
+
+import (
+	"net"
+)
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+// Another process may still take one before it is used; Start retries with
+// new ports when a component reports its address in use.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
