@@ -53,4 +53,3 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	o.Progress = o.Out
 	return fleet.Run(ctx, o.Options)
 }
-
