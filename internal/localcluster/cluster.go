@@ -46,6 +46,9 @@ type Cluster struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	err      error // the first unexpected exit; read after done is closed
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // Component is one process of a cluster as seen from outside.
@@ -259,14 +262,16 @@ func (c *Cluster) processes() []*process {
 // Stop stops every component, newest first, waits until each has exited and
 // releases the data directory, marking it cleanly stopped. It returns an
 // error only if a component had to be killed; a component that had already
-// died is reported by Err, not here.
+// died is reported by Err, not here. Calling it again does nothing.
 func (c *Cluster) Stop() error {
-	err := c.stopProcesses()
-	if werr := os.WriteFile(filepath.Join(c.Dir, cleanStopFile), nil, 0o600); werr != nil && err == nil {
-		err = werr
-	}
-	c.lock.Release()
-	return err
+	c.stopOnce.Do(func() {
+		c.stopErr = c.stopProcesses()
+		if err := os.WriteFile(filepath.Join(c.Dir, cleanStopFile), nil, 0o600); err != nil && c.stopErr == nil {
+			c.stopErr = err
+		}
+		c.lock.Release()
+	})
+	return c.stopErr
 }
 
 func (c *Cluster) stopProcesses() error {
