@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"syscall"
 )
 
@@ -32,8 +32,11 @@ func ours(name string) bool {
 	case ".lock", stateFile, stateFile + ".tmp", LogFile, howtoFile, HubName:
 		return true
 	}
-	return strings.HasPrefix(name, "cluster")
+	return managedDirName.MatchString(name)
 }
+
+// managedDirName matches the directories ClusterNames gives managed clusters.
+var managedDirName = regexp.MustCompile(`^cluster[1-9][0-9]*$`)
 
 // CheckDirUsable refuses a directory that holds files a fleet did not put
 // there, so that a mistyped --dir never turns into a deleted home directory.

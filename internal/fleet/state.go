@@ -67,7 +67,7 @@ func ReadState(dir string) (*State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s is damaged (%v): remove %s and start again", stateFile, err, dir)
+		return nil, fmt.Errorf("%s is damaged (%w): remove %s and start again", stateFile, err, dir)
 	}
 	return &s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,14 +110,14 @@ func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
 		return err
 	}
 	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
-		return fmt.Errorf("kube-apiserver is not ready: %v", err)
+		return fmt.Errorf("kube-apiserver is not ready: %w", err)
 	}
 	if cs.Profile != localcluster.ProfileManaged {
 		return nil
 	}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return fmt.Errorf("listing nodes: %v", err)
+		return fmt.Errorf("listing nodes: %w", err)
 	}
 	st.Nodes = len(nodes.Items)
 	for _, n := range nodes.Items {
@@ -134,24 +135,15 @@ func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
 
 // ProcessAlive reports whether pid runs and is the process started for the
 // cluster in dir: every component's command line names a path in dir, which
-// tells it from an unrelated process that got the pid later.
+// tells it from an unrelated process that got the pid later. A zombie's
+// command line reads empty, so it does not count either.
 func ProcessAlive(pid int, dir string) bool {
-	if pid <= 0 {
+	if pid <= 0 || dir == "" {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		return false
 	}
-	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && zombie(string(stat)) {
-		return false
-	}
-	return strings.Contains(string(b), dir)
-}
-
-// zombie reads the state field of /proc/<pid>/stat, which follows the
-// parenthesised command name.
-func zombie(stat string) bool {
-	i := strings.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+	return strings.Contains(string(b), filepath.Clean(dir)+"/")
 }

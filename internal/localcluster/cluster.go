@@ -108,7 +108,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			say("ready in %.1fs at %s", c.StartupTime.Seconds(), c.Server)
 			return c, nil
 		}
-		c.stopProcesses()
+		if serr := c.stopProcesses(); serr != nil {
+			err = errors.Join(err, serr)
+		}
 		if attempt < startAttempts && c.portTaken() {
 			say("a port was taken meanwhile, retrying with new ports")
 			continue

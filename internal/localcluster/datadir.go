@@ -3,6 +3,7 @@ package localcluster
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,14 +66,15 @@ func LockHolder(dir string) string {
 
 // Locked reports whether a live process holds dir's lock.
 func Locked(dir string) bool {
-	if !exists(filepath.Join(dir, lockFile)) {
+	f, err := os.Open(filepath.Join(dir, lockFile))
+	if err != nil {
 		return false
 	}
-	l, err := LockDir(dir)
-	if err != nil {
-		return errors.Is(err, ErrDirBusy)
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
 	}
-	l.Release()
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
 }
 
@@ -89,7 +91,10 @@ func prepareDir(dir string, reuse bool, say func(string, ...any)) error {
 	}
 	if reuse {
 		say("reusing the data in %s of a cluster that %s", dir, how)
-		return os.Remove(filepath.Join(dir, cleanStopFile))
+		if err := os.Remove(filepath.Join(dir, cleanStopFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
 	}
 	say("removing the data in %s of a cluster that %s (reuse it to keep it)", dir, how)
 	entries, err := os.ReadDir(dir)

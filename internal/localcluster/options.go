@@ -76,8 +76,13 @@ func (o *Options) complete() error {
 	if o.Profile == ProfileManaged && o.Nodes == 0 {
 		o.Nodes = DefaultNodes
 	}
-	if o.NodeResources.CPU.IsZero() && o.NodeResources.Memory.IsZero() && o.NodeResources.Pods.IsZero() {
-		o.NodeResources = DefaultNodeResources()
+	def := DefaultNodeResources()
+	for _, q := range []struct{ field, fallback *resource.Quantity }{
+		{&o.NodeResources.CPU, &def.CPU}, {&o.NodeResources.Memory, &def.Memory}, {&o.NodeResources.Pods, &def.Pods},
+	} {
+		if q.field.IsZero() {
+			*q.field = *q.fallback
+		}
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = DefaultStartTimeout

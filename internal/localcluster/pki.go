@@ -105,6 +105,13 @@ func (p pki) loadOrCreateCA() (*x509.Certificate, crypto.Signer, error) {
 	if exists(p.caCert()) && exists(p.caKey()) {
 		return loadPair(p.caCert(), p.caKey())
 	}
+	// Whatever an earlier CA signed is useless with a new one.
+	if err := os.RemoveAll(p.dir); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		return nil, nil, err
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err

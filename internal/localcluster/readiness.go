@@ -74,7 +74,7 @@ func waitFor(ctx context.Context, what string, p *process, check readiness) erro
 		case <-exited:
 			return p.exitError()
 		case <-ctx.Done():
-			return fmt.Errorf("%s was not ready in time: %v", what, last)
+			return fmt.Errorf("%s was not ready in time: %w", what, last)
 		case <-ticker.C:
 		}
 	}

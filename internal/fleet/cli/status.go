@@ -105,7 +105,7 @@ func (o *StatusOptions) printTable(r *fleet.Report) {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Profile, c.Health, c.Server, nodes, c.Kubeconfig)
 	}
-	w.Flush()
+	_ = w.Flush()
 	for _, c := range r.Clusters {
 		for _, p := range c.Problems {
 			fmt.Fprintf(o.Out, "%s: %s\n", c.Name, p)

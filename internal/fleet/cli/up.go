@@ -192,7 +192,7 @@ func (o *UpOptions) follow(ctx context.Context, logPath string, pid int, exited 
 		select {
 		case err := <-exited:
 			_, _ = io.Copy(o.Out, log)
-			return fmt.Errorf("the fleet supervisor exited (%v) before the fleet was ready; see %s", err, logPath)
+			return fmt.Errorf("the fleet supervisor exited (%w) before the fleet was ready; see %s", err, logPath)
 		case <-deadline:
 			return fmt.Errorf("the fleet was not ready within %s (--timeout); see %s", o.Timeout, logPath)
 		case <-ctx.Done():

@@ -1,0 +1,51 @@
+package fleet
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestOptionsValidate(t *testing.T) {
+	cases := map[string]struct {
+		opts Options
+		// wantErr is a substring of the expected error; empty means nil.
+		wantErr string
+	}{
+		"valid":             {opts: Options{Dir: "/tmp/fleet", Clusters: 2}},
+		"hub only is valid": {opts: Options{Dir: "/tmp/fleet"}},
+		"negative clusters": {opts: Options{Dir: "/tmp/fleet", Clusters: -1}, wantErr: "--clusters is -1"},
+		"no dir":            {opts: Options{Clusters: 1}, wantErr: "--dir is required"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tc.opts.Validate()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Validate() = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestHowto(t *testing.T) {
+	state := &State{Dir: "/f", Clusters: []ClusterState{
+		{Name: "hub", Kubeconfig: "/f/hub/kubeconfig"},
+		{Name: "cluster1", Kubeconfig: "/f/cluster1/kubeconfig"},
+	}}
+	got := Howto(state)
+	for _, want := range []string{
+		"export KUBECONFIG=/f/hub/kubeconfig",
+		"kubectl --kubeconfig /f/cluster1/kubeconfig get nodes",
+		"corral dev status --dir /f",
+		"corral dev down --dir /f",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Howto() does not contain %q:\n%s", want, got)
+		}
+	}
+}
