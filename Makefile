@@ -23,7 +23,11 @@ help: ## Show the targets.
 
 .PHONY: run
 run: tools build ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
-	$(BIN)/corral dev up $(RUN_ARGS)
+	@if $(BIN)/corral dev status >/dev/null 2>&1; then \
+	  echo "A fleet is already running (make down stops it):"; $(BIN)/corral dev status; \
+	else \
+	  $(BIN)/corral dev up $(RUN_ARGS); \
+	fi
 
 .PHONY: down
 down: build ## Stop the local fleet started by `make run`.

@@ -96,7 +96,7 @@ func prepareDir(dir string, reuse bool, say func(string, ...any)) error {
 		}
 		return nil
 	}
-	say("removing the data in %s of a cluster that %s (reuse it to keep it)", dir, how)
+	say("removing the data in %s of a cluster that %s (reuse, as in 'corral dev up --reuse', keeps it)", dir, how)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
