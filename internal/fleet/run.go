@@ -76,7 +76,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := writeHowto(opts.Dir, state); err != nil {
 		return errors.Join(err, stopAll(clusters))
 	}
-	fmt.Fprintf(opts.Progress, "fleet: running (%d managed clusters)\n", opts.Clusters)
+	fmt.Fprintf(opts.Progress, "fleet: running (hub and %s)\n", ManagedClusters(opts.Clusters))
 
 	watchDeaths(ctx, clusters, opts.Progress)
 

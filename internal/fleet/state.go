@@ -85,6 +85,14 @@ func (s *State) write() error {
 	return os.Rename(tmp, filepath.Join(s.Dir, stateFile))
 }
 
+// ManagedClusters says "1 managed cluster", "2 managed clusters".
+func ManagedClusters(n int) string {
+	if n == 1 {
+		return "1 managed cluster"
+	}
+	return fmt.Sprintf("%d managed clusters", n)
+}
+
 // ClusterNames are the names of a fleet with n managed clusters, hub first.
 func ClusterNames(n int) []string {
 	names := []string{HubName}

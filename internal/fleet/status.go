@@ -57,6 +57,12 @@ func (r *Report) Healthy() bool {
 	return true
 }
 
+// Abandoned reports whether the record says the fleet was starting, running
+// or stopping while no supervisor holds it: the supervisor died.
+func (r *Report) Abandoned() bool {
+	return !r.Running && (r.Phase == PhaseStarting || r.Phase == PhaseRunning || r.Phase == PhaseStopping)
+}
+
 // Status checks the fleet recorded in dir: whether its supervisor holds the
 // directory, whether each recorded process is alive, and whether each API
 // server is ready and each node Ready.

@@ -36,6 +36,27 @@ func TestReportHealthy(t *testing.T) {
 	}
 }
 
+func TestReportAbandoned(t *testing.T) {
+	cases := map[string]struct {
+		report Report
+		want   bool
+	}{
+		"running":                        {report: Report{Running: true, Phase: PhaseRunning}},
+		"supervisor gone while running":  {report: Report{Phase: PhaseRunning}, want: true},
+		"supervisor gone while starting": {report: Report{Phase: PhaseStarting}, want: true},
+		"supervisor gone while stopping": {report: Report{Phase: PhaseStopping}, want: true},
+		"stopped":                        {report: Report{Phase: PhaseStopped}},
+		"failed":                         {report: Report{Phase: PhaseFailed}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.report.Abandoned(); got != tc.want {
+				t.Errorf("Abandoned() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestProcessAlive(t *testing.T) {
 	binDir := filepath.Dir(os.Args[0])
 	cases := map[string]struct {

@@ -24,7 +24,7 @@ type process struct {
 
 // startProcess starts bin with args, its output appended to logPath. The
 // process leads its own process group, so a terminal's Ctrl-C reaches only
-// the parent, and it gets SIGTERM when the parent dies, so it is never
+// the parent, and it is killed when the parent dies, so it is never
 // orphaned. onExit runs once the process has exited, whatever the reason.
 func startProcess(name, bin string, args []string, logPath string, onExit func(*process)) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

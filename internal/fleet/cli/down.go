@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/corral-dev/corral/internal/fleet"
 	"github.com/corral-dev/corral/internal/localcluster"
@@ -64,7 +65,9 @@ func (o *DownOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	o.sweep(state)
+	if err := fleet.KillLeftovers(ctx, state, o.Out); err != nil {
+		return err
+	}
 	if o.Keep {
 		fmt.Fprintf(o.Out, "the fleet is down; its data stays in %s\n", o.Dir)
 		return nil
@@ -88,41 +91,20 @@ func (o *DownOptions) stopSupervisor(ctx context.Context) error {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("signalling the fleet supervisor (pid %d): %w", pid, err)
 	}
-	if waitUntil(ctx, o.Timeout, func() bool { return !localcluster.Locked(o.Dir) }) {
+	if o.waitReleased(ctx, o.Timeout) == nil {
 		return nil
 	}
 	fmt.Fprintf(o.Out, "the supervisor did not stop within %s; killing it\n", o.Timeout)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	if !waitUntil(ctx, 30*time.Second, func() bool { return !localcluster.Locked(o.Dir) }) {
-		return fmt.Errorf("the fleet supervisor (pid %d) is still running", pid)
+	if err := o.waitReleased(ctx, 30*time.Second); err != nil {
+		return fmt.Errorf("the fleet supervisor (pid %d) is still running: %w", pid, err)
 	}
 	return nil
 }
 
-// sweep kills any recorded component that is somehow still alive, so that
-// down never leaves a process behind.
-func (o *DownOptions) sweep(state *fleet.State) {
-	for _, c := range state.Clusters {
-		for _, comp := range c.Components {
-			if !fleet.ProcessAlive(comp.PID, c.Dir) {
-				continue
-			}
-			fmt.Fprintf(o.Out, "killing %s of %s (pid %d), still running\n", comp.Name, c.Name, comp.PID)
-			_ = syscall.Kill(comp.PID, syscall.SIGKILL)
-			waitUntil(context.Background(), 10*time.Second, func() bool { return !fleet.ProcessAlive(comp.PID, c.Dir) })
-		}
-	}
-}
-
-// waitUntil polls cond every 100ms until it holds (true), or the timeout
-// passes or ctx ends (false).
-func waitUntil(ctx context.Context, timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
+// waitReleased waits until no process holds the fleet directory.
+func (o *DownOptions) waitReleased(ctx context.Context, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		return !localcluster.Locked(o.Dir), nil
+	})
 }

@@ -79,8 +79,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		o.printTable(report)
 	}
 	switch {
+	case !report.Running && report.Abandoned():
+		return fmt.Errorf("the fleet in %s is not running: its supervisor (pid %d) died without stopping it; 'corral dev down --dir %s' cleans up, 'corral dev up --dir %s' starts again",
+			o.Dir, report.Supervisor, o.Dir, o.Dir)
 	case !report.Running:
-		return fmt.Errorf("the fleet in %s is not running (%s)", o.Dir, strings.ToLower(string(report.Phase)))
+		return fmt.Errorf("the fleet in %s is not running (%s): start it with 'corral dev up --dir %s'", o.Dir, strings.ToLower(string(report.Phase)), o.Dir)
 	case !report.Healthy():
 		return fmt.Errorf("the fleet in %s is not healthy", o.Dir)
 	}
@@ -88,11 +91,14 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 }
 
 func (o *StatusOptions) printTable(r *fleet.Report) {
-	running := "not running"
-	if r.Running {
-		running = fmt.Sprintf("supervisor pid %d", r.Supervisor)
+	switch {
+	case r.Running:
+		fmt.Fprintf(o.Out, "fleet %s: %s, supervisor pid %d\n", r.Dir, r.Phase, r.Supervisor)
+	case r.Abandoned():
+		fmt.Fprintf(o.Out, "fleet %s: not running, its supervisor (pid %d) died while %s\n", r.Dir, r.Supervisor, strings.ToLower(string(r.Phase)))
+	default:
+		fmt.Fprintf(o.Out, "fleet %s: not running (%s)\n", r.Dir, strings.ToLower(string(r.Phase)))
 	}
-	fmt.Fprintf(o.Out, "fleet %s: %s, %s\n", r.Dir, r.Phase, running)
 	if r.Message != "" {
 		fmt.Fprintf(o.Out, "  %s\n", firstLine(r.Message))
 	}

@@ -112,7 +112,14 @@ func (o *UpOptions) Run(ctx context.Context) error {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return err
 	}
-	// A record left by an earlier run must not be mistaken for this one's.
+	// A supervisor that died may have left components running on the data
+	// about to be removed; and its record must not be mistaken for this
+	// run's.
+	if old, err := fleet.ReadState(o.Dir); err == nil {
+		if err := fleet.KillLeftovers(ctx, old, o.Out); err != nil {
+			return err
+		}
+	}
 	if err := os.Remove(filepath.Join(o.Dir, "fleet.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -126,7 +133,7 @@ func (o *UpOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "starting a hub and %d managed clusters in %s (supervisor pid %d)\n", o.Clusters, o.Dir, supervisor.Process.Pid)
+	fmt.Fprintf(o.Out, "starting a hub and %s in %s (supervisor pid %d)\n", fleet.ManagedClusters(o.Clusters), o.Dir, supervisor.Process.Pid)
 
 	exited := make(chan error, 1)
 	go func() { exited <- supervisor.Wait() }()

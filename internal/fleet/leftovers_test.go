@@ -1,0 +1,58 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+)
+
+// startLeftover starts a process whose command line names a path in dir,
+// as a fleet component's does.
+func startLeftover(t *testing.T, dir string) *exec.Cmd {
+	t.Helper()
+	// "; :" keeps sh from exec'ing sleep, so the pid keeps its command line.
+	cmd := exec.Command("/bin/sh", "-c", "sleep 60; :", filepath.Join(dir, "etcd"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	go func() { _ = cmd.Wait() }() // reap it as soon as it is killed
+	return cmd
+}
+
+func TestKillLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	alive := startLeftover(t, dir)
+	other := startLeftover(t, t.TempDir())
+	state := &State{Clusters: []ClusterState{{
+		Name: "hub", Dir: dir,
+		Components: []localcluster.Component{
+			{Name: "etcd", PID: alive.Process.Pid},
+			{Name: "not ours", PID: other.Process.Pid}, // recorded, but its command line names another dir
+			{Name: "gone", PID: 0},
+		},
+	}}}
+	var out bytes.Buffer
+	if err := KillLeftovers(context.Background(), state, &out); err != nil {
+		t.Fatalf("KillLeftovers() = %v", err)
+	}
+	if ProcessAlive(alive.Process.Pid, dir) {
+		t.Errorf("the leftover (pid %d) is still alive", alive.Process.Pid)
+	}
+	if err := syscall.Kill(other.Process.Pid, 0); err != nil {
+		t.Errorf("a process that is not the fleet's was killed: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "killing etcd of hub") || strings.Count(got, "\n") != 1 {
+		t.Errorf("KillLeftovers said %q, want one line about etcd of hub", got)
+	}
+}

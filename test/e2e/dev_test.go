@@ -1,0 +1,196 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// statusReport is the part of `corral dev status -o json` the specs read.
+type statusReport struct {
+	Phase      string `json:"phase"`
+	Supervisor int    `json:"supervisorPID"`
+	Running    bool   `json:"running"`
+	Clusters   []struct {
+		Name     string   `json:"name"`
+		Health   string   `json:"health"`
+		Problems []string `json:"problems"`
+	} `json:"clusters"`
+}
+
+// fleetRecord is the part of <dir>/fleet.json the specs read.
+type fleetRecord struct {
+	Supervisor int `json:"supervisorPID"`
+}
+
+var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Ordered, func() {
+	var dir, hubKubeconfig, cluster1Kubeconfig string
+	var up result
+
+	BeforeAll(func() {
+		dir = newFleetDir()
+		hubKubeconfig = filepath.Join(dir, "hub", "kubeconfig")
+		cluster1Kubeconfig = filepath.Join(dir, "cluster1", "kubeconfig")
+		up = startFleet(dir, "--clusters", "2")
+	})
+
+	It("dev up says the fleet is up, where the hub kubeconfig is, and writes HOWTO.txt", func() {
+		Expect(up.out).To(ContainSubstring("The fleet is up"))
+		Expect(up.out).To(ContainSubstring(hubKubeconfig))
+		Expect(filepath.Join(dir, "HOWTO.txt")).To(BeAnExistingFile())
+	})
+
+	It("serves the hub: kubectl get ns lists kube-system", func() {
+		r := kubectl(hubKubeconfig, "get", "ns")
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("kube-system"))
+	})
+
+	It("runs a Deployment on cluster1 until it is Available with 3 Running pods", func() {
+		r := kubectl(cluster1Kubeconfig, "create", "deployment", "web", "--image=nginx", "--replicas=3")
+		Expect(r.code).To(Equal(0), "%s", r)
+
+		r = kubectl(cluster1Kubeconfig, "wait", "--for=condition=Available", "deployment/web", "--timeout=120s")
+		Expect(r.code).To(Equal(0), "%s", r)
+
+		Eventually(func(g Gomega) {
+			r := kubectl(cluster1Kubeconfig, "get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].status.phase}")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			phases := strings.Fields(r.out)
+			g.Expect(phases).To(HaveLen(3))
+			g.Expect(phases).To(HaveEach("Running"))
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	})
+
+	It("dev status reports the fleet running and every cluster Healthy, as JSON and as a table", func() {
+		var report statusReport
+		Eventually(func(g Gomega) {
+			r := corral(cliTimeout, "dev", "status", "--dir", dir, "-o", "json")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(json.Unmarshal([]byte(r.out), &report)).To(Succeed(), "%s", r)
+		}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+		Expect(report.Running).To(BeTrue())
+		Expect(report.Clusters).To(HaveLen(3))
+		for _, c := range report.Clusters {
+			Expect(c.Health).To(Equal("Healthy"), "cluster %s: %v", c.Name, c.Problems)
+		}
+
+		r := corral(cliTimeout, "dev", "status", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(tableClusters(r.out)).To(Equal([]string{"hub", "cluster1", "cluster2"}), "%s", r)
+	})
+
+	It("refuses a second dev up on the running fleet, in one line naming dev down", func() {
+		r := corral(upTimeout, "dev", "up", "--dir", dir)
+		expectOneLineError(r, "already running", "dev down")
+	})
+
+	It("dev down stops every process of the fleet and removes its directory", func() {
+		r := corral(downTimeout, "dev", "down", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		expectNoProcessLeft(dir)
+		Expect(exists(dir)).To(BeFalse(), "%s is still there", dir)
+	})
+})
+
+// tableClusters lists the first column of the rows under the CLUSTER header
+// of `corral dev status`.
+func tableClusters(out string) []string {
+	var names []string
+	inTable := false
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) > 0 && fields[0] == "CLUSTER":
+			inTable = true
+		case inTable && len(fields) >= 6:
+			names = append(names, fields[0])
+		case inTable:
+			return names
+		}
+	}
+	return names
+}
+
+var _ = Describe("corral dev, given bad input,", func() {
+	It("dev up --clusters -1 says --clusters is wrong", func() {
+		r := corral(cliTimeout, "dev", "up", "--clusters", "-1", "--dir", newFleetDir())
+		expectOneLineError(r, "--clusters")
+	})
+
+	It("dev up without the Kubernetes binaries says to run make tools", func() {
+		dir := newFleetDir()
+		r := command{bin: corralBin, args: []string{"dev", "up", "--dir", dir},
+			env: []string{"CORRAL_BIN_DIR=" + GinkgoT().TempDir()}, timeout: cliTimeout}.run()
+		expectOneLineError(r, "make tools")
+		Expect(exists(dir)).To(BeFalse(), "dev up created %s though it could not start", dir)
+	})
+
+	It("dev status -o xml says --output is wrong", func() {
+		r := corral(cliTimeout, "dev", "status", "-o", "xml", "--dir", GinkgoT().TempDir())
+		expectOneLineError(r, "--output")
+	})
+
+	It("dev status on a directory without a fleet says to run dev up", func() {
+		r := corral(cliTimeout, "dev", "status", "--dir", GinkgoT().TempDir())
+		expectOneLineError(r, "dev up")
+	})
+
+	It("dev up refuses a directory holding a foreign file and names it", func() {
+		dir := GinkgoT().TempDir()
+		foreign := filepath.Join(dir, "thesis.tex")
+		Expect(os.WriteFile(foreign, []byte("years of work\n"), 0o644)).To(Succeed())
+		r := corral(cliTimeout, "dev", "up", "--dir", dir)
+		expectOneLineError(r, "thesis.tex")
+		Expect(foreign).To(BeAnExistingFile())
+	})
+})
+
+var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() {
+	var dir string
+
+	BeforeAll(func() {
+		dir = newFleetDir()
+		startFleet(dir, "--clusters", "1")
+	})
+
+	It("loses every component process too", func() {
+		b, err := os.ReadFile(filepath.Join(dir, "fleet.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var record fleetRecord
+		Expect(json.Unmarshal(b, &record)).To(Succeed(), "fleet.json: %s", b)
+		Expect(record.Supervisor).To(BeNumerically(">", 1), "fleet.json: %s", b)
+		// More than the supervisor: the components run.
+		Expect(len(processesMentioning(dir))).To(BeNumerically(">", 1))
+
+		Expect(syscall.Kill(record.Supervisor, syscall.SIGKILL)).To(Succeed())
+		expectNoProcessLeft(dir)
+	})
+
+	It("dev status exits non-zero", func() {
+		r := corral(cliTimeout, "dev", "status", "--dir", dir)
+		Expect(r.code).NotTo(Equal(0), "%s", r)
+		Expect(r.errOut).To(ContainSubstring("not running"))
+	})
+
+	It("dev up starts again, removing the data of the clusters that did not shut down cleanly", func() {
+		r := corral(upTimeout, "dev", "up", "--clusters", "1", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("did not shut down cleanly"))
+		Expect(r.out).To(ContainSubstring("removing the data"))
+		Expect(r.out).To(ContainSubstring("The fleet is up"))
+	})
+
+	It("dev down then leaves no process", func() {
+		r := corral(downTimeout, "dev", "down", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		expectNoProcessLeft(dir)
+		Expect(exists(dir)).To(BeFalse(), "%s is still there", dir)
+	})
+})
