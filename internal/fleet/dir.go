@@ -41,10 +41,7 @@ var managedDirName = regexp.MustCompile(`^cluster[1-9][0-9]*$`)
 // CheckDirUsable refuses a directory that holds files a fleet did not put
 // there, so that a mistyped --dir never turns into a deleted home directory.
 func CheckDirUsable(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	entries, err := readDir(dir)
 	if err != nil {
 		return err
 	}
@@ -58,11 +55,8 @@ func CheckDirUsable(dir string) error {
 
 // RemoveDir removes what a fleet created in dir, and dir if that empties it.
 func RemoveDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	entries, err := readDir(dir)
+	if err != nil || entries == nil {
 		return err
 	}
 	for _, e := range entries {
@@ -76,4 +70,13 @@ func RemoveDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// readDir lists dir; a missing dir lists nothing.
+func readDir(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return entries, err
 }

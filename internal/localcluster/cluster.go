@@ -63,7 +63,7 @@ type Component struct {
 // component is ready (and, for a managed cluster, every node is Ready). On
 // failure nothing is left running and the error names the component and its
 // log.
-func Start(ctx context.Context, opts Options) (*Cluster, error) {
+func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := opts.complete(); err != nil {
 		return nil, err
 	}
@@ -78,20 +78,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDir(opts.Dir, opts.Reuse, say); err != nil {
-		lock.Release()
-		return nil, err
-	}
-	l := layout{dir: opts.Dir}
-	for _, d := range []string{logsDir, kubeconfigDir} {
-		if err := os.MkdirAll(filepath.Join(opts.Dir, d), 0o755); err != nil {
+	defer func() {
+		if err != nil {
 			lock.Release()
-			return nil, err
 		}
-	}
-	if err := l.pki().ensure(); err != nil {
-		lock.Release()
-		return nil, fmt.Errorf("creating certificates in %s: %w", opts.Dir, err)
+	}()
+	l := layout{dir: opts.Dir}
+	if err := l.prepare(opts.Reuse, say); err != nil {
+		return nil, err
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
@@ -115,7 +109,6 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			say("a port was taken meanwhile, retrying with new ports")
 			continue
 		}
-		lock.Release()
 		return nil, fmt.Errorf("starting %s: %w", opts.Name, err)
 	}
 }

@@ -2,7 +2,6 @@ package localcluster
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -32,17 +31,6 @@ var hubControllers = []string{
 	"serviceaccount-token-controller",
 	"root-ca-certificate-publisher-controller",
 	"clusterrole-aggregation-controller",
-}
-
-// layout is where a cluster's files are.
-type layout struct{ dir string }
-
-func (l layout) pki() pki                    { return pki{dir: filepath.Join(l.dir, pkiDir)} }
-func (l layout) etcd() string                { return filepath.Join(l.dir, etcdDir) }
-func (l layout) log(component string) string { return filepath.Join(l.dir, logsDir, component+".log") }
-func (l layout) kubeconfig() string          { return filepath.Join(l.dir, KubeconfigFile) }
-func (l layout) componentKubeconfig(id identity) string {
-	return filepath.Join(l.dir, kubeconfigDir, id.file+".kubeconfig")
 }
 
 func etcdComponent(name string, l layout, p ports) component {
@@ -98,38 +86,45 @@ func kcmComponent(profile Profile, l layout, p ports) component {
 	}
 	return component{
 		name: "kube-controller-manager",
-		args: []string{
-			"--kubeconfig=" + l.componentKubeconfig(kcmIdentity),
-			"--bind-address=127.0.0.1",
-			fmt.Sprintf("--secure-port=%d", p.kcm),
-			"--tls-cert-file=" + k.servingCert(),
-			"--tls-private-key-file=" + k.servingKey(),
-			"--leader-elect=false",
+		args: append(controlLoopArgs(l, kcmIdentity, p.kcm),
 			"--use-service-account-credentials=true",
-			"--controllers=" + controllers,
-			"--cluster-signing-cert-file=" + k.caCert(),
-			"--cluster-signing-key-file=" + k.caKey(),
-			"--service-account-private-key-file=" + k.saKey(),
-			"--root-ca-file=" + k.caCert(),
-			"--profiling=false",
-		},
-		ready: httpReady(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.kcm), &k),
+			"--controllers="+controllers,
+			"--cluster-signing-cert-file="+k.caCert(),
+			"--cluster-signing-key-file="+k.caKey(),
+			"--service-account-private-key-file="+k.saKey(),
+			"--root-ca-file="+k.caCert(),
+		),
+		ready: controlLoopReady(l, p.kcm),
 	}
 }
 
 func schedulerComponent(l layout, p ports) component {
-	k := l.pki()
 	return component{
-		name: "kube-scheduler",
-		args: []string{
-			"--kubeconfig=" + l.componentKubeconfig(schedulerIdentity),
-			"--bind-address=127.0.0.1",
-			fmt.Sprintf("--secure-port=%d", p.scheduler),
-			"--tls-cert-file=" + k.servingCert(),
-			"--tls-private-key-file=" + k.servingKey(),
-			"--leader-elect=false",
-			"--profiling=false",
-		},
-		ready: httpReady(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), &k),
+		name:  "kube-scheduler",
+		args:  controlLoopArgs(l, schedulerIdentity, p.scheduler),
+		ready: controlLoopReady(l, p.scheduler),
 	}
+}
+
+// controlLoopArgs are the flags kube-controller-manager and kube-scheduler
+// share: their identity, a single instance (no leader election) and their
+// health endpoint on port, served with the cluster's serving certificate.
+func controlLoopArgs(l layout, id identity, port int) []string {
+	k := l.pki()
+	return []string{
+		"--kubeconfig=" + l.componentKubeconfig(id),
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--tls-cert-file=" + k.servingCert(),
+		"--tls-private-key-file=" + k.servingKey(),
+		"--leader-elect=false",
+		"--profiling=false",
+	}
+}
+
+// controlLoopReady is ready when /healthz on port answers over TLS that the
+// cluster CA verifies.
+func controlLoopReady(l layout, port int) readiness {
+	k := l.pki()
+	return httpReady(fmt.Sprintf("https://127.0.0.1:%d/healthz", port), &k)
 }

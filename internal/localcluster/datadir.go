@@ -111,3 +111,31 @@ func prepareDir(dir string, reuse bool, say func(string, ...any)) error {
 	}
 	return nil
 }
+
+// layout is where a cluster's files are.
+type layout struct{ dir string }
+
+func (l layout) pki() pki                    { return pki{dir: filepath.Join(l.dir, pkiDir)} }
+func (l layout) etcd() string                { return filepath.Join(l.dir, etcdDir) }
+func (l layout) log(component string) string { return filepath.Join(l.dir, logsDir, component+".log") }
+func (l layout) kubeconfig() string          { return filepath.Join(l.dir, KubeconfigFile) }
+func (l layout) componentKubeconfig(id identity) string {
+	return filepath.Join(l.dir, kubeconfigDir, id.file+".kubeconfig")
+}
+
+// prepare deals with an earlier run's data (see prepareDir), then creates
+// the directories and the certificates a start needs. The lock must be held.
+func (l layout) prepare(reuse bool, say func(string, ...any)) error {
+	if err := prepareDir(l.dir, reuse, say); err != nil {
+		return err
+	}
+	for _, d := range []string{logsDir, kubeconfigDir} {
+		if err := os.MkdirAll(filepath.Join(l.dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := l.pki().ensure(); err != nil {
+		return fmt.Errorf("creating certificates in %s: %w", l.dir, err)
+	}
+	return nil
+}
