@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 )
 
 // startAttempts bounds the retries when a port was taken between picking it
@@ -43,9 +44,8 @@ type Cluster struct {
 	mu    sync.Mutex
 	procs []*process // in start order
 
-	done     chan struct{}
+	done     chan struct{} // closed at the first unexpected exit
 	doneOnce sync.Once
-	err      error // the first unexpected exit; read after done is closed
 
 	stopOnce sync.Once
 	stopErr  error
@@ -168,14 +168,21 @@ func (c *Cluster) start(ctx context.Context) error {
 
 // run starts comp and waits until it is ready.
 func (c *Cluster) run(ctx context.Context, comp component) error {
+	logger := klog.FromContext(ctx).WithValues("cluster", c.Name, "component", comp.name)
+	begin := time.Now()
 	p, err := startProcess(comp.name, filepath.Join(c.opts.BinDir, comp.name), comp.args, c.layout.log(comp.name), c.exited)
 	if err != nil {
 		return err
 	}
+	logger.V(4).Info("Started", "pid", p.pid(), "args", comp.args, "log", p.logPath)
 	c.mu.Lock()
 	c.procs = append(c.procs, p)
 	c.mu.Unlock()
-	return waitFor(ctx, comp.name, p, comp.ready)
+	if err := waitFor(ctx, comp.name, p, comp.ready); err != nil {
+		return err
+	}
+	logger.V(4).Info("Ready", "after", time.Since(begin))
+	return nil
 }
 
 func (c *Cluster) apiserverReady(ctx context.Context) error {
@@ -209,10 +216,8 @@ func (c *Cluster) exited(p *process) {
 	if c.stopping.Load() {
 		return
 	}
-	c.doneOnce.Do(func() {
-		c.err = p.exitError()
-		close(c.done)
-	})
+	p.unexpected.Store(true)
+	c.doneOnce.Do(func() { close(c.done) })
 }
 
 // portTaken reports whether a component failed because its port was taken.
@@ -229,14 +234,18 @@ func (c *Cluster) portTaken() bool {
 // Done is closed when a component stops unexpectedly; Err then says which.
 func (c *Cluster) Done() <-chan struct{} { return c.done }
 
-// Err returns the first unexpected component exit, or nil.
+// Err describes every component that has stopped unexpectedly, in start
+// order — so the cause comes before what died of it (a controller-manager
+// may exit before the killed apiserver it needs has been reaped) — or
+// returns nil.
 func (c *Cluster) Err() error {
-	select {
-	case <-c.done:
-		return c.err
-	default:
-		return nil
+	var errs []error
+	for _, p := range c.processes() {
+		if p.unexpected.Load() {
+			errs = append(errs, p.exitError())
+		}
 	}
+	return errors.Join(errs...)
 }
 
 // Components lists the cluster's processes in start order.

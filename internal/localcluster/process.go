@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -20,6 +21,8 @@ type process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed once the process has been reaped
 	err     error         // how it exited; read after exited is closed
+	// unexpected is set, after err, when it exited without being stopped.
+	unexpected atomic.Bool
 }
 
 // startProcess starts bin with args, its output appended to logPath. The

@@ -28,7 +28,8 @@ type UpOptions struct {
 	Reuse    bool
 	Timeout  time.Duration
 
-	binDir string
+	binDir    string
+	verbosity string // the -v level, passed on to the supervisor
 }
 
 // NewUpOptions returns the defaults: two managed clusters in the default dir.
@@ -50,6 +51,9 @@ Data an earlier run left in --dir is removed, or kept with --reuse.`,
   corral dev up --clusters 3 --dir /tmp/fleet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if v := cmd.Flag("v"); v != nil {
+				o.verbosity = v.Value.String()
+			}
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -164,6 +168,9 @@ func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
 		"--nodes", strconv.Itoa(o.Nodes), "--bin-dir", o.binDir}
 	if o.Reuse {
 		args = append(args, "--reuse")
+	}
+	if o.verbosity != "" && o.verbosity != "0" {
+		args = append(args, "--v="+o.verbosity)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = log, log
