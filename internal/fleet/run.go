@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -161,6 +162,29 @@ func Howto(state *State) string {
 		}
 		s += "\n"
 	}
-	s += fmt.Sprintf("# What runs, and stopping it:\ncorral dev status --dir %s\ncorral dev down --dir %s\n", state.Dir, state.Dir)
+	corral := corralCommand()
+	s += fmt.Sprintf("# What runs, and stopping it:\n%s dev status --dir %s\n%s dev down --dir %s\n", corral, state.Dir, corral, state.Dir)
 	return s
+}
+
+// corralCommand is how a user runs this binary: "corral" when that is what
+// PATH finds, else its full path (after `make run`, bin/corral).
+func corralCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "corral"
+	}
+	if onPath, err := exec.LookPath("corral"); err == nil {
+		if a, b := resolve(onPath), resolve(exe); a == b {
+			return "corral"
+		}
+	}
+	return exe
+}
+
+func resolve(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return path
 }

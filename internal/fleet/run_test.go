@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,11 +43,42 @@ func TestHowto(t *testing.T) {
 	for _, want := range []string{
 		"export KUBECONFIG=/f/hub/kubeconfig",
 		"kubectl --kubeconfig /f/cluster1/kubeconfig get nodes",
-		"corral dev status --dir /f",
-		"corral dev down --dir /f",
+		corralCommand() + " dev status --dir /f",
+		corralCommand() + " dev down --dir /f",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Howto() does not contain %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestCorralCommand(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onPath := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(onPath, "corral")); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "corral"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		path string
+		want string
+	}{
+		"this binary is what PATH finds": {path: onPath, want: "corral"},
+		"PATH finds another corral":      {path: other, want: exe},
+		"PATH finds no corral":           {path: t.TempDir(), want: exe},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("PATH", tc.path)
+			if got := corralCommand(); got != tc.want {
+				t.Errorf("corralCommand() = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
