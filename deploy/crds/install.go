@@ -1,0 +1,58 @@
+package crds
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+)
+
+// Install creates or updates every CRD and waits until each is Established.
+func Install(ctx context.Context, cfg *rest.Config) error {
+	all, err := All()
+	if err != nil {
+		return err
+	}
+	client, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	crdClient := client.ApiextensionsV1().CustomResourceDefinitions()
+	for _, crd := range all {
+		existing, err := crdClient.Get(ctx, crd.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = crdClient.Create(ctx, crd, metav1.CreateOptions{})
+		case err == nil:
+			crd.ResourceVersion = existing.ResourceVersion
+			_, err = crdClient.Update(ctx, crd, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return fmt.Errorf("installing CRD %s: %w", crd.Name, err)
+		}
+	}
+	for _, crd := range all {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			got, err := crdClient.Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s is not Established: %w", crd.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+// Package reconcile runs a reconcile as an ordered list of small steps over a
+// scope (STYLE.md §4): each step may stop the list or ask for a requeue,
+// errors are collected rather than ending the list early unless the step
+// stops it, and the shortest requeue wins.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Result is what one step asks for.
+type Result struct {
+	// Stop ends the list after this step.
+	Stop bool
+	// RequeueAfter, when set, asks to look again after that long.
+	RequeueAfter time.Duration
+}
+
+// Continue is the result of a step that has nothing to ask.
+var Continue = Result{}
+
+// StopList is the result of a step after which the rest must not run, for
+// example because it wrote the object and the next reconcile sees the new one.
+var StopList = Result{Stop: true}
+
+// Step is one small piece of a reconcile.
+type Step[S any] struct {
+	Name string
+	Run  func(ctx context.Context, scope S) (Result, error)
+}
+
+// Run runs steps in order over scope. A step that fails without stopping
+// lets the later steps run; the errors are joined, each naming its step.
+func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, error) {
+	var (
+		errs    []error
+		requeue time.Duration
+	)
+	for _, step := range steps {
+		res, err := step.Run(ctx, scope)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", step.Name, err))
+		}
+		if res.RequeueAfter > 0 && (requeue == 0 || res.RequeueAfter < requeue) {
+			requeue = res.RequeueAfter
+		}
+		if res.Stop {
+			break
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}

@@ -1,0 +1,76 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+func TestRun(t *testing.T) {
+	boom := errors.New("boom")
+	step := func(name string, res Result, err error) Step[*[]string] {
+		return Step[*[]string]{Name: name, Run: func(_ context.Context, ran *[]string) (Result, error) {
+			*ran = append(*ran, name)
+			return res, err
+		}}
+	}
+	cases := map[string]struct {
+		steps    []Step[*[]string]
+		wantRan  []string
+		wantRes  ctrl.Result
+		wantErrs []string
+	}{
+		"all continue": {
+			steps:   []Step[*[]string]{step("a", Continue, nil), step("b", Continue, nil)},
+			wantRan: []string{"a", "b"},
+		},
+		"stop ends the list": {
+			steps:   []Step[*[]string]{step("a", StopList, nil), step("b", Continue, nil)},
+			wantRan: []string{"a"},
+		},
+		"an error does not end the list, and names its step": {
+			steps:    []Step[*[]string]{step("a", Continue, boom), step("b", Continue, nil)},
+			wantRan:  []string{"a", "b"},
+			wantErrs: []string{"a: boom"},
+		},
+		"errors are joined": {
+			steps:    []Step[*[]string]{step("a", Continue, boom), step("b", Continue, boom)},
+			wantRan:  []string{"a", "b"},
+			wantErrs: []string{"a: boom", "b: boom"},
+		},
+		"the shortest requeue wins": {
+			steps: []Step[*[]string]{
+				step("a", Result{RequeueAfter: time.Minute}, nil),
+				step("b", Continue, nil),
+				step("c", Result{RequeueAfter: time.Second}, nil),
+			},
+			wantRan: []string{"a", "b", "c"},
+			wantRes: ctrl.Result{RequeueAfter: time.Second},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var ran []string
+			res, err := Run(context.Background(), &ran, tc.steps...)
+			if diff := cmp.Diff(tc.wantRan, ran); diff != "" {
+				t.Errorf("steps run (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantRes, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			for _, want := range tc.wantErrs {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v does not say %q", err, want)
+				}
+			}
+			if len(tc.wantErrs) == 0 && err != nil {
+				t.Errorf("unexpected error %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+// Package hub wires the hub half of corral's registration core into a
+// controller-runtime manager: the one setup seam the `corral hub` binary and
+// the integration suites both call.
+package hub
+
+import (
+	"context"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/corral-dev/corral/registration/hub/managedcluster"
+)
+
+// Options configure the registration hub.
+type Options struct {
+	// Clock is injected for tests; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// Scheme holds the types the registration hub reads and writes.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := clusterv1.Install(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CacheOptions keep the manager's caches to what registration owns: only
+// the namespaces and leases labelled with a cluster name.
+func CacheOptions() cache.Options {
+	owned, _ := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
+	selector := labels.NewSelector().Add(*owned)
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Namespace{}:     {Label: selector},
+		&coordinationv1.Lease{}: {Label: selector},
+	}}
+}
+
+// SetupWithManager registers the registration hub's controllers and
+// installs, once the manager starts, the ClusterRoles every cluster
+// namespace binds.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return applySharedRoles(ctx, mgr.GetClient())
+	})); err != nil {
+		return err
+	}
+	return (&managedcluster.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder("corral-registration"),
+		Clock:    opts.Clock,
+	}).SetupWithManager(mgr)
+}
+
+// applySharedRoles applies the shared ClusterRoles, retrying while the API
+// server is not ready.
+func applySharedRoles(ctx context.Context, c client.Client) error {
+	return wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 8, Cap: 10 * time.Second},
+		func(ctx context.Context) (bool, error) {
+			for _, role := range managedcluster.SharedClusterRoles() {
+				if err := c.Apply(ctx, role, client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
+					ctrl.LoggerFrom(ctx).V(1).Info("Applying shared cluster roles failed; retrying", "err", err)
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+}

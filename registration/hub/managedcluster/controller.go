@@ -1,0 +1,121 @@
+package managedcluster
+
+import (
+	"context"
+	"fmt"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	steps "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// FieldOwner is the field manager of everything this controller applies.
+const FieldOwner = "corral-registration"
+
+// Reconciler makes the hub side of each ManagedCluster match its acceptance.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// scope is what one reconcile works on.
+type scope struct {
+	cluster  *clusterv1.ManagedCluster
+	original *clusterv1.ManagedCluster
+}
+
+// SetupWithManager registers the controller: ManagedClusters, and the
+// namespaces labelled with a cluster name so that a namespace going away
+// finishes that cluster's deletion.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("managedcluster-acceptance").
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+			predicate.LabelChangedPredicate{}, finalizersOrDeletionChanged{}))).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled)).
+		Complete(r)
+}
+
+// clusterOfLabelled maps an object labelled with a cluster name to it.
+func clusterOfLabelled(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[clusterv1.ClusterNameLabelKey]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// Reconcile runs the deletion steps for a deleted cluster, else the
+// acceptance or denial steps.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &scope{cluster: cluster, original: cluster.DeepCopy()}
+	switch {
+	case !cluster.DeletionTimestamp.IsZero():
+		return steps.Run(ctx, s,
+			steps.Step[*scope]{Name: "delete RBAC", Run: r.deleteRBAC},
+			steps.Step[*scope]{Name: "delete namespace", Run: r.deleteNamespace},
+			steps.Step[*scope]{Name: "remove finalizer", Run: r.removeFinalizer},
+		)
+	case cluster.Spec.HubAcceptsClient:
+		return steps.Run(ctx, s,
+			steps.Step[*scope]{Name: "add finalizer", Run: r.addFinalizer},
+			steps.Step[*scope]{Name: "apply namespace", Run: r.applyNamespace},
+			steps.Step[*scope]{Name: "apply RBAC", Run: r.applyRBAC},
+			steps.Step[*scope]{Name: "create lease", Run: r.createLease},
+			steps.Step[*scope]{Name: "update status", Run: r.updateStatus},
+		)
+	default:
+		return steps.Run(ctx, s,
+			steps.Step[*scope]{Name: "add finalizer", Run: r.addFinalizer},
+			steps.Step[*scope]{Name: "revoke RBAC", Run: r.deleteRBAC},
+			steps.Step[*scope]{Name: "update status", Run: r.updateStatus},
+		)
+	}
+}
+
+// LeaseName is the lease a cluster's agent renews in its namespace.
+const LeaseName = "managed-cluster-lease"
+
+// createLease creates the cluster's lease if it is missing; the agent may
+// only update it. It never touches an existing lease: its renewTime is the
+// agent's.
+func (r *Reconciler) createLease(ctx context.Context, s *scope) (steps.Result, error) {
+	name := s.cluster.Name
+	lease := &coordinationv1.Lease{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: LeaseName}, lease)
+	if !apierrors.IsNotFound(err) {
+		return steps.Continue, err
+	}
+	now := metav1.NewMicroTime(r.Clock.Now())
+	holder := LeaseName
+	lease = &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: LeaseName, Namespace: name, Labels: clusterLabels(name)},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now},
+	}
+	if err := r.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
+		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, LeaseName, err)
+	}
+	return steps.Continue, nil
+}

@@ -1,0 +1,63 @@
+package managedcluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	steps "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// namespaceGoneCheck is how often a terminating cluster namespace is looked
+// at besides its watch events.
+const namespaceGoneCheck = 5 * time.Second
+
+// deleteRBAC removes the cluster's own RBAC: used on denial and deletion.
+func (r *Reconciler) deleteRBAC(ctx context.Context, s *scope) (steps.Result, error) {
+	var errs []error
+	for _, obj := range rbacObjects(s.cluster.Name) {
+		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return steps.Continue, errors.Join(errs...)
+}
+
+// deleteNamespace deletes the cluster namespace — everything in it goes with
+// it — and stops the list until it is gone. Only a namespace labelled as
+// this cluster's is touched.
+func (r *Reconciler) deleteNamespace(ctx context.Context, s *scope) (steps.Result, error) {
+	ns := &corev1.Namespace{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: s.cluster.Name}, ns)
+	if apierrors.IsNotFound(err) {
+		return steps.Continue, nil
+	}
+	if err != nil {
+		return steps.StopList, err
+	}
+	if ns.Labels[clusterv1.ClusterNameLabelKey] != s.cluster.Name {
+		return steps.Continue, nil // not ours to delete
+	}
+	if ns.DeletionTimestamp.IsZero() {
+		if err := r.Client.Delete(ctx, ns, client.Preconditions{UID: &ns.UID}); err != nil && !apierrors.IsNotFound(err) {
+			return steps.StopList, err
+		}
+	}
+	return steps.Result{Stop: true, RequeueAfter: namespaceGoneCheck}, nil
+}
+
+// removeFinalizer lets the ManagedCluster go once its footprint is gone.
+func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
+	if !controllerutil.RemoveFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer) {
+		return steps.Continue, nil
+	}
+	err := r.Client.Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{}))
+	return steps.Continue, client.IgnoreNotFound(err)
+}

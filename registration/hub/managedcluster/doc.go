@@ -1,0 +1,17 @@
+// Package managedcluster owns what accepting a ManagedCluster means on the
+// hub, as OCM defines it:
+//
+//   - while spec.hubAcceptsClient is true: the cluster namespace (named as
+//     the cluster), the RBAC that lets the cluster's identity (group
+//     system:open-cluster-management:<cluster>) see and update only its own
+//     ManagedCluster, renew its certificate, create CSRs and work in its own
+//     namespace, the managed-cluster-lease its agent renews, and the
+//     HubAcceptedManagedCluster condition;
+//   - when it turns false: that RBAC revoked and the condition False;
+//   - when the ManagedCluster is deleted: behind its finalizer, the RBAC and
+//     the namespace with everything in it.
+//
+// It watches ManagedClusters and the namespaces labelled with a cluster
+// name; it writes Namespaces, ClusterRoles, ClusterRoleBindings,
+// RoleBindings, Leases and the ManagedCluster's finalizer and status.
+package managedcluster

@@ -1,0 +1,178 @@
+package registration_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const timeout = 60 * time.Second
+
+// newCluster creates a ManagedCluster with a fresh name, deleted after the spec.
+func newCluster(ctx context.Context, accepted bool) string {
+	name := "c-" + rand.String(6)
+	Expect(admin.Create(ctx, &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: 60},
+	})).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	})
+	return name
+}
+
+func getCluster(ctx context.Context, name string) *clusterv1.ManagedCluster {
+	mc := &clusterv1.ManagedCluster{}
+	Expect(admin.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
+	return mc
+}
+
+func expectAccepted(ctx context.Context, name string) {
+	Eventually(func(g Gomega) {
+		mc := &clusterv1.ManagedCluster{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
+		cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+		g.Expect(cond).NotTo(BeNil())
+		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(cond.Reason).To(Equal("HubClusterAdminAccepted"))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+func setAccepted(ctx context.Context, name string, accepted bool) {
+	mc := getCluster(ctx, name)
+	patch := client.MergeFrom(mc.DeepCopy())
+	mc.Spec.HubAcceptsClient = accepted
+	Expect(admin.Patch(ctx, mc, patch)).To(Succeed())
+}
+
+func forbidden(err error) bool { return apierrors.IsForbidden(err) }
+
+var _ = Describe("accepting a cluster", func() {
+	It("creates its labelled namespace, its RBAC and its lease, and sets HubAcceptedManagedCluster", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+
+		mc := getCluster(ctx, name)
+		Expect(mc.Finalizers).To(ContainElement(clusterv1.ManagedClusterFinalizer))
+		ns := &corev1.Namespace{}
+		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, ns)).To(Succeed())
+		Expect(ns.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabelKey, name))
+		lease := &coordinationv1.Lease{}
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+		Expect(lease.Spec.RenewTime).NotTo(BeNil())
+
+		role := "open-cluster-management:managedcluster:" + name
+		Expect(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRole{})).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRoleBinding{})).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: role + ":registration"}, &rbacv1.RoleBinding{})).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: role + ":work"}, &rbacv1.RoleBinding{})).To(Succeed())
+	})
+
+	It("lets the cluster's identity reach its own ManagedCluster, lease and works, and nothing of another cluster's", func(ctx context.Context) {
+		mine, other := newCluster(ctx, true), newCluster(ctx, true)
+		expectAccepted(ctx, mine)
+		expectAccepted(ctx, other)
+		agent := asCluster(mine)
+
+		Eventually(func(g Gomega) {
+			g.Expect(agent.Get(ctx, client.ObjectKey{Name: mine}, &clusterv1.ManagedCluster{})).To(Succeed())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		By("updating its own status and lease, and listing its own works")
+		mc := &clusterv1.ManagedCluster{}
+		Expect(agent.Get(ctx, client.ObjectKey{Name: mine}, mc)).To(Succeed())
+		patch := client.MergeFrom(mc.DeepCopy())
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined"})
+		Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
+		lease := &coordinationv1.Lease{}
+		Expect(agent.Get(ctx, client.ObjectKey{Namespace: mine, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+		lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+		Expect(agent.Update(ctx, lease)).To(Succeed())
+		Expect(agent.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(mine))).To(Succeed())
+
+		By("being refused everything of the other cluster")
+		Expect(agent.Get(ctx, client.ObjectKey{Name: other}, &clusterv1.ManagedCluster{})).To(MatchError(forbidden, "forbidden"))
+		Expect(agent.Get(ctx, client.ObjectKey{Namespace: other, Name: "managed-cluster-lease"}, &coordinationv1.Lease{})).To(MatchError(forbidden, "forbidden"))
+		Expect(agent.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(other))).To(MatchError(forbidden, "forbidden"))
+		Expect(agent.List(ctx, &clusterv1.ManagedClusterList{})).To(MatchError(forbidden, "forbidden"))
+
+		By("being refused what the hub admin decides")
+		Expect(agent.Delete(ctx, mc)).To(MatchError(forbidden, "forbidden"))
+		Expect(agent.List(ctx, &corev1.SecretList{}, client.InNamespace(mine))).To(MatchError(forbidden, "forbidden"))
+	})
+
+	It("leaves a cluster that was never accepted without namespace, RBAC or condition", func(ctx context.Context) {
+		name := newCluster(ctx, false)
+		Eventually(func() []string { return getCluster(ctx, name).Finalizers }).WithContext(ctx).WithTimeout(timeout).
+			Should(ContainElement(clusterv1.ManagedClusterFinalizer))
+		Consistently(func(g Gomega) {
+			g.Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{}))).To(BeTrue())
+			g.Expect(getCluster(ctx, name).Status.Conditions).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed())
+		Expect(asCluster(name).Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})).To(MatchError(forbidden, "forbidden"))
+	})
+})
+
+var _ = Describe("denying an accepted cluster", func() {
+	It("revokes its permissions and sets HubAcceptedManagedCluster False", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		Eventually(func() error {
+			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		setAccepted(ctx, name, false)
+		Eventually(func(g Gomega) {
+			cond := meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cond.Reason).To(Equal("HubClusterAdminDenied"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func() error {
+			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(forbidden, "forbidden"))
+		Expect(agent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, &coordinationv1.Lease{})).To(MatchError(forbidden, "forbidden"))
+
+		By("accepting it again restoring them")
+		setAccepted(ctx, name, true)
+		expectAccepted(ctx, name)
+		Eventually(func() error {
+			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+})
+
+var _ = Describe("deleting a cluster", func() {
+	It("removes its namespace with everything in it and its RBAC, behind the finalizer, and leaves other clusters alone", func(ctx context.Context) {
+		doomed, other := newCluster(ctx, true), newCluster(ctx, true)
+		expectAccepted(ctx, doomed)
+		expectAccepted(ctx, other)
+		Expect(admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "content", Namespace: doomed}})).To(Succeed())
+
+		Expect(admin.Delete(ctx, getCluster(ctx, doomed))).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: doomed}, &clusterv1.ManagedCluster{}))
+		}).WithContext(ctx).WithTimeout(2*timeout).Should(BeTrue(), "the ManagedCluster should go once its namespace is gone")
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: doomed}, &corev1.Namespace{}))).To(BeTrue())
+		role := "open-cluster-management:managedcluster:" + doomed
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRole{}))).To(BeTrue())
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRoleBinding{}))).To(BeTrue())
+
+		By("leaving the other cluster as it was")
+		expectAccepted(ctx, other)
+		Expect(admin.Get(ctx, client.ObjectKey{Name: other}, &corev1.Namespace{})).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:" + other}, &rbacv1.ClusterRole{})).To(Succeed())
+	})
+})

@@ -1,0 +1,81 @@
+// Package registration_test runs the registration hub's controllers, wired
+// as the binary wires them, against a real hub control plane (etcd,
+// kube-apiserver and the controller-manager that deletes namespaces).
+package registration_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/registration/hub"
+)
+
+func TestRegistration(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "registration hub")
+}
+
+var (
+	hubCluster *localcluster.Cluster
+	admin      client.Client
+	kube       kubernetes.Interface
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
+		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(hubCluster.Stop)
+	Expect(crds.Install(ctx, hubCluster.Config)).To(Succeed())
+
+	scheme, err := hub.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	// The specs also read ManifestWorks, which the hub itself does not.
+	testScheme, err := hub.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(workv1.Install(testScheme)).To(Succeed())
+	admin, err = client.New(hubCluster.Config, client.Options{Scheme: testScheme})
+	Expect(err).NotTo(HaveOccurred())
+	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
+
+	mgr, err := ctrl.NewManager(hubCluster.Config, ctrl.Options{
+		Scheme:  scheme,
+		Cache:   hub.CacheOptions(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).Should(Receive(BeNil()))
+	})
+}, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
+
+// asCluster is a client that authenticates as cluster's agent would: the
+// user and groups of its signed client certificate.
+func asCluster(cluster string) client.Client {
+	cfg := rest.CopyConfig(hubCluster.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:open-cluster-management:" + cluster + ":agent1",
+		Groups:   []string{"system:open-cluster-management:" + cluster, "system:open-cluster-management:managed-clusters", "system:authenticated"},
+	}
+	c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
