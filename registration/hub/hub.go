@@ -5,6 +5,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -21,13 +22,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
+	"github.com/corral-dev/corral/registration/hub/taint"
 )
 
 // Options configure the registration hub.
 type Options struct {
 	// Clock is injected for tests; nil means the real clock.
 	Clock clock.PassiveClock
+	// LeaseGraceMultiplier times a cluster's leaseDurationSeconds is how
+	// long its lease may go unrenewed; 0 means lease.DefaultGraceMultiplier.
+	LeaseGraceMultiplier int
 }
 
 // Scheme holds the types the registration hub reads and writes.
@@ -62,11 +68,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	})); err != nil {
 		return err
 	}
-	return (&managedcluster.Reconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder("corral-registration"),
-		Clock:    opts.Clock,
-	}).SetupWithManager(mgr)
+	return errors.Join(
+		(&managedcluster.Reconciler{
+			Client:   mgr.GetClient(),
+			Recorder: mgr.GetEventRecorder("corral-registration"),
+			Clock:    opts.Clock,
+		}).SetupWithManager(mgr),
+		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr),
+		(&taint.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr),
+	)
 }
 
 // applySharedRoles applies the shared ClusterRoles, retrying while the API

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/registration/hub/lease"
 )
 
 // FieldOwner is the field manager of everything this controller applies.
@@ -95,27 +96,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 }
 
-// LeaseName is the lease a cluster's agent renews in its namespace.
-const LeaseName = "managed-cluster-lease"
-
 // createLease creates the cluster's lease if it is missing; the agent may
 // only update it. It never touches an existing lease: its renewTime is the
 // agent's.
 func (r *Reconciler) createLease(ctx context.Context, s *scope) (steps.Result, error) {
 	name := s.cluster.Name
-	lease := &coordinationv1.Lease{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: LeaseName}, lease)
+	obj := &coordinationv1.Lease{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: lease.Name}, obj)
 	if !apierrors.IsNotFound(err) {
 		return steps.Continue, err
 	}
 	now := metav1.NewMicroTime(r.Clock.Now())
-	holder := LeaseName
-	lease = &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: LeaseName, Namespace: name, Labels: clusterLabels(name)},
+	holder := lease.Name
+	obj = &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: lease.Name, Namespace: name, Labels: clusterLabels(name)},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now},
 	}
-	if err := r.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
-		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, LeaseName, err)
+	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, lease.Name, err)
 	}
 	return steps.Continue, nil
 }

@@ -21,6 +21,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/registration/hub/lease"
 )
 
 var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -86,7 +88,7 @@ func TestReconcile(t *testing.T) {
 				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           true,
 				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: true,
 				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}:         true,
-				&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: LeaseName}}:                           true,
+				&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: lease.Name}}:                          true,
 			},
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionTrue),

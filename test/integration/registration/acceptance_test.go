@@ -20,12 +20,17 @@ import (
 
 const timeout = 60 * time.Second
 
-// newCluster creates a ManagedCluster with a fresh name, deleted after the spec.
+// newCluster creates a ManagedCluster with a fresh name and a 60 s lease,
+// deleted after the spec.
 func newCluster(ctx context.Context, accepted bool) string {
+	return newClusterWithLease(ctx, accepted, 60)
+}
+
+func newClusterWithLease(ctx context.Context, accepted bool, leaseSeconds int32) string {
 	name := "c-" + rand.String(6)
 	Expect(admin.Create(ctx, &clusterv1.ManagedCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: 60},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: leaseSeconds},
 	})).To(Succeed())
 	DeferCleanup(func(ctx context.Context) {
 		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})

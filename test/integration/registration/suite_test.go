@@ -26,6 +26,10 @@ func TestRegistration(t *testing.T) {
 	RunSpecs(t, "registration hub")
 }
 
+// leaseGraceMultiplier is small so that a cluster with a 1 s lease goes
+// stale in 2 s; clusters with the usual 60 s lease are not affected.
+const leaseGraceMultiplier = 2
+
 var (
 	hubCluster *localcluster.Cluster
 	admin      client.Client
@@ -57,7 +61,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	Expect(hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: leaseGraceMultiplier})).To(Succeed())
 	mgrCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- mgr.Start(mgrCtx) }()

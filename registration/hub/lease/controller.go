@@ -1,0 +1,116 @@
+package lease
+
+import (
+	"context"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Name is the lease every cluster's agent renews in its namespace.
+const Name = "managed-cluster-lease"
+
+// Defaults, as OCM has them.
+const (
+	DefaultLeaseDurationSeconds = 60
+	DefaultGraceMultiplier      = 5
+)
+
+// ReasonLeaseUpdateStopped is the Available=Unknown reason OCM uses.
+const ReasonLeaseUpdateStopped = "ManagedClusterLeaseUpdateStopped"
+
+// Reconciler marks clusters whose lease went stale.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// GraceMultiplier times leaseDurationSeconds is how stale a lease may
+	// get; 0 means DefaultGraceMultiplier.
+	GraceMultiplier int
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.GraceMultiplier == 0 {
+		r.GraceMultiplier = DefaultGraceMultiplier
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("managedcluster-lease").
+		For(&clusterv1.ManagedCluster{}).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
+		Complete(r)
+}
+
+func clusterOfLease(_ context.Context, obj client.Object) []reconcile.Request {
+	if obj.GetName() != Name {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
+}
+
+// Reconcile sets Available=Unknown on an accepted cluster whose lease is
+// stale, and otherwise comes back when it would be.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() || !meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
+		return ctrl.Result{}, nil
+	}
+	lease := &coordinationv1.Lease{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: Name}, lease)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil // the acceptance controller creates it
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	left := r.timeLeft(cluster, lease)
+	if left > 0 {
+		return ctrl.Result{RequeueAfter: left}, nil
+	}
+	return ctrl.Result{}, r.markUnknown(ctx, cluster)
+}
+
+// timeLeft is how long the lease stays fresh; zero or less means stale.
+func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordinationv1.Lease) time.Duration {
+	seconds := cluster.Spec.LeaseDurationSeconds
+	if seconds <= 0 {
+		seconds = DefaultLeaseDurationSeconds
+	}
+	grace := time.Duration(int64(seconds)*int64(r.GraceMultiplier)) * time.Second
+	renewed := lease.CreationTimestamp.Time
+	if lease.Spec.RenewTime != nil {
+		renewed = lease.Spec.RenewTime.Time
+	}
+	return renewed.Add(grace).Sub(r.Clock.Now())
+}
+
+// markUnknown writes Available=Unknown unless it is already so.
+func (r *Reconciler) markUnknown(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
+	original := cluster.DeepCopy()
+	changed := meta.SetStatusCondition(&cluster.Status.Conditions, metav1.Condition{
+		Type:    clusterv1.ManagedClusterConditionAvailable,
+		Status:  metav1.ConditionUnknown,
+		Reason:  ReasonLeaseUpdateStopped,
+		Message: "Registration agent stopped updating its lease.",
+	})
+	if !changed {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Lease is stale; availability unknown", "cluster", cluster.Name)
+	return r.Client.Status().Patch(ctx, cluster, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+}

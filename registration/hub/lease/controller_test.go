@@ -1,0 +1,101 @@
+package lease
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+func TestReconcile(t *testing.T) {
+	accepted := metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "HubClusterAdminAccepted"}
+	availableTrue := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable"}
+	cases := map[string]struct {
+		conditions    []metav1.Condition
+		leaseSeconds  int32
+		renewedAgo    *time.Duration // nil: no lease
+		wantUnknown   bool
+		wantRequeueIn time.Duration
+	}{
+		"fresh lease: comes back when it would expire": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 60, renewedAgo: ago(100 * time.Second),
+			wantRequeueIn: 200 * time.Second,
+		},
+		"stale lease: Available Unknown": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 60, renewedAgo: ago(301 * time.Second),
+			wantUnknown: true,
+		},
+		"exactly at the grace: stale": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 60, renewedAgo: ago(300 * time.Second),
+			wantUnknown: true,
+		},
+		"no leaseDurationSeconds: 60 s is assumed": {
+			conditions: []metav1.Condition{accepted, availableTrue}, renewedAgo: ago(299 * time.Second),
+			wantRequeueIn: time.Second,
+		},
+		"a short lease duration: a short grace": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 2, renewedAgo: ago(11 * time.Second),
+			wantUnknown: true,
+		},
+		"not accepted: left alone however old the lease": {
+			conditions: []metav1.Condition{availableTrue}, leaseSeconds: 60, renewedAgo: ago(time.Hour),
+		},
+		"no lease yet: left alone": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 60,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := runtime.NewScheme()
+			_ = clientgoscheme.AddToScheme(s)
+			_ = clusterv1.Install(s)
+			mc := &clusterv1.ManagedCluster{
+				ObjectMeta: metav1.ObjectMeta{Name: "c1"},
+				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: tc.leaseSeconds},
+				Status:     clusterv1.ManagedClusterStatus{Conditions: tc.conditions},
+			}
+			objs := []client.Object{mc}
+			if tc.renewedAgo != nil {
+				renewed := metav1.NewMicroTime(now.Add(-*tc.renewedAgo))
+				objs = append(objs, &coordinationv1.Lease{
+					ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: Name},
+					Spec:       coordinationv1.LeaseSpec{RenewTime: &renewed},
+				})
+			}
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(mc).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now), GraceMultiplier: DefaultGraceMultiplier}
+
+			res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(mc)})
+			if err != nil {
+				t.Fatalf("Reconcile() = %v", err)
+			}
+			if res.RequeueAfter != tc.wantRequeueIn {
+				t.Errorf("RequeueAfter = %v, want %v", res.RequeueAfter, tc.wantRequeueIn)
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mc), got); err != nil {
+				t.Fatal(err)
+			}
+			cond := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+			unknown := cond != nil && cond.Status == metav1.ConditionUnknown && cond.Reason == ReasonLeaseUpdateStopped
+			if unknown != tc.wantUnknown {
+				t.Errorf("Available = %+v, want Unknown: %t", cond, tc.wantUnknown)
+			}
+		})
+	}
+}
+
+func ago(d time.Duration) *time.Duration { return &d }

@@ -1,0 +1,77 @@
+package taint
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Reconciler maintains the availability taints.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("managedcluster-taint").
+		For(&clusterv1.ManagedCluster{}).
+		Complete(r)
+}
+
+// Reconcile writes the taints the Available condition calls for.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	taints := Desired(cluster.Spec.Taints, cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	if equality.Semantic.DeepEqual(taints, cluster.Spec.Taints) {
+		return ctrl.Result{}, nil
+	}
+	original := cluster.DeepCopy()
+	cluster.Spec.Taints = taints
+	ctrl.LoggerFrom(ctx).V(1).Info("Updating availability taints", "cluster", cluster.Name, "taints", len(taints))
+	return ctrl.Result{}, r.Client.Patch(ctx, cluster, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+}
+
+// Desired returns current with the availability taints the conditions call
+// for: other taints, and an availability taint that stays, keep their place
+// and timeAdded; a new one is added at now.
+func Desired(current []clusterv1.Taint, conditions []metav1.Condition, now metav1.Time) []clusterv1.Taint {
+	want := ""
+	switch cond := meta.FindStatusCondition(conditions, clusterv1.ManagedClusterConditionAvailable); {
+	case cond == nil || cond.Status == metav1.ConditionUnknown:
+		want = clusterv1.ManagedClusterTaintUnreachable
+	case cond.Status == metav1.ConditionFalse:
+		want = clusterv1.ManagedClusterTaintUnavailable
+	}
+	var out []clusterv1.Taint
+	present := false
+	for _, t := range current {
+		switch t.Key {
+		case want:
+			present = true
+		case clusterv1.ManagedClusterTaintUnreachable, clusterv1.ManagedClusterTaintUnavailable:
+			continue
+		}
+		out = append(out, t)
+	}
+	if want != "" && !present {
+		out = append(out, clusterv1.Taint{Key: want, Effect: clusterv1.TaintEffectNoSelect, TimeAdded: now})
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package registration_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// agentReportsAvailable does what a healthy agent does: renew the lease and
+// report Available=True, through the cluster's own identity.
+func agentReportsAvailable(ctx context.Context, agent client.Client, name string) {
+	GinkgoHelper()
+	lease := &coordinationv1.Lease{}
+	Expect(agent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	Expect(agent.Update(ctx, lease)).To(Succeed())
+	mc := &clusterv1.ManagedCluster{}
+	Expect(agent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
+	patch := client.MergeFrom(mc.DeepCopy())
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable",
+	})
+	Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
+}
+
+func taintKeys(ctx context.Context, name string) []string {
+	var keys []string
+	for _, t := range getCluster(ctx, name).Spec.Taints {
+		keys = append(keys, t.Key)
+	}
+	return keys
+}
+
+func availableStatus(ctx context.Context, name string) metav1.ConditionStatus {
+	cond := meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	if cond == nil {
+		return ""
+	}
+	return cond.Status
+}
+
+var _ = Describe("availability", func() {
+	It("marks a cluster whose agent never reported unreachable", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
+			Should(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
+	})
+
+	It("turns a stale lease into Available=Unknown and the unreachable taint, and lifts the taint when the agent is back", func(ctx context.Context) {
+		name := newClusterWithLease(ctx, true, 1)
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		Eventually(func() error {
+			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("the agent reporting once, then going quiet")
+		agentReportsAvailable(ctx, agent, name)
+		Eventually(func(g Gomega) {
+			cond := meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Status).To(Equal(metav1.ConditionUnknown))
+			g.Expect(cond.Reason).To(Equal("ManagedClusterLeaseUpdateStopped"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
+			Should(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
+
+		By("the agent coming back and renewing steadily")
+		renewing, stop := context.WithCancel(ctx)
+		defer stop()
+		agentReportsAvailable(ctx, agent, name)
+		go func() {
+			defer GinkgoRecover()
+			ticker := time.NewTicker(300 * time.Millisecond)
+			defer ticker.Stop()
+			for {
+				select {
+				case <-renewing.Done():
+					return
+				case <-ticker.C:
+					lease := &coordinationv1.Lease{}
+					if agent.Get(renewing, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease) == nil {
+						lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+						_ = agent.Update(renewing, lease)
+					}
+				}
+			}
+		}()
+		Eventually(availableStatus).WithContext(ctx).WithArguments(name).WithTimeout(timeout).Should(Equal(metav1.ConditionTrue))
+		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
+			ShouldNot(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
+	})
+})
