@@ -12,13 +12,18 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	logger := klog.NewKlogr()
+	ctrl.SetLogger(logger)
+	ctx = klog.NewContext(ctx, logger)
 	if err := newRootCommand().ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
@@ -39,6 +44,13 @@ everything beyond registration is an addon you install on demand.`,
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	root.PersistentFlags().AddGoFlag(klogFlags.Lookup("v"))
-	root.AddCommand(fleetcli.NewCmdDev(streams))
+	get := &cobra.Command{Use: "get", Short: "Show hub resources: token"}
+	get.AddCommand(registrationcli.NewCmdGetToken(streams.Out))
+	root.AddCommand(
+		fleetcli.NewCmdDev(streams),
+		registrationcli.NewCmdInit(streams.Out),
+		get,
+		newCmdHub(),
+	)
 	return root
 }

@@ -5,6 +5,12 @@ package registration_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
 )
 
@@ -43,7 +49,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
-	Expect(crds.Install(ctx, hubCluster.Config)).To(Succeed())
+
+	By("running corral init on it")
+	initOpts := registrationcli.NewInitOptions(GinkgoWriter)
+	initOpts.Hub.Kubeconfig = hubCluster.Kubeconfig
+	Expect(initOpts.Complete()).To(Succeed())
+	Expect(initOpts.Validate()).To(Succeed())
+	Expect(initOpts.Run(ctx)).To(Succeed())
 
 	scheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -82,4 +94,17 @@ func asCluster(cluster string) client.Client {
 	c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	return c
+}
+
+// csrPEM is a PEM certificate request with the subject an agent of cluster
+// would ask for.
+func csrPEM(cluster string) []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
+		CommonName:   "system:open-cluster-management:" + cluster + ":agent1",
+		Organization: []string{"system:open-cluster-management:" + cluster, "system:open-cluster-management:managed-clusters"},
+	}}, key)
+	Expect(err).NotTo(HaveOccurred())
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }

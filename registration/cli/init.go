@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/bootstrap"
+	"github.com/corral-dev/corral/registration/hub/managedcluster"
+)
+
+// InitOptions are the options of `corral init`.
+type InitOptions struct {
+	Out      io.Writer
+	Hub      *kubeflags.Flags
+	TokenTTL time.Duration
+
+	config *rest.Config
+}
+
+// NewInitOptions returns the defaults: a one-hour bootstrap token.
+func NewInitOptions(out io.Writer) *InitOptions {
+	return &InitOptions{Out: out, Hub: kubeflags.New("hub"), TokenTTL: time.Hour}
+}
+
+// NewCmdInit returns `corral init`.
+func NewCmdInit(out io.Writer) *cobra.Command {
+	o := NewInitOptions(out)
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Make a Kubernetes cluster a corral hub and print a bootstrap token",
+		Long: `Make a Kubernetes cluster a corral hub: install the Open Cluster Management
+CRDs, the roles every cluster namespace binds, and the bootstrap identity new
+clusters use to ask to join. Then print the hub's address and a bootstrap
+token.
+
+Safe to run again. The hub's controllers run with 'corral hub'.`,
+		Example: "  corral init --kubeconfig ~/.corral/dev/hub/kubeconfig",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// AddFlags registers the flags.
+func (o *InitOptions) AddFlags(cmd *cobra.Command) {
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", o.TokenTTL, "how long the printed bootstrap token is valid (at least 10m)")
+}
+
+// Complete loads the hub's client configuration.
+func (o *InitOptions) Complete() error {
+	cfg, err := o.Hub.RESTConfig()
+	o.config = cfg
+	return err
+}
+
+// Validate checks the token lifetime.
+func (o *InitOptions) Validate() error { return validateTokenTTL(o.TokenTTL) }
+
+// validateTokenTTL refuses what the API server would: tokens under 10m.
+func validateTokenTTL(ttl time.Duration) error {
+	if ttl < 10*time.Minute {
+		return fmt.Errorf("--token-ttl is %s: the API server issues tokens for at least 10m", ttl)
+	}
+	return nil
+}
+
+// Run installs what a hub needs and prints a bootstrap token.
+func (o *InitOptions) Run(ctx context.Context) error {
+	fmt.Fprintf(o.Out, "installing the Open Cluster Management CRDs on %s\n", o.config.Host)
+	if err := crds.Install(ctx, o.config); err != nil {
+		return err
+	}
+	c, err := client.New(o.config, client.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out, "installing the roles cluster namespaces bind")
+	for _, role := range managedcluster.SharedClusterRoles() {
+		if err := c.Apply(ctx, role, client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
+			return fmt.Errorf("cluster role %s: %w", *role.Name, err)
+		}
+	}
+	kube, err := kubernetes.NewForConfig(o.config)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "installing the bootstrap identity %s\n", bootstrap.User)
+	if err := bootstrap.Install(ctx, kube); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out, "\nThe hub is ready. A cluster's agent asks to join with:")
+	return printToken(ctx, o.Out, kube, o.config.Host, o.TokenTTL)
+}
+
+// printToken issues a bootstrap token and prints it with the hub's address.
+func printToken(ctx context.Context, out io.Writer, kube kubernetes.Interface, server string, ttl time.Duration) error {
+	token, err := bootstrap.Token(ctx, kube, int64(ttl.Seconds()))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  hub-apiserver: %s\n  hub-token:     %s\n  (the token is valid for %s; 'corral get token' issues another)\n", server, token, ttl)
+	return nil
+}

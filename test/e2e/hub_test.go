@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+)
+
+var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func() {
+	var hubKubeconfig string
+
+	BeforeAll(func() {
+		dir := newFleetDir()
+		hubKubeconfig = filepath.Join(dir, "hub", "kubeconfig")
+		startFleet(dir, "--clusters", "0")
+	})
+
+	It("corral init prepares the hub and prints its address and a bootstrap token", func() {
+		r := corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("hub-apiserver: https://127.0.0.1:"))
+		Expect(r.out).To(MatchRegexp(`hub-token: +\S{100,}`))
+
+		r = kubectl(hubKubeconfig, "get", "crd", "managedclusters.cluster.open-cluster-management.io")
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "serviceaccount", "cluster-bootstrap")
+		Expect(r.code).To(Equal(0), "%s", r)
+
+		By("being safe to run again")
+		r = corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+	})
+
+	It("corral hub accepts a cluster: its namespace appears and HubAcceptedManagedCluster is set", func() {
+		cmd := exec.Command(corralBin, "hub", "--kubeconfig", hubKubeconfig)
+		cmd.Env = environ()
+		session, err := gexec.Start(cmd, gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter), gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			session.Terminate()
+			Eventually(session).WithTimeout(cliTimeout).Should(gexec.Exit())
+		})
+
+		manifest := filepath.Join(GinkgoT().TempDir(), "c1.yaml")
+		Expect(os.WriteFile(manifest, []byte(`apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: e2e-c1}
+spec: {hubAcceptsClient: true, leaseDurationSeconds: 60}
+`), 0o644)).To(Succeed())
+		r := kubectl(hubKubeconfig, "apply", "-f", manifest)
+		Expect(r.code).To(Equal(0), "%s", r)
+
+		Eventually(func(g Gomega) {
+			r := kubectl(hubKubeconfig, "get", "managedcluster", "e2e-c1", "-o",
+				`jsonpath={.status.conditions[?(@.type=="HubAcceptedManagedCluster")].status}`)
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(strings.TrimSpace(r.out)).To(Equal("True"))
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		r = kubectl(hubKubeconfig, "get", "namespace", "e2e-c1")
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(session.ExitCode()).To(Equal(-1), "corral hub should still be running")
+	})
+})
+
+var _ = Describe("corral init, given bad input,", func() {
+	It("says which kubeconfig it could not use", func() {
+		r := corral(cliTimeout, "init", "--kubeconfig", filepath.Join(GinkgoT().TempDir(), "missing"))
+		expectOneLineError(r, "--kubeconfig")
+	})
+
+	It("refuses a token lifetime the API server would refuse", func() {
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600)).To(Succeed())
+		r := corral(cliTimeout, "init", "--token-ttl", "1m", "--kubeconfig", kubeconfig)
+		expectOneLineError(r, "--token-ttl", "10m")
+	})
+})
