@@ -36,7 +36,7 @@ func (f *Flags) RESTConfig() (*rest.Config, error) {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: f.Context}).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("no usable kubeconfig for the %s (%v): pass --kubeconfig or set KUBECONFIG", f.what, err)
+		return nil, fmt.Errorf("no usable kubeconfig for the %s (%w): pass --kubeconfig or set KUBECONFIG", f.what, err)
 	}
 	return cfg, nil
 }
