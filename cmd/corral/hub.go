@@ -20,6 +20,7 @@ type hubOptions struct {
 	metricsAddr   string
 	leaseGrace    int
 	leaderElectNS string
+	autoApprove   []string
 }
 
 func newCmdHub() *cobra.Command {
@@ -44,6 +45,7 @@ copies may run; one leads.`,
 	f.StringVar(&o.leaderElectNS, "leader-elect-namespace", o.leaderElectNS, "namespace of the leader election lease")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
+	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
 	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this (0: the default, 5)")
 	return cmd
 }
@@ -69,7 +71,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("setting up the hub's controllers: %w", err)
 	}
-	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace}); err != nil {
+	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace, AutoApproveUsers: o.autoApprove}); err != nil {
 		return err
 	}
 	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host)

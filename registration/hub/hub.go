@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/corral-dev/corral/registration/hub/csrapproval"
 	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 	"github.com/corral-dev/corral/registration/hub/taint"
@@ -34,6 +36,9 @@ type Options struct {
 	// LeaseGraceMultiplier times a cluster's leaseDurationSeconds is how
 	// long its lease may go unrenewed; 0 means lease.DefaultGraceMultiplier.
 	LeaseGraceMultiplier int
+	// AutoApproveUsers may have an accepted cluster's join request approved
+	// without `corral accept`. Empty by default.
+	AutoApproveUsers []string
 }
 
 // Scheme holds the types the registration hub reads and writes.
@@ -68,7 +73,17 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	})); err != nil {
 		return err
 	}
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
 	return errors.Join(
+		(&csrapproval.Reconciler{
+			Client:           mgr.GetClient(),
+			Kube:             kube,
+			Recorder:         mgr.GetEventRecorder("corral-csr-approval"),
+			AutoApproveUsers: opts.AutoApproveUsers,
+		}).SetupWithManager(mgr),
 		(&managedcluster.Reconciler{
 			Client:   mgr.GetClient(),
 			Recorder: mgr.GetEventRecorder("corral-registration"),

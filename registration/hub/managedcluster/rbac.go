@@ -6,6 +6,8 @@ import (
 	rbacac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
 )
 
 // RBAC names, as OCM's agents and tools expect them.
@@ -17,9 +19,6 @@ const (
 	// namespace: ManifestWorks and their status, events.
 	WorkClusterRole = "open-cluster-management:managedcluster:work"
 )
-
-// ClusterGroup is the group every identity of cluster belongs to.
-func ClusterGroup(cluster string) string { return "system:open-cluster-management:" + cluster }
 
 // clusterRoleName names the per-cluster ClusterRole and its binding.
 func clusterRoleName(cluster string) string {
@@ -53,7 +52,7 @@ func clusterRole(cluster string) *rbacac.ClusterRoleApplyConfiguration {
 }
 
 func groupSubject(cluster string) *rbacac.SubjectApplyConfiguration {
-	return rbacac.Subject().WithKind(rbacv1.GroupKind).WithAPIGroup(rbacv1.GroupName).WithName(ClusterGroup(cluster))
+	return rbacac.Subject().WithKind(rbacv1.GroupKind).WithAPIGroup(rbacv1.GroupName).WithName(clientcsr.ClusterGroup(cluster))
 }
 
 func clusterRoleBinding(cluster string) *rbacac.ClusterRoleBindingApplyConfiguration {

@@ -96,15 +96,20 @@ func asCluster(cluster string) client.Client {
 	return c
 }
 
-// csrPEM is a PEM certificate request with the subject an agent of cluster
-// would ask for.
+// csrPEM is a PEM certificate request with the subject agent1 of cluster
+// asks for.
 func csrPEM(cluster string) []byte {
+	return csrWithSubject("system:open-cluster-management:"+cluster+":agent1",
+		"system:open-cluster-management:"+cluster, "system:open-cluster-management:managed-clusters")
+}
+
+// csrWithSubject is a PEM certificate request for any subject.
+func csrWithSubject(cn string, orgs ...string) []byte {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	Expect(err).NotTo(HaveOccurred())
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
-		CommonName:   "system:open-cluster-management:" + cluster + ":agent1",
-		Organization: []string{"system:open-cluster-management:" + cluster, "system:open-cluster-management:managed-clusters"},
-	}}, key)
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: cn, Organization: orgs},
+	}, key)
 	Expect(err).NotTo(HaveOccurred())
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }

@@ -1,0 +1,140 @@
+package csrapproval
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// ReasonAutoApproved is the approval reason OCM's agents recognise.
+const ReasonAutoApproved = "AutoApprovedByHubCSRApprovingController"
+
+// Reconciler approves renewals (and listed users' joins) of accepted clusters.
+type Reconciler struct {
+	Client   client.Client
+	Kube     kubernetes.Interface // approvals and access reviews
+	Recorder events.EventRecorder
+	// AutoApproveUsers may have their join requests approved without
+	// `corral accept`, for clusters already accepted. Empty by default.
+	AutoApproveUsers []string
+}
+
+// SetupWithManager registers the controller for agent CSRs.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	agentCSR := predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
+		return ok && csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName &&
+			csr.Labels[clusterv1.ClusterNameLabelKey] != ""
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("csr-approval").
+		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(agentCSR)).
+		Complete(r)
+}
+
+// Reconcile approves the CSR or says why it waits.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !clientcsr.Pending(csr) {
+		return ctrl.Result{}, nil
+	}
+	approve, why, err := r.decide(ctx, csr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !approve {
+		ctrl.LoggerFrom(ctx).V(1).Info("Not approving", "csr", csr.Name, "why", why)
+		r.event(csr, corev1.EventTypeNormal, "NotApproved", why)
+		return ctrl.Result{}, nil
+	}
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
+		Reason: ReasonAutoApproved, Message: why, LastUpdateTime: metav1.Now(),
+	})
+	if _, err := r.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("approving %s: %w", csr.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Approved", "csr", csr.Name, "why", why)
+	return ctrl.Result{}, nil
+}
+
+// decide says whether csr may be approved here, and why (not).
+func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, string, error) {
+	request, err := clientcsr.Validate(csr)
+	if err != nil {
+		return false, "not a cluster agent's client certificate request: " + err.Error(), nil
+	}
+	cluster := &clusterv1.ManagedCluster{}
+	err = r.Client.Get(ctx, types.NamespacedName{Name: request.Cluster}, cluster)
+	if apierrors.IsNotFound(err) {
+		return false, fmt.Sprintf("cluster %s does not exist", request.Cluster), nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if !cluster.Spec.HubAcceptsClient {
+		return false, fmt.Sprintf("cluster %s is not accepted: a hub admin accepts it with 'corral accept %s'", request.Cluster, request.Cluster), nil
+	}
+	switch {
+	case csr.Spec.Username == request.CommonName:
+		allowed, err := r.mayRenew(ctx, csr)
+		if err != nil {
+			return false, "", err
+		}
+		if !allowed {
+			return false, fmt.Sprintf("%s may not renew the client certificates of %s", csr.Spec.Username, request.Cluster), nil
+		}
+		return true, fmt.Sprintf("renewal of %s by its current identity", request.CommonName), nil
+	case slices.Contains(r.AutoApproveUsers, csr.Spec.Username):
+		return true, fmt.Sprintf("join of accepted cluster %s requested by auto-approved user %s", request.Cluster, csr.Spec.Username), nil
+	default:
+		return false, fmt.Sprintf("a join request from %s: a hub admin approves it with 'corral accept %s'", csr.Spec.Username, request.Cluster), nil
+	}
+}
+
+// mayRenew asks the API server whether the requester may renew its
+// cluster's client certificates, as OCM's RBAC grants it.
+func (r *Reconciler) mayRenew(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, error) {
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, v := range csr.Spec.Extra {
+		extra[k] = authorizationv1.ExtraValue(v)
+	}
+	sar, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: extra,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: "register.open-cluster-management.io", Resource: "managedclusters",
+				Subresource: "clientcertificates", Verb: "renew",
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reviewing %s's access: %w", csr.Spec.Username, err)
+	}
+	return sar.Status.Allowed, nil
+}
+
+func (r *Reconciler) event(csr *certificatesv1.CertificateSigningRequest, typ, reason, note string) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(csr, nil, typ, reason, "Approval", "%s", note)
+	}
+}

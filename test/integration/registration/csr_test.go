@@ -1,0 +1,125 @@
+package registration_test
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/rest"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/bootstrap"
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// bootstrapClient authenticates with a bootstrap token, as a joining agent.
+func bootstrapClient(ctx context.Context) client.Client {
+	token, err := bootstrap.Token(ctx, kube, 600)
+	Expect(err).NotTo(HaveOccurred())
+	cfg := rest.AnonymousClientConfig(hubCluster.Config)
+	cfg.BearerToken = token
+	c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// submitCSR creates, as requester, a CSR labelled for cluster whose
+// certificate request has the given subject (see csrFor).
+func submitCSR(ctx context.Context, requester client.Client, label string, request []byte, usages ...certificatesv1.KeyUsage) string {
+	if len(usages) == 0 {
+		usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: label + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: label}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName, Usages: usages,
+		},
+	}
+	Expect(requester.Create(ctx, csr)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, csr) })
+	return csr.Name
+}
+
+func getCSR(ctx context.Context, name string) *certificatesv1.CertificateSigningRequest {
+	csr := &certificatesv1.CertificateSigningRequest{}
+	Expect(admin.Get(ctx, client.ObjectKey{Name: name}, csr)).To(Succeed())
+	return csr
+}
+
+// expectLeftPending waits for the approver's NotApproved event on the CSR,
+// which says why, and then checks that the CSR is still pending.
+func expectLeftPending(ctx context.Context, name, why string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		events, err := kube.EventsV1().Events("").List(ctx, metav1.ListOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		var notes []string
+		for _, e := range events.Items {
+			if e.Regarding.Name == name && e.Reason == "NotApproved" {
+				notes = append(notes, e.Note)
+			}
+		}
+		g.Expect(strings.Join(notes, "\n")).To(ContainSubstring(why))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	Expect(clientcsr.Pending(getCSR(ctx, name))).To(BeTrue(), "%s should still be pending", name)
+}
+
+var _ = Describe("CSR approval", func() {
+	var accepted string
+	var agent client.Client
+
+	BeforeEach(func(ctx context.Context) {
+		accepted = newCluster(ctx, true)
+		expectAccepted(ctx, accepted)
+		agent = asCluster(accepted)
+		Eventually(func() error {
+			return agent.Get(ctx, client.ObjectKey{Name: accepted}, &clusterv1.ManagedCluster{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
+	It("approves a renewal by an accepted cluster's current identity, and the hub signs it", func(ctx context.Context) {
+		// asCluster's user is the common name an agent1 certificate carries.
+		name := submitCSR(ctx, agent, accepted, csrPEM(accepted))
+		Eventually(func(g Gomega) {
+			csr := getCSR(ctx, name)
+			g.Expect(csr.Status.Conditions).To(ContainElement(And(
+				HaveField("Type", certificatesv1.CertificateApproved),
+				HaveField("Reason", "AutoApprovedByHubCSRApprovingController"))))
+			g.Expect(csr.Status.Certificate).NotTo(BeEmpty())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
+	DescribeTable("leaves a request it may not approve pending, saying why",
+		func(ctx context.Context, build func(ctx context.Context) (string, string)) {
+			name, why := build(ctx)
+			expectLeftPending(ctx, name, why)
+		},
+		Entry("a join request, which waits for corral accept", func(ctx context.Context) (string, string) {
+			return submitCSR(ctx, bootstrapClient(ctx), accepted, csrPEM(accepted)), "corral accept " + accepted
+		}),
+		Entry("a request for a cluster that is not accepted", func(ctx context.Context) (string, string) {
+			pending := newCluster(ctx, false)
+			return submitCSR(ctx, bootstrapClient(ctx), pending, csrPEM(pending)), "is not accepted"
+		}),
+		Entry("a request naming another cluster in its common name", func(ctx context.Context) (string, string) {
+			return submitCSR(ctx, agent, accepted, csrWithSubject("system:open-cluster-management:other:agent1", "system:open-cluster-management:"+accepted)), "common name"
+		}),
+		Entry("a request for server auth", func(ctx context.Context) (string, string) {
+			return submitCSR(ctx, agent, accepted, csrPEM(accepted), certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth), "server auth"
+		}),
+		Entry("a cluster's identity asking for another accepted cluster's certificate", func(ctx context.Context) (string, string) {
+			other := newCluster(ctx, true)
+			expectAccepted(ctx, other)
+			return submitCSR(ctx, agent, other, csrPEM(other)), "join request from system:open-cluster-management:" + accepted
+		}),
+		Entry("a request for a cluster that does not exist", func(ctx context.Context) (string, string) {
+			ghost := "ghost-" + rand.String(5)
+			return submitCSR(ctx, bootstrapClient(ctx), ghost, csrPEM(ghost)), "does not exist"
+		}),
+	)
+})
