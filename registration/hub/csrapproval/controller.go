@@ -81,7 +81,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, string, error) {
 	request, err := clientcsr.Validate(csr)
 	if err != nil {
-		return false, "not a cluster agent's client certificate request: " + err.Error(), nil
+		// An invalid request is a decision (leave it pending), not a failure.
+		return false, "not a cluster agent's client certificate request: " + err.Error(), nil //nolint:nilerr
 	}
 	cluster := &clusterv1.ManagedCluster{}
 	err = r.Client.Get(ctx, types.NamespacedName{Name: request.Cluster}, cluster)
