@@ -49,6 +49,8 @@ everything beyond registration is an addon you install on demand.`,
 	root.AddCommand(
 		fleetcli.NewCmdDev(streams),
 		registrationcli.NewCmdInit(streams.Out),
+		registrationcli.NewCmdAccept(streams.Out),
+		registrationcli.NewCmdDeny(streams.Out),
 		get,
 		newCmdHub(),
 	)

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/bootstrap"
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// ReasonAccepted is the approval reason of CSRs approved by `corral accept`.
+const ReasonAccepted = "AcceptedByHubAdmin"
+
+// AcceptOptions are the options of `corral accept`.
+type AcceptOptions struct {
+	Out io.Writer
+	Hub *kubeflags.Flags
+	// Clusters are the clusters to accept.
+	Clusters []string
+	// Requesters are the users whose join requests accept approves.
+	Requesters []string
+
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+}
+
+// NewAcceptOptions approves join requests from the bootstrap identity only.
+func NewAcceptOptions(out io.Writer) *AcceptOptions {
+	return &AcceptOptions{Out: out, Hub: kubeflags.New("hub"), Requesters: []string{bootstrap.User}}
+}
+
+// NewCmdAccept returns `corral accept`.
+func NewCmdAccept(out io.Writer) *cobra.Command {
+	o := NewAcceptOptions(out)
+	cmd := &cobra.Command{
+		Use:   "accept CLUSTER...",
+		Short: "Accept clusters that asked to join, approving their agents' join requests",
+		Long: `Accept clusters that asked to join: approve each one's pending join request
+(a CSR from the bootstrap identity, for exactly that cluster's client
+certificate) and set spec.hubAcceptsClient. Every cluster is checked before
+anything changes; a request that is not a well-formed join request is left
+pending and reported. Safe to run again.`,
+		Example: "  corral accept cluster1 cluster2",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Clusters = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved")
+	return cmd
+}
+
+// Validate checks the cluster names.
+func (o *AcceptOptions) Validate() error { return validateClusterNames(o.Clusters) }
+
+func validateClusterNames(names []string) error {
+	for _, name := range names {
+		if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+			return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
+		}
+	}
+	return nil
+}
+
+// Complete builds the hub clients.
+func (o *AcceptOptions) Complete() error {
+	var err error
+	o.kube, o.clusters, err = hubClients(o.Hub)
+	return err
+}
+
+func hubClients(hub *kubeflags.Flags) (kubernetes.Interface, clusterclient.Interface, error) {
+	cfg, err := hub.RESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	clusters, err := clusterclient.NewForConfig(cfg)
+	return kube, clusters, err
+}
+
+// acceptPlan is what accepting one cluster will do.
+type acceptPlan struct {
+	cluster *clusterv1.ManagedCluster
+	approve []*certificatesv1.CertificateSigningRequest
+	skipped []string // why other pending requests are left alone
+}
+
+// Run plans every cluster, then, if all can be accepted, accepts them.
+func (o *AcceptOptions) Run(ctx context.Context) error {
+	var plans []acceptPlan
+	var errs []error
+	for _, name := range o.Clusters {
+		plan, err := o.plan(ctx, name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		plans = append(plans, plan)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("nothing was changed: %w", err)
+	}
+	for _, plan := range plans {
+		if err := o.accept(ctx, plan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, error) {
+	mc, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return acceptPlan{}, fmt.Errorf("cluster %s has not asked to join: there is no ManagedCluster %s on the hub", name, name)
+	}
+	if err != nil {
+		return acceptPlan{}, err
+	}
+	csrs, err := o.kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
+		LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
+	})
+	if err != nil {
+		return acceptPlan{}, err
+	}
+	plan := acceptPlan{cluster: mc}
+	for i := range csrs.Items {
+		csr := &csrs.Items[i]
+		if !clientcsr.Pending(csr) {
+			continue
+		}
+		req, err := clientcsr.Validate(csr)
+		switch {
+		case err != nil:
+			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: %v", csr.Name, err))
+		case req.Cluster != name:
+			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: it is for cluster %s", csr.Name, req.Cluster))
+		case !slices.Contains(o.Requesters, csr.Spec.Username):
+			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: requested by %s, not a bootstrap identity (--requesters)", csr.Name, csr.Spec.Username))
+		default:
+			plan.approve = append(plan.approve, csr)
+		}
+	}
+	return plan, nil
+}
+
+func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
+	name := plan.cluster.Name
+	for _, csr := range plan.approve {
+		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
+			Reason: ReasonAccepted, Message: "approved by a hub admin with corral accept", LastUpdateTime: metav1.Now(),
+		})
+		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("approving %s for %s: %w", csr.Name, name, err)
+		}
+		fmt.Fprintf(o.Out, "%s: approved join request %s from %s\n", name, csr.Name, csr.Spec.Username)
+	}
+	for _, why := range plan.skipped {
+		fmt.Fprintf(o.Out, "%s: left request %s\n", name, why)
+	}
+	if plan.cluster.Spec.HubAcceptsClient {
+		if len(plan.approve) == 0 {
+			fmt.Fprintf(o.Out, "%s: already accepted, nothing to approve\n", name)
+		}
+		return nil
+	}
+	if err := setHubAcceptsClient(ctx, o.clusters, name, true); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "%s: accepted\n", name)
+	if len(plan.approve) == 0 {
+		fmt.Fprintf(o.Out, "%s: its agent has not asked for a certificate yet; run 'corral accept %s' again once it has\n", name, name)
+	}
+	return nil
+}
+
+// setHubAcceptsClient patches spec.hubAcceptsClient.
+func setHubAcceptsClient(ctx context.Context, clusters clusterclient.Interface, name string, accept bool) error {
+	patch := fmt.Appendf(nil, `{"spec":{"hubAcceptsClient":%t}}`, accept)
+	if _, err := clusters.ClusterV1().ManagedClusters().Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("setting hubAcceptsClient of %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// ReasonDenied is the reason of CSRs denied by `corral deny`.
+const ReasonDenied = "DeniedByHubAdmin"
+
+// DenyOptions are the options of `corral deny`.
+type DenyOptions struct {
+	Out      io.Writer
+	Hub      *kubeflags.Flags
+	Clusters []string
+
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+}
+
+// NewCmdDeny returns `corral deny`.
+func NewCmdDeny(out io.Writer) *cobra.Command {
+	o := &DenyOptions{Out: out, Hub: kubeflags.New("hub")}
+	cmd := &cobra.Command{
+		Use:   "deny CLUSTER...",
+		Short: "Deny clusters: revoke their access to the hub and deny their pending requests",
+		Long: `Deny clusters: set spec.hubAcceptsClient to false, which makes the hub revoke
+the cluster's permissions, and deny its pending certificate requests. Its
+namespace and what is in it stay; delete the ManagedCluster to remove them.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Clusters = args
+			if err := validateClusterNames(o.Clusters); err != nil {
+				return err
+			}
+			var err error
+			if o.kube, o.clusters, err = hubClients(o.Hub); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Run checks every cluster exists, then denies each.
+func (o *DenyOptions) Run(ctx context.Context) error {
+	var errs []error
+	for _, name := range o.Clusters {
+		if _, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("there is no ManagedCluster %s on the hub", name))
+		} else if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("nothing was changed: %w", err)
+	}
+	for _, name := range o.Clusters {
+		if err := setHubAcceptsClient(ctx, o.clusters, name, false); err != nil {
+			return err
+		}
+		if err := o.denyPending(ctx, name); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "%s: denied\n", name)
+	}
+	return nil
+}
+
+func (o *DenyOptions) denyPending(ctx context.Context, name string) error {
+	csrs, err := o.kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
+		LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
+	})
+	if err != nil {
+		return err
+	}
+	for i := range csrs.Items {
+		csr := &csrs.Items[i]
+		if !clientcsr.Pending(csr) {
+			continue
+		}
+		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue,
+			Reason: ReasonDenied, Message: "denied by a hub admin with corral deny", LastUpdateTime: metav1.Now(),
+		})
+		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("denying %s: %w", csr.Name, err)
+		}
+		fmt.Fprintf(o.Out, "%s: denied request %s\n", name, csr.Name)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package registration_test
+
+import (
+	"bytes"
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// join does what a joining agent does with its bootstrap token: create its
+// ManagedCluster and a CSR. It returns the CSR's name.
+func join(ctx context.Context, name string) string {
+	joiner := bootstrapClient(ctx)
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
+	Expect(joiner.Create(ctx, mc)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mc) })
+	return submitCSR(ctx, joiner, name, csrPEM(name))
+}
+
+// accept runs corral accept and returns its output.
+func accept(ctx context.Context, clusters ...string) (string, error) {
+	var out bytes.Buffer
+	o := registrationcli.NewAcceptOptions(&out)
+	o.Hub.Kubeconfig = hubCluster.Kubeconfig
+	o.Clusters = clusters
+	if err := o.Validate(); err != nil {
+		return out.String(), err
+	}
+	Expect(o.Complete()).To(Succeed())
+	err := o.Run(ctx)
+	return out.String(), err
+}
+
+var _ = Describe("corral accept", func() {
+	It("approves a joining cluster's request and accepts it; the hub signs the certificate", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		csr := join(ctx, name)
+		out, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring(name + ": approved join request " + csr))
+		Expect(out).To(ContainSubstring(name + ": accepted"))
+		expectAccepted(ctx, name)
+		Eventually(func() []byte { return getCSR(ctx, csr).Status.Certificate }).WithContext(ctx).WithTimeout(timeout).ShouldNot(BeEmpty())
+
+		By("being safe to run again")
+		out, err = accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("already accepted"))
+	})
+
+	It("refuses a cluster that never asked to join, and changes nothing for the others named", func(ctx context.Context) {
+		name, ghost := "c-"+rand.String(6), "ghost-"+rand.String(5)
+		csr := join(ctx, name)
+		_, err := accept(ctx, name, ghost)
+		Expect(err).To(MatchError(And(ContainSubstring("nothing was changed"), ContainSubstring(ghost+" has not asked to join"))))
+		Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
+		Expect(clientcsr.Pending(getCSR(ctx, csr))).To(BeTrue())
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: ghost}, &clusterv1.ManagedCluster{}))).To(BeTrue())
+	})
+
+	It("leaves a request that is not its bootstrap join request pending, and says so", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		join(ctx, name)
+		rogue := submitCSR(ctx, bootstrapClient(ctx), name, csrPEM(name), certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth)
+		out, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("left request " + rogue + " pending"))
+		Expect(clientcsr.Pending(getCSR(ctx, rogue))).To(BeTrue())
+	})
+
+	It("refuses a malformed cluster name before talking to the hub", func(ctx context.Context) {
+		_, err := accept(ctx, "Not_A_Name")
+		Expect(err).To(MatchError(ContainSubstring("is not a cluster name")))
+	})
+})
+
+var _ = Describe("corral deny", func() {
+	It("revokes an accepted cluster and denies its pending requests", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		join(ctx, name)
+		_, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		expectAccepted(ctx, name)
+		pending := submitCSR(ctx, bootstrapClient(ctx), name, csrPEM(name))
+
+		var out bytes.Buffer
+		deny := registrationcli.NewCmdDeny(&out)
+		deny.SetArgs([]string{"--kubeconfig", hubCluster.Kubeconfig, name})
+		Expect(deny.ExecuteContext(ctx)).To(Succeed())
+		Expect(out.String()).To(ContainSubstring(name + ": denied"))
+		Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
+		Expect(getCSR(ctx, pending).Status.Conditions).To(ContainElement(HaveField("Type", certificatesv1.CertificateDenied)))
+	})
+})
