@@ -44,8 +44,8 @@ everything beyond registration is an addon you install on demand.`,
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	root.PersistentFlags().AddGoFlag(klogFlags.Lookup("v"))
-	get := &cobra.Command{Use: "get", Short: "Show hub resources: token"}
-	get.AddCommand(registrationcli.NewCmdGetToken(streams.Out))
+	get := &cobra.Command{Use: "get", Short: "Show hub resources: clusters, token"}
+	get.AddCommand(registrationcli.NewCmdGetClusters(streams.Out), registrationcli.NewCmdGetToken(streams.Out))
 	root.AddCommand(
 		fleetcli.NewCmdDev(streams),
 		registrationcli.NewCmdInit(streams.Out),

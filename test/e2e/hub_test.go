@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,46 @@ spec: {hubAcceptsClient: true, leaseDurationSeconds: 60}
 		r = kubectl(hubKubeconfig, "get", "namespace", "e2e-c1")
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(session.ExitCode()).To(Equal(-1), "corral hub should still be running")
+	})
+
+	It("corral get clusters lists it, as a table and as JSON", func() {
+		r := corral(cliTimeout, "get", "clusters", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(MatchRegexp(`(?m)^NAME\s+ACCEPTED\s+JOINED\s+AVAILABLE\s+AGE\s+SETS\s+TAINTS$`))
+		Expect(r.out).To(MatchRegexp(`(?m)^e2e-c1\s+true\s`))
+
+		r = corral(cliTimeout, "get", "clusters", "e2e-c1", "-o", "json", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		var list struct {
+			Items []struct {
+				Metadata struct{ Name string } `json:"metadata"`
+			} `json:"items"`
+		}
+		Expect(json.Unmarshal([]byte(r.out), &list)).To(Succeed(), "%s", r)
+		Expect(list.Items).To(HaveLen(1))
+		Expect(list.Items[0].Metadata.Name).To(Equal("e2e-c1"))
+
+		expectOneLineError(corral(cliTimeout, "get", "clusters", "ghost", "--kubeconfig", hubKubeconfig), "no such cluster", "ghost")
+	})
+
+	It("corral accept refuses a cluster that never asked to join, in one line", func() {
+		expectOneLineError(corral(cliTimeout, "accept", "ghost", "--kubeconfig", hubKubeconfig), "ghost has not asked to join", "nothing was changed")
+	})
+
+	It("corral accept accepts a waiting cluster, and says its agent has not asked for a certificate yet", func() {
+		manifest := filepath.Join(GinkgoT().TempDir(), "c2.yaml")
+		Expect(os.WriteFile(manifest, []byte(`apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: e2e-c2}
+spec: {hubAcceptsClient: false}
+`), 0o644)).To(Succeed())
+		Expect(kubectl(hubKubeconfig, "apply", "-f", manifest).code).To(Equal(0))
+		r := corral(cliTimeout, "accept", "e2e-c2", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("e2e-c2: accepted"))
+		Expect(r.out).To(ContainSubstring("has not asked for a certificate yet"))
+		r = kubectl(hubKubeconfig, "get", "managedcluster", "e2e-c2", "-o", "jsonpath={.spec.hubAcceptsClient}")
+		Expect(strings.TrimSpace(r.out)).To(Equal("true"))
 	})
 })
 

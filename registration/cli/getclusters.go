@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+)
+
+// GetClustersOptions are the options of `corral get clusters`.
+type GetClustersOptions struct {
+	Out    io.Writer
+	Hub    *kubeflags.Flags
+	Output string
+	Names  []string
+}
+
+// NewCmdGetClusters returns `corral get clusters`.
+func NewCmdGetClusters(out io.Writer) *cobra.Command {
+	o := &GetClustersOptions{Out: out, Hub: kubeflags.New("hub")}
+	cmd := &cobra.Command{
+		Use:     "clusters [NAME...]",
+		Aliases: []string{"cluster", "managedclusters"},
+		Short:   "List the hub's clusters: accepted, joined, available, sets, taints",
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Names = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: a table)")
+	return cmd
+}
+
+// Validate checks the output format and names.
+func (o *GetClustersOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return fmt.Errorf("--output %q is not supported: use json or yaml, or leave it out for a table", o.Output)
+	}
+	return validateClusterNames(o.Names)
+}
+
+// Run lists the clusters, or the named ones, and prints them.
+func (o *GetClustersOptions) Run(ctx context.Context) error {
+	_, clusters, err := hubClients(o.Hub)
+	if err != nil {
+		return err
+	}
+	list, err := clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing clusters: %w", err)
+	}
+	items := list.Items
+	if len(o.Names) > 0 {
+		items, err = pick(items, o.Names)
+		if err != nil {
+			return err
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	out := &clusterv1.ManagedClusterList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items}
+	for i := range out.Items {
+		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1.GroupVersion.String(), "ManagedCluster"
+	}
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Out, string(b))
+	case "yaml":
+		b, err := yaml.Marshal(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(o.Out, string(b))
+	default:
+		PrintClusterTable(o.Out, out.Items, time.Now())
+	}
+	return nil
+}
+
+func pick(items []clusterv1.ManagedCluster, names []string) ([]clusterv1.ManagedCluster, error) {
+	byName := map[string]clusterv1.ManagedCluster{}
+	for _, mc := range items {
+		byName[mc.Name] = mc
+	}
+	var out []clusterv1.ManagedCluster
+	var missing []string
+	for _, n := range names {
+		mc, ok := byName[n]
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		out = append(out, mc)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no such cluster on the hub: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// PrintClusterTable prints one row per cluster.
+func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, now time.Time) {
+	if len(clusters) == 0 {
+		fmt.Fprintln(w, "No clusters on this hub yet.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tACCEPTED\tJOINED\tAVAILABLE\tAGE\tSETS\tTAINTS")
+	for _, mc := range clusters {
+		set := mc.Labels[clusterv1beta2.ClusterSetLabel]
+		if set == "" {
+			set = "default"
+		}
+		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
+			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
+			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
+			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), set, taints(mc.Spec.Taints))
+	}
+	_ = tw.Flush()
+}
+
+func conditionStatus(conditions []metav1.Condition, typ string) string {
+	if c := meta.FindStatusCondition(conditions, typ); c != nil {
+		return string(c.Status)
+	}
+	return "-"
+}
+
+func taints(ts []clusterv1.Taint) string {
+	if len(ts) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(ts))
+	for _, t := range ts {
+		keys = append(keys, fmt.Sprintf("%s:%s", strings.TrimPrefix(t.Key, "cluster.open-cluster-management.io/"), t.Effect))
+	}
+	return strings.Join(keys, ",")
+}

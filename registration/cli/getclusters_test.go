@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+func TestPrintClusterTable(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	clusters := []clusterv1.ManagedCluster{
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "c1", CreationTimestamp: metav1.NewTime(now.Add(-90 * time.Minute)),
+				Labels: map[string]string{"cluster.open-cluster-management.io/clusterset": "prod"}},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+			Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
+				{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue},
+				{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue},
+			}},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "c2", CreationTimestamp: metav1.NewTime(now.Add(-2 * time.Minute))},
+			Spec: clusterv1.ManagedClusterSpec{Taints: []clusterv1.Taint{
+				{Key: clusterv1.ManagedClusterTaintUnreachable, Effect: clusterv1.TaintEffectNoSelect},
+			}},
+		},
+	}
+	var out bytes.Buffer
+	PrintClusterTable(&out, clusters, now)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := [][]string{
+		{"NAME", "ACCEPTED", "JOINED", "AVAILABLE", "AGE", "SETS", "TAINTS"},
+		{"c1", "true", "True", "True", "90m", "prod", "-"},
+		{"c2", "false", "-", "-", "2m", "default", "unreachable:NoSelect"},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, fields := range want {
+		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(fields, " ") {
+			t.Errorf("line %d = %q, want %q", i, got, fields)
+		}
+	}
+}
+
+func TestPrintClusterTableEmpty(t *testing.T) {
+	var out bytes.Buffer
+	PrintClusterTable(&out, nil, time.Now())
+	if !strings.Contains(out.String(), "No clusters") {
+		t.Errorf("got %q", out.String())
+	}
+}
