@@ -15,10 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // Name is the lease every cluster's agent renews in its namespace.
-const Name = "managed-cluster-lease"
+const Name = common.LeaseName
 
 // Defaults, as OCM has them.
 const (

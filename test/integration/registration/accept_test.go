@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/cobra"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,12 +94,20 @@ var _ = Describe("corral deny", func() {
 		expectAccepted(ctx, name)
 		pending := submitCSR(ctx, bootstrapClient(ctx), name, csrPEM(name))
 
-		var out bytes.Buffer
-		deny := registrationcli.NewCmdDeny(&out)
-		deny.SetArgs([]string{"--kubeconfig", hubCluster.Kubeconfig, name})
+		deny := newDenyCommand(name)
 		Expect(deny.ExecuteContext(ctx)).To(Succeed())
-		Expect(out.String()).To(ContainSubstring(name + ": denied"))
+		Expect(deny.OutOrStdout().(*bytes.Buffer).String()).To(ContainSubstring(name + ": denied"))
 		Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
 		Expect(getCSR(ctx, pending).Status.Conditions).To(ContainElement(HaveField("Type", certificatesv1.CertificateDenied)))
 	})
 })
+
+// newDenyCommand is `corral deny cluster` against the suite's hub, its
+// output in a buffer.
+func newDenyCommand(cluster string) *cobra.Command {
+	var out bytes.Buffer
+	deny := registrationcli.NewCmdDeny(&out)
+	deny.SetOut(&out)
+	deny.SetArgs([]string{"--kubeconfig", hubCluster.Kubeconfig, cluster})
+	return deny
+}

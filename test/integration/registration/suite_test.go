@@ -11,6 +11,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,18 +38,29 @@ func TestRegistration(t *testing.T) {
 const leaseGraceMultiplier = 2
 
 var (
-	hubCluster *localcluster.Cluster
-	admin      client.Client
-	kube       kubernetes.Interface
+	hubCluster     *localcluster.Cluster
+	managedCluster *localcluster.Cluster
+	admin          client.Client
+	kube           kubernetes.Interface
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err error
+	// The hub, and a separate API server an agent runs for.
+	var err, managedErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		managedCluster, managedErr = localcluster.Start(ctx, localcluster.Options{
+			Name: "managed", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
+		})
+	})
 	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
 		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
 	})
+	wg.Wait()
 	Expect(err).NotTo(HaveOccurred())
+	Expect(managedErr).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
+	DeferCleanup(managedCluster.Stop)
 
 	By("running corral init on it")
 	initOpts := registrationcli.NewInitOptions(GinkgoWriter)

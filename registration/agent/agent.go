@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+// OCM's defaults for where the hub kubeconfig lives on the managed cluster.
+const (
+	DefaultSecretNamespace = "open-cluster-management-agent"
+	DefaultSecretName      = "hub-kubeconfig-secret"
+	DefaultLeaseDuration   = 60
+)
+
+// Options configure an agent.
+type Options struct {
+	// ClusterName names the cluster on the hub (a DNS-1123 label).
+	ClusterName string
+	// AgentID is the agent's part of its identity; empty means the stored
+	// one, else a new random one.
+	AgentID string
+	// Bootstrap is the hub client configuration of the bootstrap identity.
+	Bootstrap *rest.Config
+	// Managed is the client configuration of the managed cluster.
+	Managed *rest.Config
+	// ClientConfigs are the managed cluster's API server addresses the hub
+	// may use (managedClusterClientConfigs).
+	ClientConfigs []clusterv1.ClientConfig
+	// SecretNamespace and SecretName locate the stored hub kubeconfig on
+	// the managed cluster.
+	SecretNamespace, SecretName string
+	// KubeconfigFile, if set, also receives the hub kubeconfig.
+	KubeconfigFile string
+	// LeaseDurationSeconds is how often the lease is renewed.
+	LeaseDurationSeconds int32
+	// PollInterval is how often a pending join is looked at.
+	PollInterval time.Duration
+	// Clock is injected for tests.
+	Clock clock.WithTicker
+}
+
+func (o *Options) complete() error {
+	if err := ValidateClusterName(o.ClusterName); err != nil {
+		return err
+	}
+	if o.Bootstrap == nil || o.Managed == nil {
+		return errors.New("the agent needs a bootstrap kubeconfig for the hub and a kubeconfig for the managed cluster")
+	}
+	if o.SecretNamespace == "" {
+		o.SecretNamespace = DefaultSecretNamespace
+	}
+	if o.SecretName == "" {
+		o.SecretName = DefaultSecretName
+	}
+	if o.LeaseDurationSeconds <= 0 {
+		o.LeaseDurationSeconds = DefaultLeaseDuration
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return nil
+}
+
+// Agent joins its cluster to a hub and keeps it reported.
+type Agent struct {
+	opts    Options
+	managed kubernetes.Interface
+}
+
+// New checks opts and returns an agent.
+func New(opts Options) (*Agent, error) {
+	if err := opts.complete(); err != nil {
+		return nil, err
+	}
+	managed, err := kubernetes.NewForConfig(opts.Managed)
+	if err != nil {
+		return nil, err
+	}
+	return &Agent{opts: opts, managed: managed}, nil
+}
+
+// Run joins (or reuses a stored identity) and then heartbeats until ctx
+// ends.
+func (a *Agent) Run(ctx context.Context) error {
+	hub, id, err := a.identity(ctx)
+	if err != nil {
+		return err
+	}
+	return a.heartbeat(ctx, hub, id)
+}
+
+// stored is what the hub kubeconfig Secret holds.
+type stored struct {
+	agentID    string
+	kubeconfig []byte
+	cert       *certificate
+}
+
+// load reads the stored identity of this cluster, if any.
+func (a *Agent) load(ctx context.Context) (*stored, error) {
+	secret, err := a.managed.CoreV1().Secrets(a.opts.SecretNamespace).Get(ctx, a.opts.SecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s/%s on the managed cluster: %w", a.opts.SecretNamespace, a.opts.SecretName, err)
+	}
+	if string(secret.Data[KeyClusterName]) != a.opts.ClusterName {
+		return nil, nil // another cluster's identity: start afresh
+	}
+	s := &stored{agentID: string(secret.Data[KeyAgentName]), kubeconfig: secret.Data[KeyKubeconfig]}
+	if c, err := parseCertificate(secret.Data[KeyCert]); err == nil {
+		s.cert = c
+	}
+	return s, nil
+}
+
+// identity returns a working hub configuration for the agent's own
+// identity: the stored one while its certificate is valid, else a new one
+// through the bootstrap handshake.
+func (a *Agent) identity(ctx context.Context) (*rest.Config, Identity, error) {
+	s, err := a.load(ctx)
+	if err != nil {
+		return nil, Identity{}, err
+	}
+	id := Identity{Cluster: a.opts.ClusterName, AgentID: a.opts.AgentID}
+	if id.AgentID == "" && s != nil {
+		id.AgentID = s.agentID
+	}
+	if id.AgentID == "" {
+		id.AgentID = NewAgentID()
+	}
+	if s != nil && s.cert != nil && s.cert.CommonName == id.CommonName() && a.opts.Clock.Now().Before(s.cert.NotAfter) {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
+		if err == nil {
+			log(ctx).Info("Using the stored hub identity", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
+			return cfg, id, nil
+		}
+	}
+	cfg, err := a.join(ctx, id)
+	return cfg, id, err
+}
+
+// save stores the hub kubeconfig (Secret, and file if asked).
+func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyPEM []byte) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.opts.SecretNamespace}}
+	if _, err := a.managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s on the managed cluster: %w", a.opts.SecretNamespace, err)
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.SecretNamespace, Name: a.opts.SecretName},
+		Data: map[string][]byte{
+			KeyKubeconfig: kubeconfig, KeyCert: certPEM, KeyKey: keyPEM,
+			KeyClusterName: []byte(id.Cluster), KeyAgentName: []byte(id.AgentID),
+		},
+	}
+	secrets := a.managed.CoreV1().Secrets(a.opts.SecretNamespace)
+	if _, err := secrets.Update(ctx, secret, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
+		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("storing the hub kubeconfig: %w", err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("storing the hub kubeconfig: %w", err)
+	}
+	if a.opts.KubeconfigFile != "" {
+		if err := os.WriteFile(a.opts.KubeconfigFile, kubeconfig, 0o600); err != nil {
+			return fmt.Errorf("writing %s: %w", a.opts.KubeconfigFile, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package agent
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"time"
+
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// Keys of the hub kubeconfig Secret, as OCM's agent writes them.
+const (
+	KeyKubeconfig  = "kubeconfig"
+	KeyCert        = "tls.crt"
+	KeyKey         = "tls.key"
+	KeyClusterName = "cluster-name"
+	KeyAgentName   = "agent-name"
+)
+
+// Identity is who the agent is on the hub.
+type Identity struct {
+	Cluster string
+	AgentID string
+}
+
+// CommonName is the subject CN of the agent's client certificate.
+func (id Identity) CommonName() string { return clientcsr.ClusterGroup(id.Cluster) + ":" + id.AgentID }
+
+// NewAgentID returns a random agent id, as OCM makes them.
+func NewAgentID() string { return utilrand.String(5) }
+
+// ValidateClusterName says, in one line, why name cannot name a cluster.
+func ValidateClusterName(name string) error {
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		return fmt.Errorf("cluster name %q is not valid: %s", name, msgs[0])
+	}
+	return nil
+}
+
+// newKeyAndRequest makes a fresh key and a PEM certificate request for id.
+func newKeyAndRequest(id Identity) (keyPEM, requestPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
+		CommonName:   id.CommonName(),
+		Organization: []string{clientcsr.ClusterGroup(id.Cluster), clientcsr.ManagedClustersGroup},
+	}}, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+}
+
+// certificate is a parsed client certificate.
+type certificate struct {
+	NotBefore, NotAfter time.Time
+	CommonName          string
+}
+
+func parseCertificate(certPEM []byte) (*certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return nil, fmt.Errorf("not a PEM certificate")
+	}
+	c, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &certificate{NotBefore: c.NotBefore, NotAfter: c.NotAfter, CommonName: c.Subject.CommonName}, nil
+}
+
+// hubKubeconfig builds the kubeconfig of the agent's own identity: the hub
+// server and CA of the bootstrap kubeconfig, and the signed client cert.
+func hubKubeconfig(bootstrap *rest.Config, certPEM, keyPEM []byte) ([]byte, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = &clientcmdapi.Cluster{
+		Server: bootstrap.Host, CertificateAuthorityData: bootstrap.CAData,
+		CertificateAuthority: bootstrap.CAFile, TLSServerName: bootstrap.ServerName,
+	}
+	cfg.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
+	cfg.Contexts["default-context"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "default-auth"}
+	cfg.CurrentContext = "default-context"
+	return clientcmd.Write(*cfg)
+}

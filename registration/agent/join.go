@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+func log(ctx context.Context) logr.Logger { return klog.FromContext(ctx) }
+
+// ErrDenied is wrapped by the error of a join the hub refused.
+var ErrDenied = errors.New("the hub denied the join request")
+
+// hubBackoff is how the agent retries while the hub cannot be reached.
+var hubBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
+
+// join runs the bootstrap handshake: ManagedCluster, CSR, wait, store.
+func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
+	kube, err := kubernetes.NewForConfig(a.opts.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := clusterclient.NewForConfig(a.opts.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.retry(ctx, "creating ManagedCluster "+id.Cluster, func() error { return a.ensureCluster(ctx, clusters) }); err != nil {
+		return nil, err
+	}
+	keyPEM, requestPEM, err := newKeyAndRequest(id)
+	if err != nil {
+		return nil, err
+	}
+	var csrName string
+	if err := a.retry(ctx, "creating a CSR", func() error {
+		csrName, err = createCSR(ctx, kube, id, requestPEM)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	log(ctx).Info("Asked to join; waiting for a hub admin to accept", "cluster", id.Cluster, "csr", csrName,
+		"hint", fmt.Sprintf("corral accept %s", id.Cluster))
+	certPEM, err := a.waitForCertificate(ctx, kube, csrName)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := parseCertificate(certPEM)
+	if err != nil || cert.CommonName != id.CommonName() {
+		return nil, fmt.Errorf("the hub issued a certificate for %v, not %s (%v)", cert, id.CommonName(), err)
+	}
+	kubeconfig, err := hubKubeconfig(a.opts.Bootstrap, certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.save(ctx, id, kubeconfig, certPEM, keyPEM); err != nil {
+		return nil, err
+	}
+	log(ctx).Info("Joined the hub", "cluster", id.Cluster, "agent", id.AgentID, "expires", cert.NotAfter)
+	return clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+}
+
+// ensureCluster creates the ManagedCluster, not accepted, unless it exists.
+func (a *Agent) ensureCluster(ctx context.Context, clusters clusterclient.Interface) error {
+	mc := &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: a.opts.ClusterName},
+		Spec: clusterv1.ManagedClusterSpec{
+			ManagedClusterClientConfigs: a.opts.ClientConfigs,
+			LeaseDurationSeconds:        a.opts.LeaseDurationSeconds,
+		},
+	}
+	_, err := clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func createCSR(ctx context.Context, kube kubernetes.Interface, id Identity, requestPEM []byte) (string, error) {
+	csr, err := kube.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: id.Cluster + "-",
+			Labels:       map[string]string{clusterv1.ClusterNameLabelKey: id.Cluster},
+		},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    requestPEM,
+			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{
+				certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return csr.Name, nil
+}
+
+// waitForCertificate polls the CSR until it has a certificate or is denied.
+func (a *Agent) waitForCertificate(ctx context.Context, kube kubernetes.Interface, name string) ([]byte, error) {
+	var cert []byte
+	err := wait.PollUntilContextCancel(ctx, a.opts.PollInterval, true, func(ctx context.Context) (bool, error) {
+		csr, err := kube.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			log(ctx).V(1).Info("Cannot read the join request yet; retrying", "csr", name, "err", err)
+			return false, nil // the hub may be restarting
+		}
+		for _, c := range csr.Status.Conditions {
+			if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
+				return false, fmt.Errorf("%w: CSR %s is %s: %s", ErrDenied, name, c.Type, c.Message)
+			}
+		}
+		cert = csr.Status.Certificate
+		return len(cert) > 0, nil
+	})
+	return cert, err
+}
+
+// retry runs f with backoff until it succeeds, logging each failure; it
+// gives up only when ctx ends or the hub says the request is forbidden or
+// invalid, which retrying will not change.
+func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
+	var last error
+	err := wait.ExponentialBackoffWithContext(ctx, hubBackoff, func(context.Context) (bool, error) {
+		last = f()
+		switch {
+		case last == nil:
+			return true, nil
+		case apierrors.IsForbidden(last), apierrors.IsUnauthorized(last), apierrors.IsInvalid(last):
+			return false, last
+		}
+		log(ctx).Info("Cannot reach the hub; retrying", "doing", what, "err", last)
+		return false, nil
+	})
+	if err != nil {
+		if last != nil {
+			return fmt.Errorf("%s: %w", what, last)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package registration_test
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/bootstrap"
+)
+
+// agentRun is a running agent: finished is closed when Run returns, err
+// then holds what it returned.
+type agentRun struct {
+	cancel   context.CancelFunc
+	finished chan struct{}
+	err      error
+}
+
+// stop ends the agent and waits for it.
+func (r *agentRun) stop() {
+	r.cancel()
+	Eventually(r.finished).WithTimeout(timeout).Should(BeClosed())
+}
+
+// startAgent runs an agent for cluster on the managed API server, storing
+// its identity in its own secret; it is stopped when the spec ends.
+func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun {
+	token, err := bootstrap.Token(ctx, kube, 600)
+	Expect(err).NotTo(HaveOccurred())
+	boot := rest.AnonymousClientConfig(hubCluster.Config)
+	boot.BearerToken = token
+	a, err := agent.New(agent.Options{
+		ClusterName: cluster, Bootstrap: boot, Managed: managedCluster.Config,
+		SecretName: secretName, KubeconfigFile: file,
+		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	runCtx, cancel := context.WithCancel(context.Background())
+	run := &agentRun{cancel: cancel, finished: make(chan struct{})}
+	go func() {
+		defer close(run.finished)
+		run.err = a.Run(runCtx)
+	}()
+	DeferCleanup(run.stop)
+	return run
+}
+
+func csrsOf(ctx context.Context, cluster string) []certificatesv1.CertificateSigningRequest {
+	list := &certificatesv1.CertificateSigningRequestList{}
+	Expect(admin.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: cluster})).To(Succeed())
+	return list.Items
+}
+
+var _ = Describe("the registration agent", func() {
+	It("joins through the double handshake: asks, waits for accept, stores its identity, then heartbeats", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		secret := "hub-kubeconfig-" + name
+		file := filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
+		run := startAgent(ctx, name, secret, file)
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+
+		By("asking: a ManagedCluster that is not accepted and one pending CSR")
+		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
+			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
+		Consistently(run.finished).WithTimeout(time.Second).ShouldNot(BeClosed(), "the agent waits for an admin")
+
+		By("a hub admin accepting it")
+		_, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("storing the hub kubeconfig on the managed cluster, with OCM's keys, and in the file")
+		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)
+		var stored *corev1.Secret
+		Eventually(func() error {
+			stored, err = managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+			return err
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Expect(stored.Data).To(HaveKey("kubeconfig"))
+		Expect(stored.Data).To(HaveKey("tls.crt"))
+		Expect(stored.Data).To(HaveKey("tls.key"))
+		Expect(string(stored.Data["cluster-name"])).To(Equal(name))
+		agentName := string(stored.Data["agent-name"])
+		Expect(agentName).NotTo(BeEmpty())
+		Expect(file).To(BeAnExistingFile())
+
+		By("reporting Joined and Available and renewing the lease")
+		Eventually(func(g Gomega) {
+			mc := getCluster(ctx, name)
+			g.Expect(meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)).To(BeTrue())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		lease := &coordinationv1.Lease{}
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+		first := lease.Spec.RenewTime.Time
+		Eventually(func() time.Time {
+			Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+			return lease.Spec.RenewTime.Time
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", first))
+		Expect(taintKeys(ctx, name)).NotTo(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
+
+		By("restarting and reusing the stored identity: no new CSR, the same agent name")
+		run.stop()
+		Expect(run.err).NotTo(HaveOccurred())
+		startAgent(ctx, name, secret, file)
+		renewed := lease.Spec.RenewTime.Time
+		Eventually(func() time.Time {
+			Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+			return lease.Spec.RenewTime.Time
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", renewed))
+		Expect(csrsOf(ctx, name)).To(HaveLen(1))
+		stored, err = managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(stored.Data["agent-name"])).To(Equal(agentName))
+	})
+
+	It("gives up with a clear error when the hub denies its request", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		run := startAgent(ctx, name, "hub-kubeconfig-"+name, "")
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
+			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+
+		deny := newDenyCommand(name)
+		Expect(deny.ExecuteContext(ctx)).To(Succeed())
+		Eventually(run.finished).WithTimeout(timeout).Should(BeClosed())
+		Expect(run.err).To(MatchError(agent.ErrDenied))
+	})
+})
