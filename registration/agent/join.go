@@ -58,8 +58,11 @@ func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
 		return nil, err
 	}
 	cert, err := parseCertificate(certPEM)
-	if err != nil || cert.CommonName != id.CommonName() {
-		return nil, fmt.Errorf("the hub issued a certificate for %v, not %s (%v)", cert, id.CommonName(), err)
+	if err != nil {
+		return nil, fmt.Errorf("the certificate the hub issued does not parse: %w", err)
+	}
+	if cert.CommonName != id.CommonName() {
+		return nil, fmt.Errorf("the hub issued a certificate for %s, not %s", cert.CommonName, id.CommonName())
 	}
 	kubeconfig, err := hubKubeconfig(a.opts.Bootstrap, certPEM, keyPEM)
 	if err != nil {
