@@ -53,6 +53,7 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdDeny(streams.Out),
 		get,
 		newCmdHub(),
+		newCmdAgent(),
 	)
 	return root
 }

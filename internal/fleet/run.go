@@ -66,27 +66,41 @@ func Run(ctx context.Context, opts Options) error {
 
 	clusters, err := startAll(ctx, opts, state)
 	if err != nil {
-		state.Phase, state.Message = PhaseFailed, err.Error()
-		_ = state.write()
-		return err
+		return fail(state, err)
+	}
+	// The hub's controllers and the agents run until the fleet stops, and
+	// stop before the control planes do.
+	var registration sync.WaitGroup
+	regCtx, stopRegistration := context.WithCancel(ctx)
+	stop := func() error {
+		stopRegistration()
+		registration.Wait()
+		return stopAll(clusters)
+	}
+	if err := register(regCtx, clusters[0], clusters[1:], opts.Progress, &registration); err != nil {
+		return fail(state, errors.Join(err, stop()))
 	}
 	state.Phase = PhaseRunning
-	if err := state.write(); err != nil {
-		return errors.Join(err, stopAll(clusters))
+	if err := errors.Join(state.write(), writeHowto(opts.Dir, state)); err != nil {
+		return errors.Join(err, stop())
 	}
-	if err := writeHowto(opts.Dir, state); err != nil {
-		return errors.Join(err, stopAll(clusters))
-	}
-	fmt.Fprintf(opts.Progress, "fleet: running (hub and %s)\n", ManagedClusters(opts.Clusters))
+	fmt.Fprintf(opts.Progress, "fleet: running (hub and %s, joined)\n", ManagedClusters(opts.Clusters))
 
 	watchDeaths(ctx, clusters, opts.Progress)
 
 	state.Phase = PhaseStopping
 	_ = state.write()
 	fmt.Fprintln(opts.Progress, "fleet: stopping")
-	err = stopAll(clusters)
+	err = stop()
 	state.Phase = PhaseStopped
 	return errors.Join(err, state.write())
+}
+
+// fail records that the fleet did not start, and why.
+func fail(state *State, err error) error {
+	state.Phase, state.Message = PhaseFailed, err.Error()
+	_ = state.write()
+	return err
 }
 
 // startAll starts every cluster at once; if one fails the others are
@@ -163,6 +177,7 @@ func Howto(state *State) string {
 		s += "\n"
 	}
 	corral := corralCommand()
+	s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corralCommand(), hub.Kubeconfig)
 	s += fmt.Sprintf("# What runs, and stopping it:\n%s dev status --dir %s\n%s dev down --dir %s\n", corral, state.Dir, corral, state.Dir)
 	return s
 }

@@ -27,8 +27,11 @@ const (
 const (
 	stateFile = "fleet.json"
 	// LogFile is the supervisor's log, which holds its progress lines.
-	LogFile   = "fleet.log"
-	howtoFile = "HOWTO.txt"
+	LogFile = "fleet.log"
+	// ControllersLogFile holds the logs of the hub's controllers and the
+	// agents the supervisor runs.
+	ControllersLogFile = "controllers.log"
+	howtoFile          = "HOWTO.txt"
 	// HubName names the hub cluster and its directory.
 	HubName = "hub"
 )

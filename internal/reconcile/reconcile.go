@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -34,8 +35,13 @@ type Step[S any] struct {
 	Run  func(ctx context.Context, scope S) (Result, error)
 }
 
+// conflictRetry is how soon a reconcile that lost a write race looks again.
+const conflictRetry = 100 * time.Millisecond
+
 // Run runs steps in order over scope. A step that fails without stopping
-// lets the later steps run; the errors are joined, each naming its step.
+// lets the later steps run; the errors are joined, each naming its step. A
+// conflict (another writer changed the object first) is not an error: the
+// list stops and the object is looked at again shortly.
 func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, error) {
 	var (
 		errs    []error
@@ -43,6 +49,10 @@ func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, er
 	)
 	for _, step := range steps {
 		res, err := step.Run(ctx, scope)
+		if apierrors.IsConflict(err) {
+			ctrl.LoggerFrom(ctx).V(4).Info("Write conflict; looking again", "step", step.Name)
+			res, err = Result{Stop: true, RequeueAfter: conflictRetry}, nil
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", step.Name, err))
 		}

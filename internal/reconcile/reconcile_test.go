@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -42,6 +44,14 @@ func TestRun(t *testing.T) {
 			steps:    []Step[*[]string]{step("a", Continue, boom), step("b", Continue, boom)},
 			wantRan:  []string{"a", "b"},
 			wantErrs: []string{"a: boom", "b: boom"},
+		},
+		"a conflict stops the list and looks again soon, without an error": {
+			steps: []Step[*[]string]{
+				step("a", Continue, apierrors.NewConflict(schema.GroupResource{Resource: "things"}, "x", errors.New("changed"))),
+				step("b", Continue, nil),
+			},
+			wantRan: []string{"a"},
+			wantRes: ctrl.Result{RequeueAfter: conflictRetry},
 		},
 		"the shortest requeue wins": {
 			steps: []Step[*[]string]{

@@ -85,30 +85,40 @@ func validateTokenTTL(ttl time.Duration) error {
 
 // Run installs what a hub needs and prints a bootstrap token.
 func (o *InitOptions) Run(ctx context.Context) error {
-	fmt.Fprintf(o.Out, "installing the Open Cluster Management CRDs on %s\n", o.config.Host)
-	if err := crds.Install(ctx, o.config); err != nil {
+	if err := InstallHub(ctx, o.config, o.Out); err != nil {
 		return err
-	}
-	c, err := client.New(o.config, client.Options{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Out, "installing the roles cluster namespaces bind")
-	for _, role := range managedcluster.SharedClusterRoles() {
-		if err := c.Apply(ctx, role, client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
-			return fmt.Errorf("cluster role %s: %w", *role.Name, err)
-		}
 	}
 	kube, err := kubernetes.NewForConfig(o.config)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "installing the bootstrap identity %s\n", bootstrap.User)
-	if err := bootstrap.Install(ctx, kube); err != nil {
-		return err
-	}
 	fmt.Fprintln(o.Out, "\nThe hub is ready. A cluster's agent asks to join with:")
 	return printToken(ctx, o.Out, kube, o.config.Host, o.TokenTTL)
+}
+
+// InstallHub installs what `corral init` does — the CRDs, the shared
+// cluster roles, the bootstrap identity — saying each step on out.
+func InstallHub(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+	fmt.Fprintf(out, "installing the Open Cluster Management CRDs on %s\n", cfg.Host)
+	if err := crds.Install(ctx, cfg); err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "installing the roles cluster namespaces bind")
+	for _, role := range managedcluster.SharedClusterRoles() {
+		if err := c.Apply(ctx, role, client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
+			return fmt.Errorf("cluster role %s: %w", *role.Name, err)
+		}
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "installing the bootstrap identity %s\n", bootstrap.User)
+	return bootstrap.Install(ctx, kube)
 }
 
 // printToken issues a bootstrap token and prints it with the hub's address.

@@ -46,6 +46,14 @@ var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Order
 		Expect(filepath.Join(dir, "HOWTO.txt")).To(BeAnExistingFile())
 	})
 
+	It("joins and accepts its managed clusters: the hub sees both joined and available", func() {
+		r := corral(cliTimeout, "get", "clusters", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(MatchRegexp(`(?m)^cluster1\s+true\s+True\s+True\s`))
+		Expect(r.out).To(MatchRegexp(`(?m)^cluster2\s+true\s+True\s+True\s`))
+		Expect(filepath.Join(dir, "cluster1", "hub-kubeconfig")).To(BeAnExistingFile(), "the agent's own hub kubeconfig")
+	})
+
 	It("serves the hub: kubectl get ns lists kube-system", func() {
 		r := kubectl(hubKubeconfig, "get", "ns")
 		Expect(r.code).To(Equal(0), "%s", r)

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/corral-dev/corral/internal/fleet"
 	"github.com/corral-dev/corral/internal/localcluster"
@@ -50,6 +53,15 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	defer lock.Release()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	// The fleet's log says what happens, for people; the controllers' and
+	// agents' own logs go to a file of their own.
+	logFile, err := os.OpenFile(filepath.Join(o.Dir, fleet.ControllersLogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	klog.LogToStderr(false)
+	klog.SetOutput(logFile)
 	o.Progress = o.Out
 	return fleet.Run(ctx, o.Options)
 }

@@ -1,0 +1,173 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/bootstrap"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/hub"
+)
+
+// Timing of a local fleet's registration.
+const (
+	// fleetLeaseSeconds is the agents' lease period: short, so that a
+	// stopped cluster shows as unreachable within a minute.
+	fleetLeaseSeconds = 10
+	joinTimeout       = 2 * time.Minute
+	// HubKubeconfigFile is where each managed cluster's agent writes its own
+	// hub kubeconfig, in that cluster's directory.
+	HubKubeconfigFile = "hub-kubeconfig"
+)
+
+// register does, in this process, what a user does by hand: corral init on
+// the hub, corral hub, a corral agent per managed cluster, and corral
+// accept for each. It returns once every cluster has joined and is
+// available; the controllers and agents run, tracked by wg, until ctx ends.
+func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer, wg *sync.WaitGroup) error {
+	say := func(who, format string, args ...any) {
+		fmt.Fprintf(progress, "%s: %s\n", who, fmt.Sprintf(format, args...))
+	}
+	if err := registrationcli.InstallHub(ctx, hubCluster.Config, prefixed{progress, "hub: "}); err != nil {
+		return fmt.Errorf("preparing the hub: %w", err)
+	}
+	if err := startHubControllers(ctx, hubCluster.Config, progress, wg); err != nil {
+		return err
+	}
+	say("hub", "registration controllers running")
+	kube, err := kubernetes.NewForConfig(hubCluster.Config)
+	if err != nil {
+		return err
+	}
+	token, err := bootstrap.Token(ctx, kube, int64(time.Hour.Seconds()))
+	if err != nil {
+		return err
+	}
+	boot := rest.AnonymousClientConfig(hubCluster.Config)
+	boot.BearerToken = token
+	for _, m := range managed {
+		a, err := agent.New(agent.Options{
+			ClusterName: m.Name, Bootstrap: boot, Managed: m.Config,
+			KubeconfigFile: filepath.Join(m.Dir, HubKubeconfigFile), LeaseDurationSeconds: fleetLeaseSeconds,
+		})
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			if err := a.Run(ctx); err != nil && ctx.Err() == nil {
+				say(m.Name, "agent stopped: %v", err)
+			}
+		})
+	}
+	clusters, err := clusterclient.NewForConfig(hubCluster.Config)
+	if err != nil {
+		return err
+	}
+	for _, m := range managed {
+		if err := acceptWhenAsked(ctx, hubCluster, kube, clusters, m.Name, progress); err != nil {
+			return err
+		}
+	}
+	for _, m := range managed {
+		if err := waitJoined(ctx, clusters, m.Name); err != nil {
+			return err
+		}
+		say(m.Name, "joined the hub and available")
+	}
+	return nil
+}
+
+func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writer, wg *sync.WaitGroup) error {
+	scheme, err := hub.Scheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: scheme, Cache: hub.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	if err != nil {
+		return err
+	}
+	if err := hub.SetupWithManager(mgr, hub.Options{}); err != nil {
+		return err
+	}
+	wg.Go(func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintf(progress, "hub: registration controllers stopped: %v\n", err)
+		}
+	})
+	return nil
+}
+
+// acceptWhenAsked waits until the cluster's agent has asked to join (or it
+// is accepted already, as on a reused hub) and then runs corral accept.
+func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, kube kubernetes.Interface, clusters clusterclient.Interface, name string, progress io.Writer) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		if mc.Spec.HubAcceptsClient {
+			return true, nil
+		}
+		csrs, err := kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
+			LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
+		})
+		return err == nil && len(csrs.Items) > 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s's agent did not ask to join within %s: %w", name, joinTimeout, err)
+	}
+	o := registrationcli.NewAcceptOptions(progress)
+	o.Hub.Kubeconfig = hubCluster.Kubeconfig
+	o.Clusters = []string{name}
+	if err := o.Complete(); err != nil {
+		return err
+	}
+	return o.Run(ctx)
+}
+
+func waitJoined(ctx context.Context, clusters clusterclient.Interface, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s did not join within %s: %w", name, joinTimeout, err)
+	}
+	return nil
+}
+
+// prefixed writes each write with a prefix: the verbs' lines in the
+// fleet's progress.
+type prefixed struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
