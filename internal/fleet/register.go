@@ -118,18 +118,18 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writ
 // acceptWhenAsked waits until the cluster's agent has asked to join (or it
 // is accepted already, as on a reused hub) and then runs corral accept.
 func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, kube kubernetes.Interface, clusters clusterclient.Interface, name string, progress io.Writer) error {
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+	asked := func(ctx context.Context) bool { // errors: not yet, the hub is busy
 		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		if mc.Spec.HubAcceptsClient {
-			return true, nil
+		if err != nil || mc.Spec.HubAcceptsClient {
+			return err == nil
 		}
 		csrs, err := kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
 			LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
 		})
-		return err == nil && len(csrs.Items) > 0, nil
+		return err == nil && len(csrs.Items) > 0
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+		return asked(ctx), nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s's agent did not ask to join within %s: %w", name, joinTimeout, err)
@@ -144,13 +144,14 @@ func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, kube
 }
 
 func waitJoined(ctx context.Context, clusters clusterclient.Interface, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+	joined := func(ctx context.Context) bool { // errors: not yet, the hub is busy
 		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
-			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		return err == nil &&
+			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
+		return joined(ctx), nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s did not join within %s: %w", name, joinTimeout, err)
