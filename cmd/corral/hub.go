@@ -59,7 +59,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   hub.CacheOptions(),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},

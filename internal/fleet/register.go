@@ -98,7 +98,7 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writ
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
 		Scheme: scheme, Cache: hub.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,6 +40,34 @@ type Options struct {
 	// AutoApproveUsers may have an accepted cluster's join request approved
 	// without `corral accept`. Empty by default.
 	AutoApproveUsers []string
+	// Workers is how many clusters each controller works on at once; 0
+	// means DefaultWorkers.
+	Workers int
+}
+
+// DefaultWorkers lets each controller wait on several API calls at once: a
+// cluster's acceptance is a handful of sequential writes.
+const DefaultWorkers = 16
+
+// Client limits of the hub's controllers. client-go's defaults (5 requests
+// per second) would take minutes to accept a thousand clusters; the hub's
+// writes are small and bursty.
+const (
+	DefaultQPS   = 500
+	DefaultBurst = 1000
+)
+
+// WithClientLimits returns a copy of cfg with the hub's client limits,
+// unless cfg sets its own.
+func WithClientLimits(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS = DefaultQPS
+	}
+	if cfg.Burst == 0 {
+		cfg.Burst = DefaultBurst
+	}
+	return cfg
 }
 
 // Scheme holds the types the registration hub reads and writes.
@@ -68,6 +97,9 @@ func CacheOptions() cache.Options {
 // installs, once the manager starts, the ClusterRoles every cluster
 // namespace binds.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		return applySharedRoles(ctx, mgr.GetClient())
 	})); err != nil {
@@ -83,14 +115,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Kube:             kube,
 			Recorder:         mgr.GetEventRecorder("corral-csr-approval"),
 			AutoApproveUsers: opts.AutoApproveUsers,
-		}).SetupWithManager(mgr),
+		}).SetupWithManager(mgr, opts.Workers),
 		(&managedcluster.Reconciler{
 			Client:   mgr.GetClient(),
 			Recorder: mgr.GetEventRecorder("corral-registration"),
 			Clock:    opts.Clock,
-		}).SetupWithManager(mgr),
-		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr),
-		(&taint.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr),
+		}).SetupWithManager(mgr, opts.Workers),
+		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr, opts.Workers),
+		(&taint.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 	)
 }
 

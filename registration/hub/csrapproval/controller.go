@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
@@ -35,8 +36,9 @@ type Reconciler struct {
 	AutoApproveUsers []string
 }
 
-// SetupWithManager registers the controller for agent CSRs.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+// SetupWithManager registers the controller for agent CSRs, with workers
+// reconciles at once.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	agentCSR := predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
 		return ok && csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName &&
@@ -45,6 +47,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr-approval").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(agentCSR)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 

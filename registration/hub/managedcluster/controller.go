@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -39,10 +40,10 @@ type scope struct {
 	original *clusterv1.ManagedCluster
 }
 
-// SetupWithManager registers the controller: ManagedClusters, and the
-// namespaces labelled with a cluster name so that a namespace going away
-// finishes that cluster's deletion.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+// SetupWithManager registers the controller, with workers reconciles at
+// once: ManagedClusters, and the namespaces labelled with a cluster name so
+// that a namespace going away finishes that cluster's deletion.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
@@ -52,6 +53,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
 			predicate.LabelChangedPredicate{}, finalizersOrDeletionChanged{}))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
