@@ -49,10 +49,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-acceptance").
-		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
-			predicate.LabelChangedPredicate{}, finalizersOrDeletionChanged{}))).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled)).
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or[client.Object](
+			acceptanceChanged{}, finalizersOrDeletionChanged{}))).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled),
+			builder.WithPredicates(namespaceGoing{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
