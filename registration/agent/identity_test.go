@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
+)
+
+// TestRequestPassesHubValidation: what the agent asks for is exactly what
+// the hub's approver and corral accept take for an agent request.
+func TestRequestPassesHubValidation(t *testing.T) {
+	id := Identity{Cluster: "c1", AgentID: "a1b2c"}
+	_, requestPEM, err := newKeyAndRequest(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{clusterv1.ClusterNameLabelKey: id.Cluster}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: requestPEM, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	req, err := clientcsr.Validate(csr)
+	if err != nil {
+		t.Fatalf("the hub would refuse the agent's own request: %v", err)
+	}
+	if req.CommonName != "system:open-cluster-management:c1:a1b2c" {
+		t.Errorf("CommonName = %q", req.CommonName)
+	}
+}
+
+func TestValidateClusterName(t *testing.T) {
+	for name, wantOK := range map[string]bool{"cluster1": true, "c": true, "Cluster1": false, "a_b": false, "": false, strings.Repeat("a", 64): false} {
+		if err := ValidateClusterName(name); (err == nil) != wantOK {
+			t.Errorf("ValidateClusterName(%q) = %v, want ok %t", name, err, wantOK)
+		}
+	}
+}
+
+// TestHubKubeconfigKeepsServerAndCA: the stored kubeconfig talks to the
+// bootstrap kubeconfig's hub, verified by its CA, as the new identity.
+func TestHubKubeconfigKeepsServerAndCA(t *testing.T) {
+	boot := &rest.Config{Host: "https://hub.example:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("ca")}}
+	b, err := hubKubeconfig(boot, []byte("cert"), []byte("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != boot.Host || string(cfg.CAData) != "ca" || string(cfg.CertData) != "cert" || string(cfg.KeyData) != "key" || cfg.BearerToken != "" {
+		t.Errorf("hub kubeconfig = host %q ca %q cert %q key %q token %q", cfg.Host, cfg.CAData, cfg.CertData, cfg.KeyData, cfg.BearerToken)
+	}
+}
