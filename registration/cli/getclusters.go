@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -16,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/internal/output"
 )
 
 // GetClustersOptions are the options of `corral get clusters`.
@@ -46,16 +45,14 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 		},
 	}
 	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: a table)")
+	output.AddFlag(cmd.Flags(), &o.Output)
 	return cmd
 }
 
 // Validate checks the output format and names.
 func (o *GetClustersOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return fmt.Errorf("--output %q is not supported: use json or yaml, or leave it out for a table", o.Output)
+	if err := output.Validate(o.Output); err != nil {
+		return err
 	}
 	return validateClusterNames(o.Names)
 }
@@ -82,23 +79,7 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 	for i := range out.Items {
 		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1.GroupVersion.String(), "ManagedCluster"
 	}
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(o.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.Out, string(b))
-	default:
-		PrintClusterTable(o.Out, out.Items, time.Now())
-	}
-	return nil
+	return output.Print(o.Out, o.Output, out, func(w io.Writer) { PrintClusterTable(w, out.Items, time.Now()) })
 }
 
 func pick(items []clusterv1.ManagedCluster, names []string) ([]clusterv1.ManagedCluster, error) {

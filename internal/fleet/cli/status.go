@@ -2,17 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/internal/fleet"
 	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/output"
 )
 
 // StatusOptions are the options of `corral dev status`.
@@ -40,16 +40,14 @@ Exits non-zero when the fleet is not running or not healthy.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Dir, "dir", o.Dir, "the fleet's directory (env "+fleet.DirEnv+")")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "output format: json or yaml (default: a table)")
+	output.AddFlag(f, &o.Output)
 	return cmd
 }
 
 // Validate checks the output format.
 func (o *StatusOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return fmt.Errorf("--output %q is not supported: use json or yaml, or leave it out for a table", o.Output)
+	if err := output.Validate(o.Output); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(o.Dir)
 	o.Dir = dir
@@ -62,21 +60,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: start one with 'corral dev up --dir %s'", err, o.Dir)
 	}
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(o.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(report)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.Out, string(b))
-	default:
-		o.printTable(report)
+	if err := output.Print(o.Out, o.Output, report, func(w io.Writer) { printTable(w, report) }); err != nil {
+		return err
 	}
 	switch {
 	case !report.Running && report.Abandoned():
@@ -90,19 +75,19 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *StatusOptions) printTable(r *fleet.Report) {
+func printTable(out io.Writer, r *fleet.Report) {
 	switch {
 	case r.Running:
-		fmt.Fprintf(o.Out, "fleet %s: %s, supervisor pid %d\n", r.Dir, r.Phase, r.Supervisor)
+		fmt.Fprintf(out, "fleet %s: %s, supervisor pid %d\n", r.Dir, r.Phase, r.Supervisor)
 	case r.Abandoned():
-		fmt.Fprintf(o.Out, "fleet %s: not running, its supervisor (pid %d) died while %s\n", r.Dir, r.Supervisor, strings.ToLower(string(r.Phase)))
+		fmt.Fprintf(out, "fleet %s: not running, its supervisor (pid %d) died while %s\n", r.Dir, r.Supervisor, strings.ToLower(string(r.Phase)))
 	default:
-		fmt.Fprintf(o.Out, "fleet %s: not running (%s)\n", r.Dir, strings.ToLower(string(r.Phase)))
+		fmt.Fprintf(out, "fleet %s: not running (%s)\n", r.Dir, strings.ToLower(string(r.Phase)))
 	}
 	if r.Message != "" {
-		fmt.Fprintf(o.Out, "  %s\n", firstLine(r.Message))
+		fmt.Fprintf(out, "  %s\n", firstLine(r.Message))
 	}
-	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "CLUSTER\tPROFILE\tHEALTH\tSERVER\tNODES\tKUBECONFIG")
 	for _, c := range r.Clusters {
 		nodes := "-"
@@ -114,7 +99,7 @@ func (o *StatusOptions) printTable(r *fleet.Report) {
 	_ = w.Flush()
 	for _, c := range r.Clusters {
 		for _, p := range c.Problems {
-			fmt.Fprintf(o.Out, "%s: %s\n", c.Name, p)
+			fmt.Fprintf(out, "%s: %s\n", c.Name, p)
 		}
 	}
 }

@@ -1,0 +1,50 @@
+// Package output prints what a verb returns the way kubectl does: a table
+// by default, or the object as -o json or -o yaml.
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+)
+
+// AddFlag registers -o/--output on fs, into format.
+func AddFlag(fs *pflag.FlagSet, format *string) {
+	fs.StringVarP(format, "output", "o", *format, "output format: json or yaml (default: a table)")
+}
+
+// Validate says, in one line, what is wrong with format.
+func Validate(format string) error {
+	switch format {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("--output %q is not supported: use json or yaml, or leave it out for a table", format)
+}
+
+// Print writes obj as format, or calls table for the default.
+func Print(w io.Writer, format string, obj any, table func(io.Writer)) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(obj, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case "":
+		table(w)
+		return nil
+	}
+	return Validate(format)
+}
