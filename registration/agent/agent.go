@@ -97,11 +97,18 @@ func New(opts Options) (*Agent, error) {
 // Run joins (or reuses a stored identity) and then heartbeats until ctx
 // ends.
 func (a *Agent) Run(ctx context.Context) error {
-	hub, id, err := a.identity(ctx)
+	s, err := a.identity(ctx)
 	if err != nil {
 		return err
 	}
-	return a.heartbeat(ctx, hub, id)
+	return a.heartbeat(ctx, s)
+}
+
+// session is the agent's current hub identity.
+type session struct {
+	id   Identity
+	hub  *rest.Config
+	cert *certificate
 }
 
 // stored is what the hub kubeconfig Secret holds.
@@ -133,10 +140,10 @@ func (a *Agent) load(ctx context.Context) (*stored, error) {
 // identity returns a working hub configuration for the agent's own
 // identity: the stored one while its certificate is valid, else a new one
 // through the bootstrap handshake.
-func (a *Agent) identity(ctx context.Context) (*rest.Config, Identity, error) {
+func (a *Agent) identity(ctx context.Context) (*session, error) {
 	s, err := a.load(ctx)
 	if err != nil {
-		return nil, Identity{}, err
+		return nil, err
 	}
 	id := Identity{Cluster: a.opts.ClusterName, AgentID: a.opts.AgentID}
 	if id.AgentID == "" && s != nil {
@@ -149,11 +156,10 @@ func (a *Agent) identity(ctx context.Context) (*rest.Config, Identity, error) {
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
 		if err == nil {
 			log(ctx).Info("Using the stored hub identity", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
-			return cfg, id, nil
+			return &session{id: id, hub: cfg, cert: s.cert}, nil
 		}
 	}
-	cfg, err := a.join(ctx, id)
-	return cfg, id, err
+	return a.join(ctx, id)
 }
 
 // save stores the hub kubeconfig (Secret, and file if asked).

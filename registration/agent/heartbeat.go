@@ -22,21 +22,40 @@ const (
 	ReasonUnavailable = "ManagedClusterKubeAPIServerUnavailable"
 )
 
-// heartbeat renews the lease and reports status every lease period.
-func (a *Agent) heartbeat(ctx context.Context, hub *rest.Config, id Identity) error {
-	clusters, err := clusterclient.NewForConfig(hub)
-	if err != nil {
-		return err
-	}
-	kube, err := kubernetes.NewForConfig(hub)
-	if err != nil {
-		return err
-	}
+// RotateAt is the share of a certificate's life after which the agent
+// asks for a new one.
+const RotateAt = 0.8
+
+// rotationTimeout bounds one attempt to rotate; a failed attempt is tried
+// again the next period, with the current certificate still in use.
+const rotationTimeout = time.Minute
+
+// ReasonCertificateRotated is the ClusterCertificateRotated reason OCM uses.
+const ReasonCertificateRotated = "ClientCertificateUpdated"
+
+// ConditionCertificateRotated is the condition OCM's agent reports a
+// rotation with.
+const ConditionCertificateRotated = "ClusterCertificateRotated"
+
+// heartbeat renews the lease and reports status every lease period, and
+// rotates the client certificate when it is due.
+func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 	ticker := a.opts.Clock.NewTicker(time.Duration(a.opts.LeaseDurationSeconds) * time.Second)
 	defer ticker.Stop()
 	for {
-		if err := a.beat(ctx, clusters, kube, id); err != nil {
-			log(ctx).Info("Heartbeat failed; retrying next period", "cluster", id.Cluster, "err", err)
+		clusters, kube, err := hubClients(s.hub)
+		if err != nil {
+			return err
+		}
+		if err := a.beat(ctx, clusters, kube, s.id); err != nil {
+			log(ctx).Info("Heartbeat failed; retrying next period", "cluster", s.id.Cluster, "err", err)
+		}
+		if a.rotationDue(s.cert) {
+			if next, err := a.rotate(ctx, kube, s); err != nil {
+				log(ctx).Info("Rotating the client certificate failed; retrying next period", "cluster", s.id.Cluster, "err", err)
+			} else {
+				s = next
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -44,6 +63,67 @@ func (a *Agent) heartbeat(ctx context.Context, hub *rest.Config, id Identity) er
 		case <-ticker.C():
 		}
 	}
+}
+
+func hubClients(cfg *rest.Config) (clusterclient.Interface, kubernetes.Interface, error) {
+	clusters, err := clusterclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	return clusters, kube, err
+}
+
+// rotationDue reports whether RotateAt of the certificate's life is over.
+func (a *Agent) rotationDue(c *certificate) bool {
+	life := c.NotAfter.Sub(c.NotBefore)
+	return !a.opts.Clock.Now().Before(c.NotBefore.Add(time.Duration(float64(life) * RotateAt)))
+}
+
+// rotate asks, as the current identity, for a certificate for a new key —
+// the hub approves a renewal by a cluster's own identity — stores it and
+// reports it. The old certificate stays in use until then.
+func (a *Agent) rotate(ctx context.Context, kube kubernetes.Interface, s *session) (*session, error) {
+	ctx, cancel := context.WithTimeout(ctx, rotationTimeout)
+	defer cancel()
+	next, err := a.obtain(ctx, kube, s.id, "Rotating the client certificate; waiting for the hub to approve")
+	if err != nil {
+		return nil, err
+	}
+	log(ctx).Info("Rotated the client certificate", "cluster", s.id.Cluster, "expires", next.cert.NotAfter)
+	clusters, _, err := hubClients(next.hub)
+	if err != nil {
+		return next, nil
+	}
+	if err := a.report(ctx, clusters, s.id.Cluster, metav1.Condition{
+		Type: ConditionCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonCertificateRotated,
+		Message: fmt.Sprintf("Client certificate rotated; it expires at %s", next.cert.NotAfter.UTC().Format(time.RFC3339)),
+	}); err != nil {
+		log(ctx).Info("Reporting the rotation failed", "cluster", s.id.Cluster, "err", err)
+	}
+	return next, nil
+}
+
+// report sets conditions on the cluster's status.
+func (a *Agent) report(ctx context.Context, clusters clusterclient.Interface, name string, conds ...metav1.Condition) error {
+	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return setConditions(ctx, clusters, mc, conds...)
+}
+
+// setConditions writes conds into mc's status, once, if they change it.
+func setConditions(ctx context.Context, clusters clusterclient.Interface, mc *clusterv1.ManagedCluster, conds ...metav1.Condition) error {
+	changed := false
+	for _, c := range conds {
+		changed = meta.SetStatusCondition(&mc.Status.Conditions, c) || changed
+	}
+	if !changed {
+		return nil
+	}
+	_, err := clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
+	return err
 }
 
 // beat renews the lease and reports Joined and Available, once the hub has
@@ -69,12 +149,7 @@ func (a *Agent) beat(ctx context.Context, clusters clusterclient.Interface, kube
 	}
 	joined := metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
 		Reason: ReasonJoined, Message: "Managed cluster joined"}
-	changed := meta.SetStatusCondition(&mc.Status.Conditions, joined)
-	changed = meta.SetStatusCondition(&mc.Status.Conditions, available) || changed
-	if !changed {
-		return nil
-	}
-	if _, err := clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{}); err != nil {
+	if err := setConditions(ctx, clusters, mc, joined, available); err != nil {
 		return fmt.Errorf("reporting status: %w", err)
 	}
 	return nil

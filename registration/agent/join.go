@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
@@ -28,7 +27,7 @@ var ErrDenied = errors.New("the hub denied the join request")
 var hubBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
 
 // join runs the bootstrap handshake: ManagedCluster, CSR, wait, store.
-func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
+func (a *Agent) join(ctx context.Context, id Identity) (*session, error) {
 	kube, err := kubernetes.NewForConfig(a.opts.Bootstrap)
 	if err != nil {
 		return nil, err
@@ -40,6 +39,18 @@ func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
 	if err := a.retry(ctx, "creating ManagedCluster "+id.Cluster, func() error { return a.ensureCluster(ctx, clusters) }); err != nil {
 		return nil, err
 	}
+	s, err := a.obtain(ctx, kube, id, "Asked to join; waiting for a hub admin to accept")
+	if err != nil {
+		return nil, err
+	}
+	log(ctx).Info("Joined the hub", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
+	return s, nil
+}
+
+// obtain asks, through kube (the bootstrap identity, or the current one
+// when rotating), for a certificate for a fresh key, waits for it, stores
+// it and returns the session it makes.
+func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identity, waiting string) (*session, error) {
 	keyPEM, requestPEM, err := newKeyAndRequest(id)
 	if err != nil {
 		return nil, err
@@ -51,8 +62,7 @@ func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
 	}); err != nil {
 		return nil, err
 	}
-	log(ctx).Info("Asked to join; waiting for a hub admin to accept", "cluster", id.Cluster, "csr", csrName,
-		"hint", fmt.Sprintf("corral accept %s", id.Cluster))
+	log(ctx).Info(waiting, "cluster", id.Cluster, "csr", csrName, "hint", fmt.Sprintf("corral accept %s", id.Cluster))
 	certPEM, err := a.waitForCertificate(ctx, kube, csrName)
 	if err != nil {
 		return nil, err
@@ -71,8 +81,11 @@ func (a *Agent) join(ctx context.Context, id Identity) (*rest.Config, error) {
 	if err := a.save(ctx, id, kubeconfig, certPEM, keyPEM); err != nil {
 		return nil, err
 	}
-	log(ctx).Info("Joined the hub", "cluster", id.Cluster, "agent", id.AgentID, "expires", cert.NotAfter)
-	return clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return &session{id: id, hub: cfg, cert: cert}, nil
 }
 
 // ensureCluster creates the ManagedCluster, not accepted, unless it exists.

@@ -2,6 +2,9 @@ package registration_test
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -15,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,6 +44,11 @@ func (r *agentRun) stop() {
 // startAgent runs an agent for cluster on the managed API server, storing
 // its identity in its own secret; it is stopped when the spec ends.
 func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun {
+	return startAgentWithClock(ctx, cluster, secretName, file, nil)
+}
+
+// startAgentWithClock is startAgent with an injected clock (nil: the real one).
+func startAgentWithClock(ctx context.Context, cluster, secretName, file string, clk clock.WithTicker) *agentRun {
 	token, err := bootstrap.Token(ctx, kube, 600)
 	Expect(err).NotTo(HaveOccurred())
 	boot := rest.AnonymousClientConfig(hubCluster.Config)
@@ -46,7 +56,7 @@ func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun
 	a, err := agent.New(agent.Options{
 		ClusterName: cluster, Bootstrap: boot, Managed: managedCluster.Config,
 		SecretName: secretName, KubeconfigFile: file,
-		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond,
+		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond, Clock: clk,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -144,4 +154,53 @@ var _ = Describe("the registration agent", func() {
 		Eventually(run.finished).WithTimeout(timeout).Should(BeClosed())
 		Expect(run.err).To(MatchError(agent.ErrDenied))
 	})
+
+	It("rotates its client certificate at 80% of its life, through the hub's renewal approval", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		secret := "hub-kubeconfig-" + name
+		clk := clocktesting.NewFakeClock(time.Now())
+		startAgentWithClock(ctx, name, secret, "", clk)
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
+			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		_, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+
+		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)
+		var first []byte
+		Eventually(func(g Gomega) {
+			s, err := managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			first = s.Data["tls.crt"]
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		cert, err := tlsCert(first)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("the clock passing 80% of the certificate's life")
+		clk.SetTime(cert.NotBefore.Add(time.Duration(float64(cert.NotAfter.Sub(cert.NotBefore)) * 0.81)))
+		Eventually(func(g Gomega) {
+			s, err := managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data["tls.crt"]).NotTo(Equal(first))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("the hub having approved the renewal itself, and the agent reporting it")
+		Expect(csrsOf(ctx, name)).To(ContainElement(HaveField("Status.Conditions", ContainElement(And(
+			HaveField("Type", certificatesv1.CertificateApproved),
+			HaveField("Reason", "AutoApprovedByHubCSRApprovingController"))))))
+		Eventually(func() bool {
+			return meta.IsStatusConditionTrue(getCluster(ctx, name).Status.Conditions, "ClusterCertificateRotated")
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
+	})
 })
+
+// tlsCert parses a PEM certificate.
+func tlsCert(certPEM []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return nil, fmt.Errorf("no PEM certificate")
+	}
+	return x509.ParseCertificate(block.Bytes)
+}
