@@ -162,8 +162,14 @@ func (a *Agent) identity(ctx context.Context) (*session, error) {
 	return a.join(ctx, id)
 }
 
-// save stores the hub kubeconfig (Secret, and file if asked).
+// save stores the hub kubeconfig: the file first, if asked for, so that
+// whoever sees the Secret (the record of the identity) finds the file too.
 func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyPEM []byte) error {
+	if a.opts.KubeconfigFile != "" {
+		if err := writeFileAtomically(a.opts.KubeconfigFile, kubeconfig); err != nil {
+			return fmt.Errorf("writing %s: %w", a.opts.KubeconfigFile, err)
+		}
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.opts.SecretNamespace}}
 	if _, err := a.managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s on the managed cluster: %w", a.opts.SecretNamespace, err)
@@ -184,10 +190,14 @@ func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyP
 	} else if err != nil {
 		return fmt.Errorf("storing the hub kubeconfig: %w", err)
 	}
-	if a.opts.KubeconfigFile != "" {
-		if err := os.WriteFile(a.opts.KubeconfigFile, kubeconfig, 0o600); err != nil {
-			return fmt.Errorf("writing %s: %w", a.opts.KubeconfigFile, err)
-		}
-	}
 	return nil
+}
+
+// writeFileAtomically replaces path with data, never leaving half of it.
+func writeFileAtomically(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -134,9 +134,7 @@ var _ = Describe("denying an accepted cluster", func() {
 		name := newCluster(ctx, true)
 		expectAccepted(ctx, name)
 		agent := asCluster(name)
-		Eventually(func() error {
-			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectAccess(ctx, agent, name)
 
 		setAccepted(ctx, name, false)
 		Eventually(func(g Gomega) {
@@ -153,9 +151,7 @@ var _ = Describe("denying an accepted cluster", func() {
 		By("accepting it again restoring them")
 		setAccepted(ctx, name, true)
 		expectAccepted(ctx, name)
-		Eventually(func() error {
-			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectAccess(ctx, agent, name)
 	})
 })
 

@@ -57,9 +57,7 @@ var _ = Describe("availability", func() {
 		name := newClusterWithLease(ctx, true, 1)
 		expectAccepted(ctx, name)
 		agent := asCluster(name)
-		Eventually(func() error {
-			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectAccess(ctx, agent, name)
 
 		By("the agent reporting once, then going quiet")
 		agentReportsAvailable(ctx, agent, name)

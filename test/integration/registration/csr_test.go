@@ -77,9 +77,7 @@ var _ = Describe("CSR approval", func() {
 		accepted = newCluster(ctx, true)
 		expectAccepted(ctx, accepted)
 		agent = asCluster(accepted)
-		Eventually(func() error {
-			return agent.Get(ctx, client.ObjectKey{Name: accepted}, &clusterv1.ManagedCluster{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectAccess(ctx, agent, accepted)
 	})
 
 	It("approves a renewal by an accepted cluster's current identity, and the hub signs it", func(ctx context.Context) {

@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -124,4 +125,13 @@ func csrWithSubject(cn string, orgs ...string) []byte {
 	}, key)
 	Expect(err).NotTo(HaveOccurred())
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+// expectAccess waits until the cluster identity c may read cluster's
+// ManagedCluster: the hub has granted it.
+func expectAccess(ctx context.Context, c client.Client, cluster string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		return c.Get(ctx, client.ObjectKey{Name: cluster}, &clusterv1.ManagedCluster{})
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 }
