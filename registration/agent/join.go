@@ -23,6 +23,10 @@ func log(ctx context.Context) logr.Logger { return klog.FromContext(ctx) }
 // ErrDenied is wrapped by the error of a join the hub refused.
 var ErrDenied = errors.New("the hub denied the join request")
 
+// ErrBootstrapRefused is wrapped by the error of a bootstrap credential the
+// hub does not accept (unknown, expired or revoked token).
+var ErrBootstrapRefused = errors.New("the hub refused the bootstrap credentials")
+
 // hubBackoff is how the agent retries while the hub cannot be reached.
 var hubBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
 
@@ -160,11 +164,13 @@ func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
 		log(ctx).Info("Cannot reach the hub; retrying", "doing", what, "err", last)
 		return false, nil
 	})
-	if err != nil {
-		if last != nil {
-			return fmt.Errorf("%s: %w", what, last)
-		}
-		return fmt.Errorf("%s: %w", what, err)
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsUnauthorized(last):
+		return fmt.Errorf("%s: %w (%v): get a fresh token with 'corral get token' on the hub", what, ErrBootstrapRefused, last)
+	case last != nil:
+		return fmt.Errorf("%s: %w", what, last)
 	}
-	return nil
+	return fmt.Errorf("%s: %w", what, err)
 }

@@ -13,6 +13,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -153,6 +154,19 @@ var _ = Describe("the registration agent", func() {
 		Expect(deny.ExecuteContext(ctx)).To(Succeed())
 		Eventually(run.finished).WithTimeout(timeout).Should(BeClosed())
 		Expect(run.err).To(MatchError(agent.ErrDenied))
+	})
+
+	It("stops with a clear error and creates nothing when its bootstrap token is not the hub's", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		boot := rest.AnonymousClientConfig(hubCluster.Config)
+		boot.BearerToken = "not-a-token"
+		a, err := agent.New(agent.Options{ClusterName: name, Bootstrap: boot, Managed: managedCluster.Config, SecretName: "hub-kubeconfig-" + name})
+		Expect(err).NotTo(HaveOccurred())
+		err = a.Run(ctx)
+		Expect(err).To(MatchError(agent.ErrBootstrapRefused))
+		Expect(err.Error()).To(ContainSubstring("corral get token"))
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}))).To(BeTrue())
+		Expect(csrsOf(ctx, name)).To(BeEmpty())
 	})
 
 	It("rotates its client certificate at 80% of its life, through the hub's renewal approval", func(ctx context.Context) {
