@@ -168,7 +168,7 @@ func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
 	case err == nil:
 		return nil
 	case apierrors.IsUnauthorized(last):
-		return fmt.Errorf("%s: %w (%v): get a fresh token with 'corral get token' on the hub", what, ErrBootstrapRefused, last)
+		return fmt.Errorf("%s: %w (%w): get a fresh token with 'corral get token' on the hub", what, ErrBootstrapRefused, last)
 	case last != nil:
 		return fmt.Errorf("%s: %w", what, last)
 	}
