@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
@@ -104,11 +105,25 @@ func (a *Agent) Run(ctx context.Context) error {
 	return a.heartbeat(ctx, s)
 }
 
-// session is the agent's current hub identity.
+// session is the agent's current hub identity and its clients.
 type session struct {
-	id   Identity
-	hub  *rest.Config
-	cert *certificate
+	id       Identity
+	cert     *certificate
+	clusters clusterclient.Interface
+	kube     kubernetes.Interface
+}
+
+// newSession builds the clients of an identity, once.
+func newSession(id Identity, hub *rest.Config, cert *certificate) (*session, error) {
+	clusters, err := clusterclient.NewForConfig(hub)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(hub)
+	if err != nil {
+		return nil, err
+	}
+	return &session{id: id, cert: cert, clusters: clusters, kube: kube}, nil
 }
 
 // stored is what the hub kubeconfig Secret holds.
@@ -156,7 +171,7 @@ func (a *Agent) identity(ctx context.Context) (*session, error) {
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
 		if err == nil {
 			log(ctx).Info("Using the stored hub identity", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
-			return &session{id: id, hub: cfg, cert: s.cert}, nil
+			return newSession(id, cfg, s.cert)
 		}
 	}
 	return a.join(ctx, id)

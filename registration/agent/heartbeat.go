@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
@@ -43,15 +42,11 @@ func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 	ticker := a.opts.Clock.NewTicker(time.Duration(a.opts.LeaseDurationSeconds) * time.Second)
 	defer ticker.Stop()
 	for {
-		clusters, kube, err := hubClients(s.hub)
-		if err != nil {
-			return err
-		}
-		if err := a.beat(ctx, clusters, kube, s.id); err != nil {
+		if err := a.beat(ctx, s); err != nil {
 			log(ctx).Info("Heartbeat failed; retrying next period", "cluster", s.id.Cluster, "err", err)
 		}
 		if a.rotationDue(s.cert) {
-			if next, err := a.rotate(ctx, kube, s); err != nil {
+			if next, err := a.rotate(ctx, s); err != nil {
 				log(ctx).Info("Rotating the client certificate failed; retrying next period", "cluster", s.id.Cluster, "err", err)
 			} else {
 				s = next
@@ -65,15 +60,6 @@ func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 	}
 }
 
-func hubClients(cfg *rest.Config) (clusterclient.Interface, kubernetes.Interface, error) {
-	clusters, err := clusterclient.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	return clusters, kube, err
-}
-
 // rotationDue reports whether RotateAt of the certificate's life is over.
 func (a *Agent) rotationDue(c *certificate) bool {
 	life := c.NotAfter.Sub(c.NotBefore)
@@ -83,19 +69,15 @@ func (a *Agent) rotationDue(c *certificate) bool {
 // rotate asks, as the current identity, for a certificate for a new key —
 // the hub approves a renewal by a cluster's own identity — stores it and
 // reports it. The old certificate stays in use until then.
-func (a *Agent) rotate(ctx context.Context, kube kubernetes.Interface, s *session) (*session, error) {
+func (a *Agent) rotate(ctx context.Context, s *session) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, rotationTimeout)
 	defer cancel()
-	next, err := a.obtain(ctx, kube, s.id, "Rotating the client certificate; waiting for the hub to approve")
+	next, err := a.obtain(ctx, s.kube, s.id, "Rotating the client certificate; waiting for the hub to approve the renewal")
 	if err != nil {
 		return nil, err
 	}
 	log(ctx).Info("Rotated the client certificate", "cluster", s.id.Cluster, "expires", next.cert.NotAfter)
-	clusters, _, err := hubClients(next.hub)
-	if err != nil {
-		return next, nil
-	}
-	if err := a.report(ctx, clusters, s.id.Cluster, metav1.Condition{
+	if err := a.report(ctx, next.clusters, s.id.Cluster, metav1.Condition{
 		Type: ConditionCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonCertificateRotated,
 		Message: fmt.Sprintf("Client certificate rotated; it expires at %s", next.cert.NotAfter.UTC().Format(time.RFC3339)),
 	}); err != nil {
@@ -128,8 +110,9 @@ func setConditions(ctx context.Context, clusters clusterclient.Interface, mc *cl
 
 // beat renews the lease and reports Joined and Available, once the hub has
 // accepted the cluster (before that, neither is the agent's to write).
-func (a *Agent) beat(ctx context.Context, clusters clusterclient.Interface, kube kubernetes.Interface, id Identity) error {
-	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, id.Cluster, metav1.GetOptions{})
+func (a *Agent) beat(ctx context.Context, s *session) error {
+	id := s.id
+	mc, err := s.clusters.ClusterV1().ManagedClusters().Get(ctx, id.Cluster, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("reading ManagedCluster %s: %w", id.Cluster, err)
 	}
@@ -138,7 +121,7 @@ func (a *Agent) beat(ctx context.Context, clusters clusterclient.Interface, kube
 		return nil
 	}
 	now := a.opts.Clock.Now()
-	if err := a.renewLease(ctx, kube, id.Cluster, now); err != nil {
+	if err := a.renewLease(ctx, s.kube, id.Cluster, now); err != nil {
 		return err
 	}
 	available := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue,
@@ -149,7 +132,7 @@ func (a *Agent) beat(ctx context.Context, clusters clusterclient.Interface, kube
 	}
 	joined := metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
 		Reason: ReasonJoined, Message: "Managed cluster joined"}
-	if err := setConditions(ctx, clusters, mc, joined, available); err != nil {
+	if err := setConditions(ctx, s.clusters, mc, joined, available); err != nil {
 		return fmt.Errorf("reporting status: %w", err)
 	}
 	return nil

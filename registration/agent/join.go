@@ -43,7 +43,7 @@ func (a *Agent) join(ctx context.Context, id Identity) (*session, error) {
 	if err := a.retry(ctx, "creating ManagedCluster "+id.Cluster, func() error { return a.ensureCluster(ctx, clusters) }); err != nil {
 		return nil, err
 	}
-	s, err := a.obtain(ctx, kube, id, "Asked to join; waiting for a hub admin to accept")
+	s, err := a.obtain(ctx, kube, id, fmt.Sprintf("Asked to join; waiting for a hub admin to run 'corral accept %s'", id.Cluster))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identi
 	}); err != nil {
 		return nil, err
 	}
-	log(ctx).Info(waiting, "cluster", id.Cluster, "csr", csrName, "hint", fmt.Sprintf("corral accept %s", id.Cluster))
+	log(ctx).Info(waiting, "cluster", id.Cluster, "csr", csrName)
 	certPEM, err := a.waitForCertificate(ctx, kube, csrName)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identi
 	if err != nil {
 		return nil, err
 	}
-	return &session{id: id, hub: cfg, cert: cert}, nil
+	return newSession(id, cfg, cert)
 }
 
 // ensureCluster creates the ManagedCluster, not accepted, unless it exists.

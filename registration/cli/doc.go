@@ -1,3 +1,4 @@
 // Package cli holds the registration verbs of corral, clusteradm-style:
-// init, get token, and (as they land) join, accept, deny, unjoin.
+// init, get token, accept, deny and get clusters (join and unjoin are to
+// come).
 package cli

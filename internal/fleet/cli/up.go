@@ -43,8 +43,10 @@ func newCmdUp(streams Streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a hub and N managed clusters in the background",
-		Long: `Start a hub and N managed clusters in the background and wait until all are
-ready. Prints how to reach them; the same lines are in <dir>/HOWTO.txt.
+		Long: `Start a hub and N managed clusters in the background, join every managed
+cluster to the hub and accept it (as 'corral init', 'hub', 'agent' and
+'accept' would by hand), and wait until all are joined and available. Prints
+how to reach them; the same lines are in <dir>/HOWTO.txt.
 
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
@@ -77,7 +79,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
 }
 
-// Complete makes the directory absolute and finds the binaries.
+// Complete makes the directory absolute.
 func (o *UpOptions) Complete() error {
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -89,8 +91,8 @@ func (o *UpOptions) Complete() error {
 
 // Validate checks the flags and that the fleet can start here.
 func (o *UpOptions) Validate() error {
-	if o.Clusters < 0 {
-		return fmt.Errorf("--clusters is %d: it must be 0 or more", o.Clusters)
+	if err := (fleet.Options{Dir: o.Dir, Clusters: o.Clusters}).Validate(); err != nil {
+		return err
 	}
 	if o.Nodes < 1 {
 		return fmt.Errorf("--nodes is %d: a managed cluster needs at least 1 node", o.Nodes)

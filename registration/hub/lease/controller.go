@@ -20,9 +20,6 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// Name is the lease every cluster's agent renews in its namespace.
-const Name = common.LeaseName
-
 // Defaults, as OCM has them.
 const (
 	DefaultLeaseDurationSeconds = 60
@@ -58,7 +55,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 }
 
 func clusterOfLease(_ context.Context, obj client.Object) []reconcile.Request {
-	if obj.GetName() != Name {
+	if obj.GetName() != common.LeaseName {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
@@ -75,7 +72,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	lease := &coordinationv1.Lease{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: Name}, lease)
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: common.LeaseName}, lease)
 	if apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil // the acceptance controller creates it
 	}

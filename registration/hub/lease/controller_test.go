@@ -15,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -71,7 +73,7 @@ func TestReconcile(t *testing.T) {
 			if tc.renewedAgo != nil {
 				renewed := metav1.NewMicroTime(now.Add(-*tc.renewedAgo))
 				objs = append(objs, &coordinationv1.Lease{
-					ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: Name},
+					ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName},
 					Spec:       coordinationv1.LeaseSpec{RenewTime: &renewed},
 				})
 			}

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	steps "github.com/corral-dev/corral/internal/reconcile"
-	"github.com/corral-dev/corral/registration/hub/lease"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // FieldOwner is the field manager of everything this controller applies.
@@ -104,18 +104,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) createLease(ctx context.Context, s *scope) (steps.Result, error) {
 	name := s.cluster.Name
 	obj := &coordinationv1.Lease{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: lease.Name}, obj)
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: common.LeaseName}, obj)
 	if !apierrors.IsNotFound(err) {
 		return steps.Continue, err
 	}
 	now := metav1.NewMicroTime(r.Clock.Now())
-	holder := lease.Name
+	holder := common.LeaseName
 	obj = &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: lease.Name, Namespace: name, Labels: clusterLabels(name)},
+		ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: name, Labels: clusterLabels(name)},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now},
 	}
 	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, lease.Name, err)
+		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, common.LeaseName, err)
 	}
 	return steps.Continue, nil
 }

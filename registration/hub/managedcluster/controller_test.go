@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/corral-dev/corral/registration/hub/lease"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -88,7 +88,7 @@ func TestReconcile(t *testing.T) {
 				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           true,
 				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: true,
 				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}:         true,
-				&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: lease.Name}}:                          true,
+				&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName}}:                    true,
 			},
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionTrue),
