@@ -174,7 +174,7 @@ func (a *Agent) identity(ctx context.Context) (*session, error) {
 			return newSession(id, cfg, s.cert)
 		}
 	}
-	return a.join(ctx, id)
+	return a.join(ctx, id, s != nil && s.agentID == id.AgentID)
 }
 
 // save stores the hub kubeconfig: the file first, if asked for, so that

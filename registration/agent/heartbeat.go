@@ -38,11 +38,30 @@ const ConditionCertificateRotated = "ClusterCertificateRotated"
 
 // heartbeat renews the lease and reports status every lease period, and
 // rotates the client certificate when it is due.
+// When the hub rejects the identity RejectedBeats periods in a row (it
+// was denied, or its certificate is no longer trusted), the agent falls
+// back to the bootstrap kubeconfig and asks to join again.
 func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 	ticker := a.opts.Clock.NewTicker(time.Duration(a.opts.LeaseDurationSeconds) * time.Second)
 	defer ticker.Stop()
+	rejected := 0
 	for {
-		if err := a.beat(ctx, s); err != nil {
+		err := a.beat(ctx, s)
+		switch {
+		case err == nil:
+			rejected = 0
+		case rejectedByHub(err):
+			rejected++
+			log(ctx).Info("The hub rejected the cluster's identity", "cluster", s.id.Cluster, "times", rejected, "err", err)
+			if rejected >= RejectedBeats {
+				next, err := a.fallBack(ctx, s, err)
+				if err != nil {
+					return err
+				}
+				s, rejected = next, 0
+				continue
+			}
+		default:
 			log(ctx).Info("Heartbeat failed; retrying next period", "cluster", s.id.Cluster, "err", err)
 		}
 		if a.rotationDue(s.cert) {

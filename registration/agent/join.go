@@ -16,6 +16,8 @@ import (
 	"k8s.io/klog/v2"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 func log(ctx context.Context) logr.Logger { return klog.FromContext(ctx) }
@@ -30,8 +32,14 @@ var ErrBootstrapRefused = errors.New("the hub refused the bootstrap credentials"
 // hubBackoff is how the agent retries while the hub cannot be reached.
 var hubBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
 
+// ErrNameTaken is wrapped by the error of a join for a cluster name that a
+// live agent with another identity already holds.
+var ErrNameTaken = errors.New("the cluster name is taken on the hub")
+
 // join runs the bootstrap handshake: ManagedCluster, CSR, wait, store.
-func (a *Agent) join(ctx context.Context, id Identity) (*session, error) {
+// known says the cluster name is this agent's own (it held an identity for
+// it); otherwise a name another live agent holds is refused.
+func (a *Agent) join(ctx context.Context, id Identity, known bool) (*session, error) {
 	kube, err := kubernetes.NewForConfig(a.opts.Bootstrap)
 	if err != nil {
 		return nil, err
@@ -39,6 +47,11 @@ func (a *Agent) join(ctx context.Context, id Identity) (*session, error) {
 	clusters, err := clusterclient.NewForConfig(a.opts.Bootstrap)
 	if err != nil {
 		return nil, err
+	}
+	if !known {
+		if err := a.retry(ctx, "reading ManagedCluster "+id.Cluster, func() error { return nameFree(ctx, clusters, id.Cluster) }); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.retry(ctx, "creating ManagedCluster "+id.Cluster, func() error { return a.ensureCluster(ctx, clusters) }); err != nil {
 		return nil, err
@@ -90,6 +103,25 @@ func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identi
 		return nil, err
 	}
 	return newSession(id, cfg, cert)
+}
+
+// nameFree fails with ErrNameTaken when the ManagedCluster exists, is
+// accepted and joined, and its agent keeps it available: some other agent
+// holds the name. A cluster whose agent went away (Available Unknown after
+// its lease expired) may be joined again.
+func nameFree(ctx context.Context, clusters clusterclient.Interface, name string) error {
+	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	}
+	if common.Held(mc) {
+		return fmt.Errorf("%w: ManagedCluster %s is joined and its agent is heartbeating, and this agent holds no identity for it; "+
+			"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, name)
+	}
+	return nil
 }
 
 // ensureCluster creates the ManagedCluster, not accepted, unless it exists.
@@ -150,7 +182,7 @@ func (a *Agent) waitForCertificate(ctx context.Context, kube kubernetes.Interfac
 
 // retry runs f with backoff until it succeeds, logging each failure; it
 // gives up only when ctx ends or the hub says the request is forbidden or
-// invalid, which retrying will not change.
+// invalid, or the name is taken, which retrying will not change.
 func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
 	var last error
 	err := wait.ExponentialBackoffWithContext(ctx, hubBackoff, func(context.Context) (bool, error) {
@@ -158,7 +190,7 @@ func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
 		switch {
 		case last == nil:
 			return true, nil
-		case apierrors.IsForbidden(last), apierrors.IsUnauthorized(last), apierrors.IsInvalid(last):
+		case errors.Is(last, ErrNameTaken), apierrors.IsForbidden(last), apierrors.IsUnauthorized(last), apierrors.IsInvalid(last):
 			return false, last
 		}
 		log(ctx).Info("Cannot reach the hub; retrying", "doing", what, "err", last)

@@ -21,6 +21,7 @@ import (
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ReasonAccepted is the approval reason of CSRs approved by `corral accept`.
@@ -150,6 +151,7 @@ func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, erro
 		return acceptPlan{}, err
 	}
 	plan := acceptPlan{cluster: mc}
+	held := common.Held(mc)
 	for i := range csrs.Items {
 		csr := &csrs.Items[i]
 		if !clientcsr.Pending(csr) {
@@ -163,6 +165,9 @@ func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, erro
 			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: it is for cluster %s", csr.Name, req.Cluster))
 		case !slices.Contains(o.Requesters, csr.Spec.Username):
 			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: requested by %s, not a bootstrap identity (--requesters)", csr.Name, csr.Spec.Username))
+		case held:
+			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: %s is joined and its agent is heartbeating, so a request for %s is not approved "+
+				"(deny it with 'kubectl certificate deny %s', or unjoin the cluster first)", csr.Name, name, req.CommonName, csr.Name))
 		default:
 			plan.approve = append(plan.approve, csr)
 		}

@@ -2,6 +2,23 @@
 // on and neither may import from the other.
 package common
 
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
 // LeaseName is the lease a cluster's agent renews in its cluster namespace
 // on the hub, and the hub watches.
 const LeaseName = "managed-cluster-lease"
+
+// Held reports whether a live agent holds mc: the cluster is accepted and
+// joined, and its agent keeps it available. Neither a second agent's join
+// nor its approval may take such a cluster's name.
+func Held(mc *clusterv1.ManagedCluster) bool {
+	for _, t := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+		if !meta.IsStatusConditionTrue(mc.Status.Conditions, t) {
+			return false
+		}
+	}
+	return true
+}
