@@ -118,10 +118,14 @@ func nameFree(ctx context.Context, clusters clusterclient.Interface, name string
 		return err
 	}
 	if common.Held(mc) {
-		return fmt.Errorf("%w: ManagedCluster %s is joined and its agent is heartbeating, and this agent holds no identity for it; "+
-			"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, name)
+		return nameTaken(name)
 	}
 	return nil
+}
+
+func nameTaken(name string) error {
+	return fmt.Errorf("%w: ManagedCluster %s is joined and its agent is heartbeating, and this cluster holds no identity for it; "+
+		"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, name)
 }
 
 // ensureCluster creates the ManagedCluster, not accepted, unless it exists.

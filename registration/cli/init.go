@@ -39,8 +39,8 @@ func NewCmdInit(out io.Writer) *cobra.Command {
 		Short: "Make a Kubernetes cluster a corral hub and print a bootstrap token",
 		Long: `Make a Kubernetes cluster a corral hub: install the Open Cluster Management
 CRDs, the roles every cluster namespace binds, and the bootstrap identity new
-clusters use to ask to join. Then print the hub's address and a bootstrap
-token.
+clusters use to ask to join. Then print the 'corral join' line, with a
+bootstrap token, that a cluster joins with.
 
 Safe to run again. The hub's controllers run with 'corral hub'.`,
 		Example: "  corral init --kubeconfig ~/.corral/dev/hub/kubeconfig",
@@ -118,7 +118,11 @@ func InstallHub(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "installing the bootstrap identity %s\n", bootstrap.User)
-	return bootstrap.Install(ctx, kube)
+	if err := bootstrap.Install(ctx, kube); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "publishing the hub's address and CA in %s/%s\n", bootstrap.ClusterInfoNamespace, bootstrap.ClusterInfoName)
+	return bootstrap.PublishClusterInfo(ctx, kube, cfg)
 }
 
 // printToken issues a bootstrap token and prints it with the hub's address.
@@ -127,6 +131,7 @@ func printToken(ctx context.Context, out io.Writer, kube kubernetes.Interface, s
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  hub-apiserver: %s\n  hub-token:     %s\n  (the token is valid for %s; 'corral get token' issues another)\n", server, token, ttl)
+	fmt.Fprintf(out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", server, token)
+	fmt.Fprintf(out, "(run it against the managed cluster; the token is valid for %s, 'corral get token' issues another)\n", ttl)
 	return nil
 }

@@ -23,7 +23,7 @@ func NewCmdGetToken(out io.Writer) *cobra.Command {
 	o := &TokenOptions{Out: out, Hub: kubeflags.New("hub"), TokenTTL: time.Hour}
 	cmd := &cobra.Command{
 		Use:   "token",
-		Short: "Print a fresh bootstrap token and the hub's address, for a cluster to ask to join",
+		Short: "Print the 'corral join' line, with a fresh bootstrap token, that a cluster joins with",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := validateTokenTTL(o.TokenTTL); err != nil {

@@ -22,11 +22,10 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 		startFleet(dir, "--clusters", "0")
 	})
 
-	It("corral init prepares the hub and prints its address and a bootstrap token", func() {
+	It("corral init prepares the hub and prints the join line, with a bootstrap token", func() {
 		r := corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
-		Expect(r.out).To(ContainSubstring("hub-apiserver: https://127.0.0.1:"))
-		Expect(r.out).To(MatchRegexp(`hub-token: +\S{100,}`))
+		Expect(r.out).To(MatchRegexp(`corral join --hub-apiserver https://127\.0\.0\.1:\d+ --hub-token \S{100,} --cluster-name <cluster-name>`))
 
 		r = kubectl(hubKubeconfig, "get", "crd", "managedclusters.cluster.open-cluster-management.io")
 		Expect(r.code).To(Equal(0), "%s", r)

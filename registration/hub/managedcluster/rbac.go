@@ -38,7 +38,8 @@ func rule(group string, resources []string, verbs ...string) *rbacac.PolicyRuleA
 	return rbacac.PolicyRule().WithAPIGroups(group).WithResources(resources...).WithVerbs(verbs...)
 }
 
-// clusterRole lets the cluster see and update only its own ManagedCluster,
+// clusterRole lets the cluster see, update and delete (corral unjoin) only
+// its own ManagedCluster,
 // renew its client certificate and create (and watch) CSRs.
 func clusterRole(cluster string) *rbacac.ClusterRoleApplyConfiguration {
 	return rbacac.ClusterRole(clusterRoleName(cluster)).
@@ -46,7 +47,7 @@ func clusterRole(cluster string) *rbacac.ClusterRoleApplyConfiguration {
 		WithRules(
 			rule("certificates.k8s.io", []string{"certificatesigningrequests"}, "create", "get", "list", "watch"),
 			rule("register.open-cluster-management.io", []string{"managedclusters/clientcertificates"}, "renew"),
-			rule(clusterv1.GroupName, []string{"managedclusters"}, "get", "list", "update", "watch").WithResourceNames(cluster),
+			rule(clusterv1.GroupName, []string{"managedclusters"}, "get", "list", "update", "watch", "delete").WithResourceNames(cluster),
 			rule(clusterv1.GroupName, []string{"managedclusters/status"}, "patch", "update").WithResourceNames(cluster),
 		)
 }

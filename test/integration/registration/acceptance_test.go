@@ -112,8 +112,9 @@ var _ = Describe("accepting a cluster", func() {
 		Expect(agent.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(other))).To(MatchError(forbidden, "forbidden"))
 		Expect(agent.List(ctx, &clusterv1.ManagedClusterList{})).To(MatchError(forbidden, "forbidden"))
 
+		Expect(agent.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: other}})).To(MatchError(forbidden, "forbidden"))
+
 		By("being refused what the hub admin decides")
-		Expect(agent.Delete(ctx, mc)).To(MatchError(forbidden, "forbidden"))
 		Expect(agent.List(ctx, &corev1.SecretList{}, client.InNamespace(mine))).To(MatchError(forbidden, "forbidden"))
 	})
 

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+
+	"github.com/corral-dev/corral/registration/common"
+)
+
+// DefaultBootstrapSecretName is OCM's name for the Secret, beside the hub
+// kubeconfig Secret, that holds the bootstrap kubeconfig.
+const DefaultBootstrapSecretName = "bootstrap-hub-kubeconfig"
+
+// PreflightTimeout bounds the checks before a join.
+const PreflightTimeout = 15 * time.Second
+
+// BootstrapKubeconfig is the kubeconfig of a bootstrap token for the hub
+// at server, trusting caData.
+func BootstrapKubeconfig(server string, caData []byte, token string) ([]byte, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData}
+	cfg.AuthInfos["bootstrap"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["bootstrap"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "bootstrap"}
+	cfg.CurrentContext = "bootstrap"
+	return clientcmd.Write(*cfg)
+}
+
+// StoreBootstrap keeps the bootstrap kubeconfig on the managed cluster so
+// that a restarted agent can ask to join again.
+func StoreBootstrap(ctx context.Context, managed kubernetes.Interface, namespace string, kubeconfig []byte) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if _, err := managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s on the managed cluster: %w", namespace, err)
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DefaultBootstrapSecretName},
+		Data:       map[string][]byte{KeyKubeconfig: kubeconfig},
+	}
+	secrets := managed.CoreV1().Secrets(namespace)
+	_, err := secrets.Update(ctx, secret, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("storing the bootstrap kubeconfig in %s/%s on the managed cluster: %w", namespace, DefaultBootstrapSecretName, err)
+	}
+	return nil
+}
+
+// LoadBootstrap reads the bootstrap kubeconfig StoreBootstrap kept.
+func LoadBootstrap(ctx context.Context, managed kubernetes.Interface, namespace string) (*rest.Config, error) {
+	secret, err := managed.CoreV1().Secrets(namespace).Get(ctx, DefaultBootstrapSecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("the managed cluster holds no bootstrap kubeconfig (%s/%s): pass --bootstrap-kubeconfig, or join with 'corral join'",
+			namespace, DefaultBootstrapSecretName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s/%s on the managed cluster: %w", namespace, DefaultBootstrapSecretName, err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data[KeyKubeconfig])
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s on the managed cluster holds no usable kubeconfig: %w", namespace, DefaultBootstrapSecretName, err)
+	}
+	return cfg, nil
+}
+
+// Preflight checks, within PreflightTimeout and changing nothing, what a
+// join needs: the managed cluster answers, the hub answers and takes the
+// bootstrap credentials, and no live agent holds the cluster name (unless
+// this managed cluster holds an identity for it).
+func (a *Agent) Preflight(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
+	defer cancel()
+	s, err := a.load(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot use the managed cluster: %w", err)
+	}
+	clusters, err := clusterclient.NewForConfig(a.opts.Bootstrap)
+	if err != nil {
+		return err
+	}
+	hub := a.opts.Bootstrap.Host
+	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, a.opts.ClusterName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%w (%w): get a fresh token with 'corral get token' on the hub", ErrBootstrapRefused, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the hub at %s does not let the bootstrap token read ManagedClusters (%w): is it a hub prepared with 'corral init'?", hub, err)
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		return fmt.Errorf("cannot reach the hub at %s within %s: check the address and that the hub is running", hub, PreflightTimeout)
+	case err != nil:
+		return fmt.Errorf("cannot reach the hub at %s: %w", hub, err)
+	}
+	if s == nil && common.Held(mc) {
+		return nameTaken(a.opts.ClusterName)
+	}
+	return nil
+}

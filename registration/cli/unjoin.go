@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/agent"
+)
+
+// UnjoinOptions are the options of `corral unjoin`.
+type UnjoinOptions struct {
+	Out         io.Writer
+	Managed     *kubeflags.Flags
+	ClusterName string
+	// LocalOnly leaves the hub alone and removes only the agent's state on
+	// the managed cluster.
+	LocalOnly bool
+	// Timeout bounds the wait for the hub's cleanup.
+	Timeout time.Duration
+
+	managed kubernetes.Interface
+}
+
+// NewUnjoinOptions returns the defaults.
+func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
+	return &UnjoinOptions{Out: out, Managed: kubeflags.New("managed cluster"), Timeout: 2 * time.Minute}
+}
+
+// NewCmdUnjoin returns `corral unjoin`.
+func NewCmdUnjoin(out io.Writer) *cobra.Command {
+	o := NewUnjoinOptions(out)
+	cmd := &cobra.Command{
+		Use:   "unjoin",
+		Short: "Take this cluster off its hub: the hub removes its namespace and RBAC, and the agent's state goes",
+		Long: `Take the managed cluster (--kubeconfig) off its hub. With the cluster's own
+hub identity (open-cluster-management-agent/hub-kubeconfig-secret) unjoin
+deletes its ManagedCluster, waits while the hub removes the cluster's
+namespace, what is in it and its RBAC, then deletes the agent's hub and
+bootstrap kubeconfigs on the managed cluster.
+
+Stop the cluster's agent first: a running agent would ask to join again.
+If the hub no longer accepts the cluster's identity, a hub admin deletes the
+ManagedCluster and --local-only removes what is left here.`,
+		Example: "  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	o.Managed.AddFlags(f)
+	f.StringVar(&o.ClusterName, "cluster-name", "", "the cluster's name on the hub (required)")
+	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub's cleanup")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *UnjoinOptions) Validate() error {
+	if o.ClusterName == "" {
+		return errors.New("--cluster-name is required")
+	}
+	if err := agent.ValidateClusterName(o.ClusterName); err != nil {
+		return fmt.Errorf("--cluster-name: %w", err)
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout is %s: it must be positive", o.Timeout)
+	}
+	return nil
+}
+
+// Complete builds the managed cluster's client.
+func (o *UnjoinOptions) Complete() error {
+	cfg, err := o.Managed.RESTConfig()
+	if err != nil {
+		return err
+	}
+	o.managed, err = kubernetes.NewForConfig(cfg)
+	return err
+}
+
+// Run removes the cluster from the hub, then the agent's state.
+func (o *UnjoinOptions) Run(ctx context.Context) error {
+	secrets := o.managed.CoreV1().Secrets(agent.DefaultSecretNamespace)
+	secret, err := secrets.Get(ctx, agent.DefaultSecretName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err) && !o.LocalOnly:
+		return fmt.Errorf("the managed cluster holds no hub identity (%s/%s): it has not joined, or a hub admin removes it with 'kubectl delete managedcluster %s'",
+			agent.DefaultSecretNamespace, agent.DefaultSecretName, o.ClusterName)
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading %s/%s on the managed cluster: %w", agent.DefaultSecretNamespace, agent.DefaultSecretName, err)
+	case err == nil && string(secret.Data[agent.KeyClusterName]) != o.ClusterName:
+		return fmt.Errorf("the managed cluster joined as %q, not %q: nothing was changed", secret.Data[agent.KeyClusterName], o.ClusterName)
+	}
+	if !o.LocalOnly {
+		if err := o.leaveHub(ctx, secret.Data[agent.KeyKubeconfig]); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{agent.DefaultSecretName, agent.DefaultBootstrapSecretName} {
+		if err := secrets.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s/%s on the managed cluster: %w", agent.DefaultSecretNamespace, name, err)
+		}
+	}
+	fmt.Fprintf(o.Out, "%s: removed the agent's hub and bootstrap kubeconfigs from the managed cluster\n", o.ClusterName)
+	return nil
+}
+
+// leaveHub deletes the cluster's ManagedCluster with its own identity and
+// waits until the hub has cleaned up: the ManagedCluster is gone, or the
+// identity's permissions, which go last but one, are.
+func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return fmt.Errorf("the stored hub kubeconfig does not load: %w", err)
+	}
+	clusters, err := clusterclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	err = clusters.ClusterV1().ManagedClusters().Delete(ctx, o.ClusterName, metav1.DeleteOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		fmt.Fprintf(o.Out, "%s: the hub has no such cluster any more\n", o.ClusterName)
+		return nil
+	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the hub refused cluster %s's identity (%w): a hub admin removes it with 'kubectl delete managedcluster %s', then run unjoin with --local-only",
+			o.ClusterName, err, o.ClusterName)
+	case err != nil:
+		return fmt.Errorf("deleting ManagedCluster %s on the hub: %w", o.ClusterName, err)
+	}
+	fmt.Fprintf(o.Out, "%s: deleted from the hub; waiting for the hub to remove its namespace and RBAC\n", o.ClusterName)
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		_, last = clusters.ClusterV1().ManagedClusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
+		return apierrors.IsNotFound(last) || apierrors.IsForbidden(last), nil
+	})
+	if err != nil {
+		return fmt.Errorf("the hub has not finished removing %s after %s; the agent's state is kept, run unjoin again to wait more", o.ClusterName, o.Timeout)
+	}
+	if apierrors.IsNotFound(last) {
+		fmt.Fprintf(o.Out, "%s: the hub removed it\n", o.ClusterName)
+	} else {
+		fmt.Fprintf(o.Out, "%s: the hub revoked its identity and is removing its namespace\n", o.ClusterName)
+	}
+	return nil
+}
