@@ -113,7 +113,7 @@ func (o *JoinOptions) Complete(ctx context.Context) error {
 	}
 	ca, err := bootstrap.FetchCA(ctx, o.HubAPIServer, o.HubToken)
 	if err != nil {
-		return fmt.Errorf("cannot get the hub's CA from %s (%w): pass --ca-file", o.HubAPIServer, err)
+		return fmt.Errorf("cannot read the hub's CA at %s (%w): check --hub-apiserver and that the hub is running, or pass --ca-file", o.HubAPIServer, err)
 	}
 	fmt.Fprintf(o.Out, "trusting the CA the hub publishes in %s/%s (pass --ca-file to pin it instead)\n", bootstrap.ClusterInfoNamespace, bootstrap.ClusterInfoName)
 	o.ca = ca

@@ -108,6 +108,21 @@ spec: {hubAcceptsClient: false}
 	})
 })
 
+var _ = Describe("corral join, given a hub it cannot reach,", func() {
+	It("says so in one line, and what to pass", func() {
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600)).To(Succeed())
+		r := corral(cliTimeout, "join", "--hub-apiserver", "https://127.0.0.1:1", "--hub-token", "t", "--cluster-name", "c1", "--kubeconfig", kubeconfig)
+		expectOneLineError(r, "https://127.0.0.1:1", "--ca-file")
+	})
+})
+
 var _ = Describe("corral init, given bad input,", func() {
 	It("says which kubeconfig it could not use", func() {
 		r := corral(cliTimeout, "init", "--kubeconfig", filepath.Join(GinkgoT().TempDir(), "missing"))
