@@ -110,14 +110,7 @@ spec: {hubAcceptsClient: false}
 
 var _ = Describe("corral join, given a hub it cannot reach,", func() {
 	It("says so in one line, and what to pass", func() {
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`), 0o600)).To(Succeed())
+		kubeconfig := unreachableKubeconfig()
 		r := corral(cliTimeout, "join", "--hub-apiserver", "https://127.0.0.1:1", "--hub-token", "t", "--cluster-name", "c1", "--kubeconfig", kubeconfig)
 		expectOneLineError(r, "https://127.0.0.1:1", "--ca-file")
 	})
@@ -130,15 +123,21 @@ var _ = Describe("corral init, given bad input,", func() {
 	})
 
 	It("refuses a token lifetime the API server would refuse", func() {
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+		kubeconfig := unreachableKubeconfig()
+		r := corral(cliTimeout, "init", "--token-ttl", "1m", "--kubeconfig", kubeconfig)
+		expectOneLineError(r, "--token-ttl", "10m")
+	})
+})
+
+// unreachableKubeconfig is a kubeconfig for a cluster nobody serves.
+func unreachableKubeconfig() string {
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `), 0o600)).To(Succeed())
-		r := corral(cliTimeout, "init", "--token-ttl", "1m", "--kubeconfig", kubeconfig)
-		expectOneLineError(r, "--token-ttl", "10m")
-	})
-})
+	return kubeconfig
+}

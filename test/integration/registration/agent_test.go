@@ -177,10 +177,7 @@ var _ = Describe("the registration agent", func() {
 		DeferCleanup(func(ctx context.Context) {
 			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
 		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
-		_, err := accept(ctx, name)
-		Expect(err).NotTo(HaveOccurred())
+		acceptOnceAsked(ctx, name)
 
 		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)
 		var first []byte

@@ -31,12 +31,18 @@ func startJoinedAgent(ctx context.Context, secret string) (string, *agentRun) {
 	DeferCleanup(func(ctx context.Context) {
 		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	})
+	acceptOnceAsked(ctx, name)
+	expectAvailable(ctx, name)
+	return name, run
+}
+
+// acceptOnceAsked waits for the cluster's join request and accepts it.
+func acceptOnceAsked(ctx context.Context, name string) {
+	GinkgoHelper()
 	Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
 		WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
 	_, err := accept(ctx, name)
 	Expect(err).NotTo(HaveOccurred())
-	expectAvailable(ctx, name)
-	return name, run
 }
 
 func expectAvailable(ctx context.Context, name string) {
