@@ -1,11 +1,16 @@
 package registration_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -14,6 +19,8 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/kubeflags"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
 )
@@ -228,5 +235,169 @@ var _ = Describe("cluster set bindings", func() {
 		By("deleting the set")
 		Expect(admin.Delete(ctx, set)).To(Succeed())
 		expectBound(ctx, ns, name, metav1.ConditionFalse, clustersetbinding.ReasonClusterSetNotFound)
+	})
+})
+
+// corral runs `corral clusterset ARGS…` against the suite's hub, as a user
+// would, and returns what it printed.
+func corralClusterSet(ctx context.Context, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd := registrationcli.NewCmdClusterSet(&out)
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetArgs(append(args, "--kubeconfig", hubCluster.Kubeconfig))
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+// mustClusterSet is corralClusterSet that must succeed.
+func mustClusterSet(ctx context.Context, args ...string) string {
+	GinkgoHelper()
+	out, err := corralClusterSet(ctx, args...)
+	Expect(err).NotTo(HaveOccurred(), "corral clusterset %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// tableRow returns the fields of the table line that starts with name.
+func tableRow(table, name string) []string {
+	GinkgoHelper()
+	for _, line := range strings.Split(table, "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == name {
+			return fields
+		}
+	}
+	Fail(fmt.Sprintf("no row %s in:\n%s", name, table))
+	return nil
+}
+
+// deleteSetAfter deletes the set name once the spec is over.
+func deleteSetAfter(name string) {
+	DeferCleanup(func(ctx context.Context) {
+		_ = client.IgnoreNotFound(admin.Delete(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	})
+}
+
+var _ = Describe("corral clusterset", func() {
+	It("creates an exclusive set, puts clusters in it, binds it, shows it, and deletes it once unbound", func(ctx context.Context) {
+		set := "set-" + rand.String(6)
+		deleteSetAfter(set)
+		Expect(mustClusterSet(ctx, "create", set)).To(ContainSubstring("cluster set " + set + " created"))
+		Expect(getSet(ctx, set).Spec.ClusterSelector.SelectorType).To(Equal(clusterv1beta2.ExclusiveClusterSetLabel))
+		expectEmpty(ctx, set, metav1.ConditionTrue, "")
+
+		By("being safe to run again, and refusing another selector for the same name")
+		Expect(mustClusterSet(ctx, "create", set)).To(ContainSubstring("already exists"))
+		_, err := corralClusterSet(ctx, "create", set, "--label-selector", "env=prod")
+		Expect(err).To(MatchError(ContainSubstring("cluster set " + set + " already exists and selects")))
+
+		By("putting two clusters in it, one moved from another set")
+		c1, c2 := newLabelledCluster(ctx, nil), newLabelledCluster(ctx, inSet("old-"+set))
+		out := mustClusterSet(ctx, "set", set, "--clusters", c1+","+c2)
+		Expect(out).To(ContainSubstring(c1 + ": put in cluster set " + set))
+		Expect(out).To(ContainSubstring(c2 + ": moved from cluster set old-" + set + " to " + set))
+		Expect(getCluster(ctx, c1).Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, set))
+		Expect(getCluster(ctx, c2).Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, set))
+		expectEmpty(ctx, set, metav1.ConditionFalse, "2 ManagedClusters selected")
+		Expect(mustClusterSet(ctx, "set", set, "--clusters", c1)).To(ContainSubstring(c1 + ": already in cluster set " + set))
+
+		By("binding it")
+		ns := newNamespace(ctx)
+		Expect(mustClusterSet(ctx, "bind", set, "--namespace", ns)).To(ContainSubstring("cluster set " + set + " bound in namespace " + ns))
+		expectBound(ctx, ns, set, metav1.ConditionTrue, clustersetbinding.ReasonBound)
+		Expect(mustClusterSet(ctx, "bind", set, "--namespace", ns)).To(ContainSubstring("already bound"))
+
+		By("showing it")
+		Expect(tableRow(mustClusterSet(ctx, "get"), set)[:6]).To(Equal([]string{
+			set, "ExclusiveClusterSetLabel", clusterv1beta2.ClusterSetLabel + "=" + set, "2", ns, "False",
+		}))
+		list := &clusterv1beta2.ManagedClusterSetList{}
+		Expect(json.Unmarshal([]byte(mustClusterSet(ctx, "get", set, "-o", "json")), list)).To(Succeed())
+		Expect(list.Items).To(HaveLen(1))
+		Expect(list.Items[0].Name).To(Equal(set))
+		Expect(list.Items[0].Kind).To(Equal("ManagedClusterSet"))
+
+		By("refusing to delete it while it is bound")
+		_, err = corralClusterSet(ctx, "delete", set)
+		Expect(err).To(MatchError(And(ContainSubstring("still bound in namespace "+ns), ContainSubstring("nothing was deleted"))))
+		getSet(ctx, set)
+
+		By("deleting it once unbound")
+		Expect(mustClusterSet(ctx, "unbind", set, "--namespace", ns)).To(ContainSubstring("unbound"))
+		Expect(mustClusterSet(ctx, "unbind", set, "--namespace", ns)).To(ContainSubstring("is not bound"))
+		out = mustClusterSet(ctx, "delete", set)
+		Expect(out).To(ContainSubstring("cluster set " + set + " deleted"))
+		Expect(out).To(ContainSubstring("2 clusters still carry the label"))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, types.NamespacedName{Name: set}, &clusterv1beta2.ManagedClusterSet{}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
+	})
+
+	It("creates a label selector set that holds the clusters matching it", func(ctx context.Context) {
+		set, team := "set-"+rand.String(6), "team-"+rand.String(6)
+		deleteSetAfter(set)
+		mustClusterSet(ctx, "create", set, "--label-selector", "team="+team)
+		newLabelledCluster(ctx, map[string]string{"team": team})
+		expectEmpty(ctx, set, metav1.ConditionFalse, "1 ManagedClusters selected")
+		Expect(tableRow(mustClusterSet(ctx, "get", set), set)[1:5]).To(Equal([]string{"LabelSelector", "team=" + team, "1", "-"}))
+
+		By("refusing to set clusters into it")
+		c := newLabelledCluster(ctx, nil)
+		_, err := corralClusterSet(ctx, "set", set, "--clusters", c)
+		Expect(err).To(MatchError(And(ContainSubstring("holds the clusters matching team="+team), ContainSubstring("nothing was changed"))))
+		Expect(getCluster(ctx, c).Labels).NotTo(HaveKey(clusterv1beta2.ClusterSetLabel))
+	})
+
+	It("changes no cluster when one of those named does not exist", func(ctx context.Context) {
+		set := newSet(ctx, nil)
+		c := newLabelledCluster(ctx, map[string]string{"keep": "me"})
+		ghost := "ghost-" + rand.String(5)
+		_, err := corralClusterSet(ctx, "set", set, "--clusters", c+","+ghost)
+		Expect(err).To(MatchError("no such cluster on the hub: " + ghost + "; nothing was changed"))
+		Expect(getCluster(ctx, c).Labels).To(Equal(map[string]string{"keep": "me"}))
+
+		By("and none when the set does not exist")
+		_, err = corralClusterSet(ctx, "set", "no-"+set, "--clusters", c)
+		Expect(err).To(MatchError(ContainSubstring("there is no cluster set no-" + set + " on the hub")))
+		Expect(getCluster(ctx, c).Labels).To(Equal(map[string]string{"keep": "me"}))
+	})
+
+	It("refuses in one line to bind in a namespace that does not exist, creating nothing", func(ctx context.Context) {
+		set := newSet(ctx, nil)
+		ns := "ns-" + rand.String(6)
+		_, err := corralClusterSet(ctx, "bind", set, "--namespace", ns)
+		Expect(err).To(MatchError("there is no namespace " + ns + " on the hub: create it first (kubectl create namespace " + ns + ")"))
+		Expect(err.Error()).NotTo(ContainSubstring("\n"))
+		bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+		Expect(admin.List(ctx, bindings, client.InNamespace(ns))).To(Succeed())
+		Expect(bindings.Items).To(BeEmpty())
+	})
+
+	It("refuses to delete the hub's own sets", func(ctx context.Context) {
+		for _, name := range []string{clusterset.DefaultSetName, clusterset.GlobalSetName} {
+			Eventually(func() error {
+				return admin.Get(ctx, types.NamespacedName{Name: name}, &clusterv1beta2.ManagedClusterSet{})
+			}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+			uid := getSet(ctx, name).UID
+			_, err := corralClusterSet(ctx, "delete", name)
+			Expect(err).To(MatchError(ContainSubstring("kept by the hub")))
+			Expect(getSet(ctx, name).UID).To(Equal(uid))
+		}
+	})
+})
+
+var _ = Describe("corral get clusters", func() {
+	It("shows the sets each cluster is in", func(ctx context.Context) {
+		set := newSet(ctx, nil)
+		c := newLabelledCluster(ctx, inSet(set))
+		Eventually(func() error {
+			return admin.Get(ctx, types.NamespacedName{Name: clusterset.GlobalSetName}, &clusterv1beta2.ManagedClusterSet{})
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		var out bytes.Buffer
+		o := &registrationcli.GetClustersOptions{Out: &out, Hub: kubeflags.New("hub"), Names: []string{c}}
+		o.Hub.Kubeconfig = hubCluster.Kubeconfig
+		Expect(o.Validate()).To(Succeed())
+		Expect(o.Run(ctx)).To(Succeed())
+		Expect(tableRow(out.String(), c)[5]).To(Equal(clusterset.GlobalSetName + "," + set))
 	})
 })
