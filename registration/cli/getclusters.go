@@ -13,8 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/internal/output"
@@ -79,7 +81,28 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 	for i := range out.Items {
 		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1.GroupVersion.String(), "ManagedCluster"
 	}
-	return output.Print(o.Out, o.Output, out, func(w io.Writer) { PrintClusterTable(w, out.Items, time.Now()) })
+	if o.Output != "" {
+		return output.Print(o.Out, o.Output, out, nil)
+	}
+	PrintClusterTable(o.Out, out.Items, o.sets(ctx, clusters, out.Items), time.Now())
+	return nil
+}
+
+// sets returns the sets each cluster is in. A hub where the sets cannot be
+// listed gets each cluster's exclusive set label.
+func (o *GetClustersOptions) sets(ctx context.Context, clusters clusterclient.Interface, items []clusterv1.ManagedCluster) map[string][]string {
+	list, err := clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	if err == nil {
+		return setsByCluster(items, list.Items)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Cannot list cluster sets; showing the set labels", "err", err)
+	out := make(map[string][]string, len(items))
+	for _, mc := range items {
+		if set := mc.Labels[clusterv1beta2.ClusterSetLabel]; set != "" {
+			out[mc.Name] = []string{set}
+		}
+	}
+	return out
 }
 
 func pick(items []clusterv1.ManagedCluster, names []string) ([]clusterv1.ManagedCluster, error) {
@@ -103,8 +126,9 @@ func pick(items []clusterv1.ManagedCluster, names []string) ([]clusterv1.Managed
 	return out, nil
 }
 
-// PrintClusterTable prints one row per cluster.
-func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, now time.Time) {
+// PrintClusterTable prints one row per cluster; sets are the sets each
+// cluster is in, by cluster name.
+func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, sets map[string][]string, now time.Time) {
 	if len(clusters) == 0 {
 		fmt.Fprintln(w, "No clusters on this hub yet.")
 		return
@@ -112,14 +136,10 @@ func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, now tim
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tACCEPTED\tJOINED\tAVAILABLE\tAGE\tSETS\tTAINTS")
 	for _, mc := range clusters {
-		set := mc.Labels[clusterv1beta2.ClusterSetLabel]
-		if set == "" {
-			set = "default"
-		}
 		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
-			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), set, taints(mc.Spec.Taints))
+			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), joinOrDash(sets[mc.Name]), taints(mc.Spec.Taints))
 	}
 	_ = tw.Flush()
 }

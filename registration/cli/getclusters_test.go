@@ -30,12 +30,12 @@ func TestPrintClusterTable(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	PrintClusterTable(&out, clusters, now)
+	PrintClusterTable(&out, clusters, map[string][]string{"c1": {"global", "prod"}}, now)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
 		{"NAME", "ACCEPTED", "JOINED", "AVAILABLE", "AGE", "SETS", "TAINTS"},
-		{"c1", "true", "True", "True", "90m", "prod", "-"},
-		{"c2", "false", "-", "-", "2m", "default", "unreachable:NoSelect"},
+		{"c1", "true", "True", "True", "90m", "global,prod", "-"},
+		{"c2", "false", "-", "-", "2m", "-", "unreachable:NoSelect"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
@@ -49,7 +49,7 @@ func TestPrintClusterTable(t *testing.T) {
 
 func TestPrintClusterTableEmpty(t *testing.T) {
 	var out bytes.Buffer
-	PrintClusterTable(&out, nil, time.Now())
+	PrintClusterTable(&out, nil, nil, time.Now())
 	if !strings.Contains(out.String(), "No clusters") {
 		t.Errorf("got %q", out.String())
 	}

@@ -19,11 +19,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
 	"github.com/corral-dev/corral/registration/hub/csrapproval"
 	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
@@ -79,6 +82,9 @@ func Scheme() (*runtime.Scheme, error) {
 	if err := clusterv1.Install(s); err != nil {
 		return nil, err
 	}
+	if err := clusterv1beta2.Install(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -123,6 +129,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}).SetupWithManager(mgr, opts.Workers),
 		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr, opts.Workers),
 		(&taint.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
+		(&clusterset.Reconciler{
+			Client:   mgr.GetClient(),
+			Recorder: mgr.GetEventRecorder("corral-clusterset"),
+		}).SetupWithManager(mgr, opts.Workers),
+		(&clustersetbinding.Reconciler{
+			Client:   mgr.GetClient(),
+			Recorder: mgr.GetEventRecorder("corral-clustersetbinding"),
+		}).SetupWithManager(mgr, opts.Workers),
 	)
 }
 

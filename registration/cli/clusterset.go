@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/registration/hub/clusterset"
+)
+
+// NewCmdClusterSet returns `corral clusterset` and its verbs.
+func NewCmdClusterSet(out io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "clusterset",
+		Aliases: []string{"clustersets"},
+		Short:   "Group clusters into ManagedClusterSets and bind the sets to namespaces",
+		Long: `Group clusters into ManagedClusterSets and bind the sets to namespaces.
+
+A set holds clusters either by its exclusive label — a cluster labelled
+cluster.open-cluster-management.io/clusterset=SET is in SET and in no other
+such set — or by a label selector over the clusters' labels. The hub keeps
+two sets: 'default' (exclusive) and 'global' (every cluster). A binding of a
+set in a namespace lets placements in that namespace choose its clusters.`,
+	}
+	cmd.AddCommand(
+		NewCmdClusterSetCreate(out),
+		NewCmdClusterSetDelete(out),
+		NewCmdClusterSetSet(out),
+		NewCmdClusterSetBind(out),
+		NewCmdClusterSetUnbind(out),
+		NewCmdClusterSetGet(out),
+	)
+	return cmd
+}
+
+// validateSetName checks that name can name a set and be the value of the
+// exclusive set label.
+func validateSetName(name string) error {
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
+	}
+	if msgs := validation.IsValidLabelValue(name); len(msgs) > 0 {
+		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
+	}
+	return nil
+}
+
+// getSet gets the set name, or says in one line that it does not exist.
+func getSet(ctx context.Context, clusters clusterclient.Interface, name string) (*clusterv1beta2.ManagedClusterSet, error) {
+	set, err := clusters.ClusterV1beta2().ManagedClusterSets().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("there is no cluster set %s on the hub: create it with 'corral clusterset create %s'", name, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting cluster set %s: %w", name, err)
+	}
+	return set, nil
+}
+
+// bindingsOf returns the namespaces where set is bound, from bindings.
+func bindingsOf(set string, bindings []clusterv1beta2.ManagedClusterSetBinding) []string {
+	var namespaces []string
+	for _, b := range bindings {
+		if b.Spec.ClusterSet == set {
+			namespaces = append(namespaces, b.Namespace)
+		}
+	}
+	return namespaces
+}
+
+// describeSelector says which clusters a set selects, for a table.
+func describeSelector(set *clusterv1beta2.ManagedClusterSet) string {
+	sel := set.Spec.ClusterSelector
+	if sel.SelectorType != clusterv1beta2.LabelSelector {
+		return clusterv1beta2.ClusterSetLabel + "=" + set.Name
+	}
+	switch {
+	case sel.LabelSelector == nil:
+		return "<none>"
+	case len(sel.LabelSelector.MatchLabels) == 0 && len(sel.LabelSelector.MatchExpressions) == 0:
+		return "<all>"
+	}
+	return metav1.FormatLabelSelector(sel.LabelSelector)
+}
+
+// isBuiltin says whether the hub keeps the set name itself.
+func isBuiltin(name string) bool {
+	_, ok := clusterset.BuiltinSelector(name)
+	return ok
+}
+
+func joinOrDash(items []string) string {
+	if len(items) == 0 {
+		return "-"
+	}
+	return strings.Join(items, ",")
+}

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+)
+
+// ClusterSetBindOptions are the options of `corral clusterset bind` and
+// `unbind`.
+type ClusterSetBindOptions struct {
+	Out       io.Writer
+	Hub       *kubeflags.Flags
+	Name      string
+	Namespace string
+
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+}
+
+// NewClusterSetBindOptions returns the defaults.
+func NewClusterSetBindOptions(out io.Writer) *ClusterSetBindOptions {
+	return &ClusterSetBindOptions{Out: out, Hub: kubeflags.New("hub")}
+}
+
+// NewCmdClusterSetBind returns `corral clusterset bind`.
+func NewCmdClusterSetBind(out io.Writer) *cobra.Command {
+	o := NewClusterSetBindOptions(out)
+	cmd := &cobra.Command{
+		Use:   "bind SET --namespace NAMESPACE",
+		Short: "Bind a cluster set to a namespace, so placements there may choose its clusters",
+		Long: `Bind a cluster set to a namespace: create the ManagedClusterSetBinding SET in
+NAMESPACE. Placements in that namespace may then choose the set's clusters.
+The set and the namespace must exist. Safe to run again.`,
+		Example: "  corral clusterset bind prod --namespace team-a",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Bind(cmd.Context())
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// NewCmdClusterSetUnbind returns `corral clusterset unbind`.
+func NewCmdClusterSetUnbind(out io.Writer) *cobra.Command {
+	o := NewClusterSetBindOptions(out)
+	cmd := &cobra.Command{
+		Use:   "unbind SET --namespace NAMESPACE",
+		Short: "Remove a cluster set's binding from a namespace",
+		Long: `Remove the ManagedClusterSetBinding SET from NAMESPACE: placements there may
+no longer choose the set's clusters. Safe to run again.`,
+		Example: "  corral clusterset unbind prod --namespace team-a",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Unbind(cmd.Context())
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+func (o *ClusterSetBindOptions) addFlags(cmd *cobra.Command) {
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "the namespace of the binding (required)")
+}
+
+// Validate checks that a namespace is named.
+func (o *ClusterSetBindOptions) Validate() error {
+	if o.Namespace == "" {
+		return fmt.Errorf("name the namespace of the binding with --namespace")
+	}
+	return nil
+}
+
+// Complete builds the hub clients.
+func (o *ClusterSetBindOptions) Complete() error {
+	var err error
+	o.kube, o.clusters, err = hubClients(o.Hub)
+	return err
+}
+
+// Bind creates the binding, once the set and the namespace are known to
+// exist.
+func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
+	if _, err := o.kube.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("there is no namespace %s on the hub: create it first (kubectl create namespace %s)", o.Namespace, o.Namespace)
+		}
+		return fmt.Errorf("getting namespace %s: %w", o.Namespace, err)
+	}
+	if _, err := getSet(ctx, o.clusters, o.Name); err != nil {
+		return err
+	}
+	binding := &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
+		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: o.Name},
+	}
+	_, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Create(ctx, binding, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		fmt.Fprintf(o.Out, "cluster set %s is already bound in namespace %s\n", o.Name, o.Namespace)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("binding cluster set %s in namespace %s: %w", o.Name, o.Namespace, err)
+	}
+	fmt.Fprintf(o.Out, "cluster set %s bound in namespace %s\n", o.Name, o.Namespace)
+	return nil
+}
+
+// Unbind deletes the binding, if there is one.
+func (o *ClusterSetBindOptions) Unbind(ctx context.Context) error {
+	err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		fmt.Fprintf(o.Out, "cluster set %s is not bound in namespace %s\n", o.Name, o.Namespace)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("unbinding cluster set %s from namespace %s: %w", o.Name, o.Namespace, err)
+	}
+	fmt.Fprintf(o.Out, "cluster set %s unbound from namespace %s\n", o.Name, o.Namespace)
+	return nil
+}

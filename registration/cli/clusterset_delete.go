@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+)
+
+// ClusterSetDeleteOptions are the options of `corral clusterset delete`.
+type ClusterSetDeleteOptions struct {
+	Out  io.Writer
+	Hub  *kubeflags.Flags
+	Name string
+
+	clusters clusterclient.Interface
+}
+
+// NewClusterSetDeleteOptions returns the defaults.
+func NewClusterSetDeleteOptions(out io.Writer) *ClusterSetDeleteOptions {
+	return &ClusterSetDeleteOptions{Out: out, Hub: kubeflags.New("hub")}
+}
+
+// NewCmdClusterSetDelete returns `corral clusterset delete`.
+func NewCmdClusterSetDelete(out io.Writer) *cobra.Command {
+	o := NewClusterSetDeleteOptions(out)
+	cmd := &cobra.Command{
+		Use:   "delete SET",
+		Short: "Delete a cluster set that no namespace binds",
+		Long: `Delete a ManagedClusterSet. A set still bound in a namespace is not deleted:
+unbind it first, so that no placement loses its clusters by surprise. The
+hub's own sets, default and global, cannot be deleted (the hub would create
+them again at once). Clusters keep their labels.`,
+		Example: "  corral clusterset delete prod",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Validate refuses the hub's own sets.
+func (o *ClusterSetDeleteOptions) Validate() error {
+	if isBuiltin(o.Name) {
+		return fmt.Errorf("cluster set %s is kept by the hub and would be created again at once: nothing was deleted", o.Name)
+	}
+	return nil
+}
+
+// Complete builds the hub client.
+func (o *ClusterSetDeleteOptions) Complete() error {
+	var err error
+	_, o.clusters, err = hubClients(o.Hub)
+	return err
+}
+
+// Run deletes the set if it exists and nothing binds it.
+func (o *ClusterSetDeleteOptions) Run(ctx context.Context) error {
+	set, err := getSet(ctx, o.clusters, o.Name)
+	if err != nil {
+		return err
+	}
+	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing cluster set bindings: %w", err)
+	}
+	if namespaces := bindingsOf(o.Name, bindings.Items); len(namespaces) > 0 {
+		return fmt.Errorf("cluster set %s is still bound in namespace %s: unbind it first ('corral clusterset unbind %s --namespace %s'); nothing was deleted",
+			o.Name, strings.Join(namespaces, ", "), o.Name, namespaces[0])
+	}
+	if err := o.clusters.ClusterV1beta2().ManagedClusterSets().Delete(ctx, o.Name,
+		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &set.UID}}); err != nil {
+		return fmt.Errorf("deleting cluster set %s: %w", o.Name, err)
+	}
+	fmt.Fprintf(o.Out, "cluster set %s deleted\n", o.Name)
+	if set.Spec.ClusterSelector.SelectorType != clusterv1beta2.LabelSelector {
+		labelled, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{LabelSelector: clusterv1beta2.ClusterSetLabel + "=" + o.Name})
+		if err == nil && len(labelled.Items) > 0 {
+			fmt.Fprintf(o.Out, "%d clusters still carry the label %s=%s; move them with 'corral clusterset set SET --clusters …'\n",
+				len(labelled.Items), clusterv1beta2.ClusterSetLabel, o.Name)
+		}
+	}
+	return nil
+}

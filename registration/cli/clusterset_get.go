@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/internal/output"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
+)
+
+// ClusterSetGetOptions are the options of `corral clusterset get`.
+type ClusterSetGetOptions struct {
+	Out    io.Writer
+	Hub    *kubeflags.Flags
+	Output string
+	// Names are the sets to show; none means all.
+	Names []string
+
+	clusters clusterclient.Interface
+}
+
+// NewClusterSetGetOptions returns the defaults.
+func NewClusterSetGetOptions(out io.Writer) *ClusterSetGetOptions {
+	return &ClusterSetGetOptions{Out: out, Hub: kubeflags.New("hub")}
+}
+
+// NewCmdClusterSetGet returns `corral clusterset get`.
+func NewCmdClusterSetGet(out io.Writer) *cobra.Command {
+	o := NewClusterSetGetOptions(out)
+	cmd := &cobra.Command{
+		Use:   "get [SET...]",
+		Short: "List cluster sets: selector, clusters, the namespaces they are bound in, emptiness",
+		Long: `List the hub's cluster sets, or the named ones: how each selects its clusters,
+how many it holds now, the namespaces it is bound in, and its ClusterSetEmpty
+condition as the hub last wrote it.`,
+		Example: "  corral clusterset get\n  corral clusterset get prod -o yaml",
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Names = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	output.AddFlag(cmd.Flags(), &o.Output)
+	return cmd
+}
+
+// Validate checks the output format.
+func (o *ClusterSetGetOptions) Validate() error { return output.Validate(o.Output) }
+
+// Complete builds the hub client.
+func (o *ClusterSetGetOptions) Complete() error {
+	var err error
+	_, o.clusters, err = hubClients(o.Hub)
+	return err
+}
+
+// ClusterSetRow is what the table shows of one set.
+type ClusterSetRow struct {
+	Set *clusterv1beta2.ManagedClusterSet
+	// Clusters is how many clusters it holds; -1 when its selector is
+	// invalid.
+	Clusters int
+	// Namespaces are where it is bound.
+	Namespaces []string
+}
+
+// Run lists the sets, or the named ones, and prints them.
+func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
+	list, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing cluster sets: %w", err)
+	}
+	items, err := pickSets(list.Items, o.Names)
+	if err != nil {
+		return err
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	out := &clusterv1beta2.ManagedClusterSetList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items}
+	for i := range out.Items {
+		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1beta2.GroupVersion.String(), "ManagedClusterSet"
+	}
+	if o.Output != "" {
+		return output.Print(o.Out, o.Output, out, nil)
+	}
+	clusters, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing clusters: %w", err)
+	}
+	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing cluster set bindings: %w", err)
+	}
+	rows := make([]ClusterSetRow, 0, len(out.Items))
+	for i := range out.Items {
+		set := &out.Items[i]
+		rows = append(rows, ClusterSetRow{Set: set, Clusters: countIn(set, clusters.Items), Namespaces: bindingsOf(set.Name, bindings.Items)})
+	}
+	PrintClusterSetTable(o.Out, rows, time.Now())
+	return nil
+}
+
+func pickSets(items []clusterv1beta2.ManagedClusterSet, names []string) ([]clusterv1beta2.ManagedClusterSet, error) {
+	if len(names) == 0 {
+		return items, nil
+	}
+	byName := map[string]clusterv1beta2.ManagedClusterSet{}
+	for _, s := range items {
+		byName[s.Name] = s
+	}
+	var out []clusterv1beta2.ManagedClusterSet
+	var missing []string
+	for _, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no such cluster set on the hub: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// countIn counts the clusters set holds, or -1 if its selector is invalid.
+func countIn(set *clusterv1beta2.ManagedClusterSet, clusters []clusterv1.ManagedCluster) int {
+	n := 0
+	for i := range clusters {
+		in, err := clusterset.Contains(set, &clusters[i])
+		if err != nil {
+			return -1
+		}
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+// PrintClusterSetTable prints one row per set.
+func PrintClusterSetTable(w io.Writer, rows []ClusterSetRow, now time.Time) {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "No cluster sets on this hub.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tSELECTOR\tCLUSTERS\tBINDINGS\tEMPTY\tAGE")
+	for _, r := range rows {
+		count := strconv.Itoa(r.Clusters)
+		if r.Clusters < 0 {
+			count = "?"
+		}
+		selectorType := string(r.Set.Spec.ClusterSelector.SelectorType)
+		if selectorType == "" {
+			selectorType = string(clusterv1beta2.ExclusiveClusterSetLabel)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Set.Name, selectorType, describeSelector(r.Set), count,
+			joinOrDash(r.Namespaces), conditionStatus(r.Set.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty),
+			duration.HumanDuration(now.Sub(r.Set.CreationTimestamp.Time)))
+	}
+	_ = tw.Flush()
+}
+
+// setsByCluster returns the sets each cluster is in.
+func setsByCluster(clusters []clusterv1.ManagedCluster, sets []clusterv1beta2.ManagedClusterSet) map[string][]string {
+	out := make(map[string][]string, len(clusters))
+	for i := range clusters {
+		out[clusters[i].Name] = clusterset.SetsOf(&clusters[i], sets)
+	}
+	return out
+}

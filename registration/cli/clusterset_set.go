@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+)
+
+// ClusterSetSetOptions are the options of `corral clusterset set`.
+type ClusterSetSetOptions struct {
+	Out io.Writer
+	Hub *kubeflags.Flags
+	// Name is the exclusive set the clusters move into.
+	Name     string
+	Clusters []string
+
+	clusters clusterclient.Interface
+}
+
+// NewClusterSetSetOptions returns the defaults.
+func NewClusterSetSetOptions(out io.Writer) *ClusterSetSetOptions {
+	return &ClusterSetSetOptions{Out: out, Hub: kubeflags.New("hub")}
+}
+
+// NewCmdClusterSetSet returns `corral clusterset set`.
+func NewCmdClusterSetSet(out io.Writer) *cobra.Command {
+	o := NewClusterSetSetOptions(out)
+	cmd := &cobra.Command{
+		Use:   "set SET --clusters CLUSTER,...",
+		Short: "Put clusters in an exclusive cluster set, moving them out of their current one",
+		Long: `Put clusters in an ExclusiveClusterSetLabel set by labelling them
+cluster.open-cluster-management.io/clusterset=SET. A cluster is in one such
+set at a time, so this moves it out of the set it was in. The set and every
+cluster are checked before anything changes. LabelSelector sets are not
+set this way: label the clusters so that the set's selector matches them.`,
+		Example: "  corral clusterset set prod --clusters cluster1,cluster2",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().StringSliceVar(&o.Clusters, "clusters", o.Clusters, "the clusters to put in the set (required)")
+	return cmd
+}
+
+// Validate checks the set and cluster names.
+func (o *ClusterSetSetOptions) Validate() error {
+	if err := validateSetName(o.Name); err != nil {
+		return err
+	}
+	if len(o.Clusters) == 0 {
+		return fmt.Errorf("name the clusters to put in cluster set %s with --clusters (e.g. --clusters cluster1,cluster2)", o.Name)
+	}
+	return validateClusterNames(o.Clusters)
+}
+
+// Complete builds the hub client.
+func (o *ClusterSetSetOptions) Complete() error {
+	var err error
+	_, o.clusters, err = hubClients(o.Hub)
+	return err
+}
+
+// Run checks the set and every cluster, then labels the clusters that are
+// not in the set yet.
+func (o *ClusterSetSetOptions) Run(ctx context.Context) error {
+	set, err := getSet(ctx, o.clusters, o.Name)
+	if err != nil {
+		return err
+	}
+	if set.Spec.ClusterSelector.SelectorType == clusterv1beta2.LabelSelector {
+		return fmt.Errorf("cluster set %s holds the clusters matching %s, not a label of its own: change the clusters' labels instead; nothing was changed",
+			o.Name, describeSelector(set))
+	}
+	var found []*clusterv1.ManagedCluster
+	var missing []string
+	for _, name := range o.Clusters {
+		mc, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, name)
+		case err != nil:
+			return fmt.Errorf("getting cluster %s: %w; nothing was changed", name, err)
+		default:
+			found = append(found, mc)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no such cluster on the hub: %s; nothing was changed", strings.Join(missing, ", "))
+	}
+	var errs []error
+	for _, mc := range found {
+		if err := o.label(ctx, mc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// label puts mc in the set, saying what changed.
+func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedCluster) error {
+	from := mc.Labels[clusterv1beta2.ClusterSetLabel]
+	if from == o.Name {
+		fmt.Fprintf(o.Out, "%s: already in cluster set %s\n", mc.Name, o.Name)
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels": map[string]string{clusterv1beta2.ClusterSetLabel: o.Name},
+	}})
+	if err != nil {
+		return err
+	}
+	if _, err := o.clusters.ClusterV1().ManagedClusters().Patch(ctx, mc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("putting %s in cluster set %s: %w", mc.Name, o.Name, err)
+	}
+	if from == "" {
+		fmt.Fprintf(o.Out, "%s: put in cluster set %s\n", mc.Name, o.Name)
+	} else {
+		fmt.Fprintf(o.Out, "%s: moved from cluster set %s to %s\n", mc.Name, from, o.Name)
+	}
+	return nil
+}
