@@ -19,7 +19,9 @@
 //     cluster, and is refused while the cluster namespace is terminating;
 //     setting, changing or removing the clusterset label needs `create` on
 //     `cluster.open-cluster-management.io` managedclustersets/join for the
-//     set it leaves and the set it enters.
+//     set it leaves and the set it enters. An update is checked only
+//     for the fields it changes, so a cluster stored before the webhooks
+//     ran can still be updated and deleted.
 //
 // ManagedClusterSetBinding (cluster.open-cluster-management.io/v1beta2),
 // CREATE and UPDATE: a binding is named after the set it binds
@@ -31,11 +33,15 @@
 // decides per set and per cluster. A refusal is one line naming the user,
 // the permission it lacks and the object.
 //
-// These are OCM's rules (its registration webhook), with one difference:
+// These are OCM's rules (its registration webhook), with two differences.
 // OCM refuses an update that sets a taint's timeAdded itself; corral
 // overwrites or keeps the value instead, so that clients which stamp the
 // time — corral's own taint controller among them — work whether or not
-// webhooks run, and the stored time is always the hub's.
+// webhooks run, and the stored time is always the hub's. And OCM checks
+// every field on every update, so a cluster stored malformed could never
+// again be updated, not even to remove its finalizer; corral checks what
+// changed. corral also refuses taints OCM leaves to the CRD schema (and a
+// (key, effect) pair twice, which the schema allows).
 //
 // Agents need nothing special: an agent creates its ManagedCluster with the
 // bootstrap identity, whose role (corral init) includes

@@ -9,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -45,7 +46,7 @@ func (v *clusterValidator) Handle(ctx context.Context, req admission.Request) ad
 		return resp
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("cluster", cluster.Name, "user", req.UserInfo.Username, "operation", req.Operation)
-	if problems := validateCluster(cluster); len(problems) > 0 {
+	if problems := validateCluster(cluster, old); len(problems) > 0 {
 		log.V(1).Info("Refusing a malformed ManagedCluster", "problems", problems)
 		return invalid("managed cluster %q: %s", cluster.Name, strings.Join(problems, "; "))
 	}
@@ -67,18 +68,39 @@ func (v *clusterValidator) Handle(ctx context.Context, req admission.Request) ad
 	return admission.Allowed("")
 }
 
-// validateCluster lists what is malformed in cluster, each as a phrase.
-func validateCluster(cluster *clusterv1.ManagedCluster) []string {
+// validateCluster lists what is malformed in cluster, each as a phrase. On
+// an update (old is not nil) it looks only at what changed, so that a
+// cluster stored before the webhooks ran can still be updated and deleted.
+func validateCluster(cluster, old *clusterv1.ManagedCluster) []string {
 	var problems []string
-	if msgs := validation.IsDNS1123Label(cluster.Name); len(msgs) > 0 {
+	if msgs := validation.IsDNS1123Label(cluster.Name); old == nil && len(msgs) > 0 {
 		problems = append(problems, fmt.Sprintf("the name must be a DNS-1123 label, as it names the cluster namespace: %s", msgs[0]))
 	}
-	for i, cc := range cluster.Spec.ManagedClusterClientConfigs {
-		if u, err := url.Parse(cc.URL); err != nil || u.Scheme != "https" || u.Host == "" {
-			problems = append(problems, fmt.Sprintf("spec.managedClusterClientConfigs[%d].url %q is not an https URL with a host", i, cc.URL))
+	if old == nil || !equality.Semantic.DeepEqual(cluster.Spec.ManagedClusterClientConfigs, old.Spec.ManagedClusterClientConfigs) {
+		for i, cc := range cluster.Spec.ManagedClusterClientConfigs {
+			if u, err := url.Parse(cc.URL); err != nil || u.Scheme != "https" || u.Host == "" {
+				problems = append(problems, fmt.Sprintf("spec.managedClusterClientConfigs[%d].url %q is not an https URL with a host", i, cc.URL))
+			}
 		}
 	}
-	return append(problems, validateTaints(cluster.Spec.Taints)...)
+	if old == nil || !sameTaints(cluster.Spec.Taints, old.Spec.Taints) {
+		problems = append(problems, validateTaints(cluster.Spec.Taints)...)
+	}
+	return problems
+}
+
+// sameTaints reports whether a and b hold the same taints in the same
+// order, whatever their timeAdded.
+func sameTaints(a, b []clusterv1.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Value != b[i].Value || a[i].Effect != b[i].Effect {
+			return false
+		}
+	}
+	return true
 }
 
 // validateTaints lists what is malformed in taints.

@@ -131,6 +131,18 @@ func TestClusterValidator(t *testing.T) {
 				taint("a", "3", clusterv1.TaintEffectNoSelect, earlier)),
 			want: refused(400, `spec.taints[2] repeats key "a" with effect NoSelect of spec.taints[0]`),
 		},
+		"a stored malformed cluster can still be updated when its malformed fields stay": {
+			op:   admissionv1.Update,
+			obj:  withTaints(withURLs(named(inSet("set-a"), "c1.example"), "http://x"), taint("a", "", "Nope", metav1.Time{})),
+			old:  withTaints(withURLs(named(inSet("set-a"), "c1.example"), "http://x"), taint("a", "", "Nope", earlier)),
+			want: allowedOutcome(),
+		},
+		"an update that changes a malformed field is refused": {
+			op:   admissionv1.Update,
+			obj:  withURLs(inSet("set-a"), "http://y"),
+			old:  withURLs(inSet("set-a"), "http://x"),
+			want: refused(400, `url "http://y"`),
+		},
 		"several problems in one line": {
 			op: admissionv1.Create, obj: withTaints(withURLs(inSet("set-a"), "http://x"), taint("a", "", "Nope", earlier)),
 			want: refused(400, `url "http://x"`, `effect "Nope"`),

@@ -215,18 +215,24 @@ const ProbeClusterName = "corral-webhook-probe"
 func WaitServing(ctx context.Context, c client.Client, timeout time.Duration) error {
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		probe := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: ProbeClusterName}}
-		if last = c.Create(ctx, probe, client.DryRunAll); last != nil {
-			return false, nil
-		}
-		if probe.Labels[clusterv1beta2.ClusterSetLabel] != DefaultClusterSet {
-			last = errors.New("the ManagedCluster came back without the default cluster set label")
-			return false, nil
-		}
-		return true, nil
+		last = probeDefaulting(ctx, c)
+		return last == nil, nil // not yet: the last error says why
 	})
 	if err != nil {
 		return fmt.Errorf("the hub's admission webhooks did not start answering within %s: %w", timeout, errors.Join(err, last))
+	}
+	return nil
+}
+
+// probeDefaulting creates a cluster without a set in dry run and checks
+// that it came back in the default set.
+func probeDefaulting(ctx context.Context, c client.Client) error {
+	probe := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: ProbeClusterName}}
+	if err := c.Create(ctx, probe, client.DryRunAll); err != nil {
+		return err
+	}
+	if probe.Labels[clusterv1beta2.ClusterSetLabel] != DefaultClusterSet {
+		return errors.New("a ManagedCluster came back without the default cluster set label")
 	}
 	return nil
 }
