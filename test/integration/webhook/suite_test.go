@@ -6,6 +6,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,9 +17,11 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
@@ -63,23 +66,44 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running the hub's controllers and webhooks as corral hub does")
+	stopHub = startHub(true)
+	DeferCleanup(func() { stopHub() })
+	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
+}, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
+
+// stopHub stops the hub process the specs run against; a spec that
+// replaces it sets it anew.
+var stopHub func()
+
+// startHub starts a hub process on the hub, wired as corral hub wires it:
+// its webhooks and, withControllers, the registration controllers. The
+// returned func stops it and waits until it has stopped; calling it again
+// does nothing.
+func startHub(withControllers bool) (stop func()) {
+	GinkgoHelper()
 	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
-		Scheme:  scheme,
+		Scheme:  admin.Scheme(),
 		Cache:   hub.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
+		// A spec replaces the hub process with another in this process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	if withControllers {
+		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	}
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
 	mgrCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- mgr.Start(mgrCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
-	})
-	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
-}, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
+		})
+	}
+}
 
 var nameCounter atomic.Int64
 

@@ -365,3 +365,31 @@ var _ = Describe("The webhook configurations", func() {
 		Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
 	})
 })
+
+var _ = Describe("The webhook configurations, with several hub processes", func() {
+	It("are kept by one at a time: when it stops, another points them at itself", func(ctx context.Context) {
+		url := func() string {
+			cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			Expect(admin.Get(ctx, client.ObjectKey{Name: webhook.ClusterMutatingName}, cfg)).To(Succeed())
+			return *cfg.Webhooks[0].ClientConfig.URL
+		}
+		first := url()
+
+		By("a second hub process serves, but leaves them to the first, which holds the lease")
+		stopSecond := startHub(false)
+		DeferCleanup(func() { stopSecond() })
+		Consistently(url).WithTimeout(5 * time.Second).WithPolling(500 * time.Millisecond).Should(Equal(first))
+
+		By("the first stops: the second takes over, with its own URL and CA")
+		stopHub()
+		Eventually(url).WithTimeout(timeout).ShouldNot(Equal(first))
+		second := url()
+		Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
+
+		By("a new hub process starts and the second stops: the new one takes over")
+		stopHub = startHub(true)
+		stopSecond()
+		Eventually(url).WithTimeout(timeout).ShouldNot(Equal(second))
+		Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
+	})
+})
