@@ -10,6 +10,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
 )
 
 // hubOptions are the options of `corral hub`, the hub's controllers.
@@ -21,20 +22,43 @@ type hubOptions struct {
 	leaseGrace    int
 	leaderElectNS string
 	autoApprove   []string
+
+	webhookPort    int
+	webhookCertDir string
+	webhookURL     string
+	webhookService string
+	webhookBind    string
+	// webhook is what the webhook flags say, once validated.
+	webhook webhook.Options
 }
 
 func newCmdHub() *cobra.Command {
-	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", leaderElectNS: "open-cluster-management"}
+	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", leaderElectNS: "open-cluster-management",
+		webhookPort: webhook.DefaultPort}
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers (the registration core) until stopped",
 		Long: `Run the hub's controllers against a hub prepared with 'corral init': they
 accept, deny and clean up ManagedClusters and watch their leases. Several
-copies may run; one leads.`,
+copies may run; one leads.
+
+It also serves the registration admission webhooks (only a user allowed
+managedclustersets/join may put a cluster in a set, managedclusters/accept
+accept it, managedclustersets/bind bind a set) and registers them with the
+hub's API server, pointing at itself: one hub process, elected by the Lease
+corral-hub-webhook, keeps the webhook configurations pointing at it; another
+takes over when it stops. Without --webhook-cert-dir each process makes its
+own CA. The API server calls --webhook-url (default
+https://127.0.0.1:<webhook-port>, for a hub on the API server's machine) or,
+for a hub running in the cluster, --webhook-service, which needs a
+--webhook-cert-dir every replica shares. The configurations stay when the
+hub stops, so ManagedCluster writes are refused until a hub serves again.`,
+		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
+  corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.leaseGrace < 0 {
-				return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.leaseGrace)
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return o.run(cmd.Context())
 		},
@@ -47,7 +71,43 @@ copies may run; one leads.`,
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
 	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
 	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this (0: the default, 5)")
+	f.IntVar(&o.webhookPort, "webhook-port", o.webhookPort, "port of the admission webhook server (0 serves no webhooks)")
+	f.StringVar(&o.webhookBind, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
+	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
+	f.StringVar(&o.webhookURL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
+	f.StringVar(&o.webhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
 	return cmd
+}
+
+// validate checks the flags, each problem in one line naming the flag.
+func (o *hubOptions) validate() error {
+	if o.leaseGrace < 0 {
+		return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.leaseGrace)
+	}
+	if o.webhookPort < 0 || o.webhookPort > 65535 {
+		return fmt.Errorf("--webhook-port is %d: give a port, or 0 to serve no webhooks", o.webhookPort)
+	}
+	if o.webhookPort == 0 {
+		return nil
+	}
+	if o.webhookURL != "" && o.webhookService != "" {
+		return fmt.Errorf("--webhook-url and --webhook-service both say where the API server calls the webhooks: give one")
+	}
+	o.webhook = webhook.Options{Port: o.webhookPort, BindAddress: o.webhookBind, CertDir: o.webhookCertDir, URL: o.webhookURL}
+	if o.webhookService != "" {
+		if o.webhookCertDir == "" {
+			return fmt.Errorf("--webhook-service reaches every hub replica, so they must serve one certificate: give --webhook-cert-dir too")
+		}
+		svc, err := webhook.ParseService(o.webhookService)
+		if err != nil {
+			return fmt.Errorf("--webhook-service: %w", err)
+		}
+		o.webhook.Service = svc
+	}
+	if err := o.webhook.Validate(); err != nil {
+		return fmt.Errorf("--webhook-url: %w", err) // the only option left to check
+	}
+	return nil
 }
 
 func (o *hubOptions) run(ctx context.Context) error {
@@ -73,6 +133,11 @@ func (o *hubOptions) run(ctx context.Context) error {
 	}
 	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace, AutoApproveUsers: o.autoApprove}); err != nil {
 		return err
+	}
+	if o.webhookPort != 0 {
+		if err := webhook.SetupWithManager(mgr, o.webhook); err != nil {
+			return fmt.Errorf("setting up the admission webhooks: %w", err)
+		}
 	}
 	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host)
 	return mgr.Start(ctx)

@@ -16,6 +16,7 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
@@ -23,6 +24,7 @@ import (
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
 )
 
 // Timing of a local fleet's registration.
@@ -50,7 +52,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 	if err := startHubControllers(ctx, hubCluster.Config, progress, wg); err != nil {
 		return err
 	}
-	say("hub", "registration controllers running")
+	say("hub", "registration controllers and admission webhooks running")
 	kube, err := kubernetes.NewForConfig(hubCluster.Config)
 	if err != nil {
 		return err
@@ -107,12 +109,22 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writ
 	if err := hub.SetupWithManager(mgr, hub.Options{}); err != nil {
 		return err
 	}
+	// Webhooks on a free loopback port, with a CA of this process's own.
+	if err := webhook.SetupWithManager(mgr, webhook.Options{}); err != nil {
+		return fmt.Errorf("setting up the admission webhooks: %w", err)
+	}
 	wg.Go(func() {
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintf(progress, "hub: registration controllers stopped: %v\n", err)
 		}
 	})
-	return nil
+	// Clusters that join from now on are admitted by the webhooks: in the
+	// default set from the start.
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	return webhook.WaitServing(ctx, admin, joinTimeout)
 }
 
 // acceptWhenAsked waits until the cluster's agent has asked to join (or it

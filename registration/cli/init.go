@@ -42,7 +42,10 @@ CRDs, the roles every cluster namespace binds, and the bootstrap identity new
 clusters use to ask to join. Then print the 'corral join' line, with a
 bootstrap token, that a cluster joins with.
 
-Safe to run again. The hub's controllers run with 'corral hub'.`,
+Safe to run again. The hub's controllers run with 'corral hub', which also
+serves the admission webhooks and registers their configurations with the
+hub: init installs none, since a webhook configuration with no server behind
+it would refuse every ManagedCluster write.`,
 		Example: "  corral init --kubeconfig ~/.corral/dev/hub/kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

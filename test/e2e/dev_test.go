@@ -54,6 +54,25 @@ var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Order
 		Expect(filepath.Join(dir, "cluster1", "hub-kubeconfig")).To(BeAnExistingFile(), "the agent's own hub kubeconfig")
 	})
 
+	It("runs the admission webhooks on its hub: clusters are in the default set, and moving one needs managedclustersets/join", func() {
+		r := kubectl(hubKubeconfig, "get", "managedcluster", "cluster1", "-o", `jsonpath={.metadata.labels.cluster\.open-cluster-management\.io/clusterset}`)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(Equal("default"))
+
+		r = kubectl(hubKubeconfig, "create", "clusterrole", "e2e-cluster-editor", "--verb=get,update,patch",
+			"--resource=managedclusters.cluster.open-cluster-management.io")
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = kubectl(hubKubeconfig, "create", "clusterrolebinding", "e2e-cluster-editor", "--clusterrole=e2e-cluster-editor", "--user=e2e-editor")
+		Expect(r.code).To(Equal(0), "%s", r)
+		Eventually(func(g Gomega) { // until RBAC lets the user write clusters, the webhook then refuses
+			r := kubectl(hubKubeconfig, "--as", "e2e-editor", "label", "managedcluster", "cluster1",
+				"cluster.open-cluster-management.io/clusterset=e2e-set", "--overwrite")
+			g.Expect(r.code).NotTo(Equal(0), "%s", r)
+			g.Expect(r.errOut).To(ContainSubstring(`denied the request: user "e2e-editor" may not take managed cluster "cluster1" out of cluster set "default"`))
+			g.Expect(r.errOut).To(ContainSubstring("managedclustersets/join"))
+		}).WithTimeout(cliTimeout).WithPolling(time.Second).Should(Succeed())
+	})
+
 	It("serves the hub: kubectl get ns lists kube-system", func() {
 		r := kubectl(hubKubeconfig, "get", "ns")
 		Expect(r.code).To(Equal(0), "%s", r)

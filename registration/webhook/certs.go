@@ -1,0 +1,161 @@
+package webhook
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// Files of a certificate directory.
+const (
+	CertFile = "tls.crt"
+	KeyFile  = "tls.key"
+	CAFile   = "ca.crt"
+)
+
+// generatedValidity is how long a generated CA and serving certificate
+// last. They live in memory for one process, so they are never rotated.
+const generatedValidity = 10 * 365 * 24 * time.Hour
+
+// certSource is where the server's certificate and the caBundle the API
+// server trusts come from: a directory, or a CA generated for this process.
+type certSource struct {
+	dir string
+	// Generated, when dir is empty.
+	ca   []byte
+	cert *tls.Certificate
+}
+
+// newCertSource checks the certificates in dir or, with no dir, generates
+// a CA and a serving certificate for host.
+func newCertSource(dir, host string, now time.Time) (certSource, error) {
+	if dir != "" {
+		return certSource{dir: dir}, checkCertDir(dir, now)
+	}
+	ca, cert, err := generateCerts(host, now)
+	return certSource{ca: ca, cert: cert}, err
+}
+
+// apply sets how the server finds its certificate: the generated one, or
+// the files in dir, reloaded when they change.
+func (s certSource) apply(o *ctrlwebhook.Options) {
+	if s.dir != "" {
+		o.CertDir, o.CertName, o.KeyName = s.dir, CertFile, KeyFile
+		return
+	}
+	cert := s.cert
+	o.TLSOpts = append(o.TLSOpts, func(c *tls.Config) {
+		c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return cert, nil }
+	})
+}
+
+// caBundle is the PEM the API server verifies the server with; from a
+// directory it is read anew each time, so a rotated CA is picked up.
+func (s certSource) caBundle() ([]byte, error) {
+	if s.dir == "" {
+		return s.ca, nil
+	}
+	ca, err := os.ReadFile(filepath.Join(s.dir, CAFile))
+	if err != nil {
+		return nil, fmt.Errorf("reading the webhook CA: %w", err)
+	}
+	return ca, nil
+}
+
+// checkCertDir makes sure dir holds a key pair and the CA that signed it.
+func checkCertDir(dir string, now time.Time) error {
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	if err != nil {
+		return fmt.Errorf("webhook certificate directory %s: %w", dir, err)
+	}
+	caPEM, err := os.ReadFile(filepath.Join(dir, CAFile))
+	if err != nil {
+		return fmt.Errorf("webhook certificate directory %s needs %s, the CA that signed %s: %w", dir, CAFile, CertFile, err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return fmt.Errorf("webhook certificate directory %s: %s holds no PEM certificate", dir, CAFile)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return fmt.Errorf("webhook certificate directory %s: %s: %w", dir, CertFile, err)
+	}
+	intermediates := x509.NewCertPool()
+	for _, der := range pair.Certificate[1:] {
+		if c, err := x509.ParseCertificate(der); err == nil {
+			intermediates.AddCert(c)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: intermediates, CurrentTime: now}); err != nil {
+		return fmt.Errorf("webhook certificate directory %s: %s does not verify against %s: %w", dir, CertFile, CAFile, err)
+	}
+	return nil
+}
+
+// generateCerts makes a CA and a serving certificate for host (an IP
+// address or a DNS name) signed by it; it returns the CA as PEM.
+func generateCerts(host string, now time.Time) ([]byte, *tls.Certificate, error) {
+	if host == "" {
+		return nil, nil, errors.New("generating the webhook certificate: no host to issue it for")
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	notBefore, notAfter := now.Add(-time.Hour), now.Add(generatedValidity)
+	caTemplate := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: fmt.Sprintf("corral-hub-webhook-ca@%d", now.Unix())},
+		NotBefore: notBefore, NotAfter: notAfter, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating the webhook CA: %w", err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	template := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: host},
+		NotBefore: notBefore, NotAfter: notAfter,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		template.IPAddresses = []net.IP{ip}
+	} else {
+		template.DNSNames = []string{host}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating the webhook serving certificate: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		&tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// serial is a random certificate serial number.
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil { // crypto/rand does not fail on Linux
+		panic(err)
+	}
+	return n
+}

@@ -1,0 +1,199 @@
+package webhook
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+func accepted(c *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
+	c.Spec.HubAcceptsClient = true
+	return c
+}
+
+func withURLs(c *clusterv1.ManagedCluster, urls ...string) *clusterv1.ManagedCluster {
+	for _, u := range urls {
+		c.Spec.ManagedClusterClientConfigs = append(c.Spec.ManagedClusterClientConfigs, clusterv1.ClientConfig{URL: u})
+	}
+	return c
+}
+
+func named(c *clusterv1.ManagedCluster, name string) *clusterv1.ManagedCluster {
+	c.Name = name
+	return c
+}
+
+func TestClusterValidator(t *testing.T) {
+	terminating := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}}
+	cases := map[string]struct {
+		op       admissionv1.Operation
+		obj, old *clusterv1.ManagedCluster
+		grants   grants
+		objects  []runtime.Object
+		sarFails bool
+		want     outcome
+	}{
+		"a new cluster in a set the user may join": {
+			op: admissionv1.Create, obj: inSet("set-a"), grants: grants{"join/set-a"},
+			want: allowedOutcome(),
+		},
+		"a new cluster in a set the user may not join": {
+			op: admissionv1.Create, obj: inSet("set-a"), grants: grants{"join/set-b"},
+			want: refused(403, `user "alice" may not add managed cluster "c1" to cluster set "set-a"`,
+				`create on managedclustersets/join (API group cluster.open-cluster-management.io) for "set-a"`),
+		},
+		"labelling an existing cluster into a set needs join on it": {
+			op: admissionv1.Update, obj: inSet("set-a"), old: cluster(),
+			want: refused(403, `may not add managed cluster "c1" to cluster set "set-a"`, "managedclustersets/join"),
+		},
+		"moving a cluster between sets with join on both": {
+			op: admissionv1.Update, obj: inSet("set-b"), old: inSet("set-a"), grants: grants{"join/set-a", "join/set-b"},
+			want: allowedOutcome(),
+		},
+		"moving a cluster out of a set the user may not join": {
+			op: admissionv1.Update, obj: inSet("set-b"), old: inSet("set-a"), grants: grants{"join/set-b"},
+			want: refused(403, `may not take managed cluster "c1" out of cluster set "set-a"`, `for "set-a"`),
+		},
+		"moving a cluster into a set the user may not join": {
+			op: admissionv1.Update, obj: inSet("set-b"), old: inSet("set-a"), grants: grants{"join/set-a"},
+			want: refused(403, `may not add managed cluster "c1" to cluster set "set-b"`, `for "set-b"`),
+		},
+		"removing the set label needs join on the set left": {
+			op: admissionv1.Update, obj: cluster(), old: inSet("set-a"),
+			want: refused(403, `may not take managed cluster "c1" out of cluster set "set-a"`),
+		},
+		"an update that keeps the set needs no permission": {
+			op: admissionv1.Update, obj: withURLs(inSet("set-a"), "https://c1.example:6443"), old: inSet("set-a"),
+			want: allowedOutcome(),
+		},
+		"accepting at creation needs managedclusters/accept": {
+			op: admissionv1.Create, obj: accepted(inSet("set-a")), grants: grants{"join/set-a"},
+			want: refused(403, `user "alice" may not accept managed cluster "c1"`,
+				`update on managedclusters/accept (API group register.open-cluster-management.io) for "c1"`),
+		},
+		"accepting at creation with managedclusters/accept": {
+			op: admissionv1.Create, obj: accepted(inSet("set-a")), grants: grants{"join/set-a", "accept/c1"},
+			want: allowedOutcome(),
+		},
+		"accepting by update needs managedclusters/accept for this cluster": {
+			op: admissionv1.Update, obj: accepted(inSet("set-a")), old: inSet("set-a"), grants: grants{"accept/c2"},
+			want: refused(403, `may not accept managed cluster "c1"`),
+		},
+		"an accepted cluster stays accepted without the permission": {
+			op: admissionv1.Update, obj: accepted(inSet("set-a")), old: accepted(inSet("set-a")),
+			want: allowedOutcome(),
+		},
+		"revoking acceptance needs no accept permission": {
+			op: admissionv1.Update, obj: inSet("set-a"), old: accepted(inSet("set-a")),
+			want: allowedOutcome(),
+		},
+		"accepting while the cluster namespace is terminating": {
+			op: admissionv1.Update, obj: accepted(inSet("set-a")), old: inSet("set-a"), grants: grants{"accept/c1"},
+			objects: []runtime.Object{terminating},
+			want:    refused(403, `managed cluster "c1" cannot be accepted while its namespace is terminating`),
+		},
+		"an http client config URL": {
+			op: admissionv1.Create, obj: withURLs(inSet("set-a"), "https://ok.example", "http://c1.example:6443"), grants: grants{"join/set-a"},
+			want: refused(400, `spec.managedClusterClientConfigs[1].url "http://c1.example:6443" is not an https URL`),
+		},
+		"an empty client config URL": {
+			op: admissionv1.Create, obj: withURLs(inSet("set-a"), ""), grants: grants{"join/set-a"},
+			want: refused(400, `spec.managedClusterClientConfigs[0].url "" is not an https URL`),
+		},
+		"a name that cannot name a namespace": {
+			op: admissionv1.Create, obj: named(inSet("set-a"), "c1.example.com"), grants: grants{"join/set-a"},
+			want: refused(400, `managed cluster "c1.example.com": the name must be a DNS-1123 label`),
+		},
+		"a taint key that is not a qualified name": {
+			op: admissionv1.Create, obj: withTaints(inSet("set-a"), taint("bad key!", "", clusterv1.TaintEffectNoSelect, earlier)),
+			want: refused(400, `spec.taints[0].key "bad key!" is not a qualified name`),
+		},
+		"a taint effect that does not exist": {
+			op: admissionv1.Create, obj: withTaints(inSet("set-a"), taint("a", "", "NoExecute", earlier)),
+			want: refused(400, `spec.taints[0].effect "NoExecute" is not one of [NoSelect PreferNoSelect NoSelectIfNew]`),
+		},
+		"a taint value over 1024 characters": {
+			op: admissionv1.Create, obj: withTaints(inSet("set-a"), taint("a", strings.Repeat("v", 1025), clusterv1.TaintEffectNoSelect, earlier)),
+			want: refused(400, `spec.taints[0].value is 1025 characters long, more than 1024`),
+		},
+		"the same taint key and effect twice": {
+			op: admissionv1.Update, old: inSet("set-a"), obj: withTaints(inSet("set-a"),
+				taint("a", "1", clusterv1.TaintEffectNoSelect, earlier),
+				taint("a", "2", clusterv1.TaintEffectPreferNoSelect, earlier),
+				taint("a", "3", clusterv1.TaintEffectNoSelect, earlier)),
+			want: refused(400, `spec.taints[2] repeats key "a" with effect NoSelect of spec.taints[0]`),
+		},
+		"a stored malformed cluster can still be updated when its malformed fields stay": {
+			op:   admissionv1.Update,
+			obj:  withTaints(withURLs(named(inSet("set-a"), "c1.example"), "http://x"), taint("a", "", "Nope", metav1.Time{})),
+			old:  withTaints(withURLs(named(inSet("set-a"), "c1.example"), "http://x"), taint("a", "", "Nope", earlier)),
+			want: allowedOutcome(),
+		},
+		"an update that changes a malformed field is refused": {
+			op:   admissionv1.Update,
+			obj:  withURLs(inSet("set-a"), "http://y"),
+			old:  withURLs(inSet("set-a"), "http://x"),
+			want: refused(400, `url "http://y"`),
+		},
+		"several problems in one line": {
+			op: admissionv1.Create, obj: withTaints(withURLs(inSet("set-a"), "http://x"), taint("a", "", "Nope", earlier)),
+			want: refused(400, `url "http://x"`, `effect "Nope"`),
+		},
+		"an authorizer that fails": {
+			op: admissionv1.Create, obj: inSet("set-a"), sarFails: true,
+			want: refused(500, "the authorizer is down"),
+		},
+		"a delete is let through": {
+			op: admissionv1.Delete, old: inSet("set-a"),
+			want: allowedOutcome(),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			kube := newFakeKube(tc.grants, tc.sarFails, tc.objects...)
+			v := &clusterValidator{kube: kube, access: accessReviewer{kube: kube}}
+			var obj, old any
+			if tc.obj != nil {
+				obj = tc.obj
+			}
+			if tc.old != nil {
+				old = tc.old
+			}
+			checkOutcome(t, v.Handle(context.Background(), request(t, tc.op, obj, old)), tc.want)
+		})
+	}
+}
+
+// The reviews carry the requesting user whole, and name the permission the
+// OCM contract names.
+func TestClusterValidatorAsksForTheUsersPermissions(t *testing.T) {
+	kube := newFakeKube(grants{"join/set-a", "join/set-b", "accept/c1"}, false)
+	v := &clusterValidator{kube: kube, access: accessReviewer{kube: kube}}
+	resp := v.Handle(context.Background(), request(t, admissionv1.Update, accepted(inSet("set-b")), inSet("set-a")))
+	checkOutcome(t, resp, allowedOutcome())
+	spec := func(group, resource, subresource, verb, name string) authorizationv1.SubjectAccessReviewSpec {
+		return authorizationv1.SubjectAccessReviewSpec{
+			User: "alice", UID: "u-1", Groups: alice.Groups,
+			Extra: map[string]authorizationv1.ExtraValue{"scopes": {"s1"}},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: group, Resource: resource, Subresource: subresource, Verb: verb, Name: name,
+			},
+		}
+	}
+	want := []authorizationv1.SubjectAccessReviewSpec{
+		spec("register.open-cluster-management.io", "managedclusters", "accept", "update", "c1"),
+		spec("cluster.open-cluster-management.io", "managedclustersets", "join", "create", "set-a"),
+		spec("cluster.open-cluster-management.io", "managedclustersets", "join", "create", "set-b"),
+	}
+	if diff := cmp.Diff(want, kube.reviews); diff != "" {
+		t.Errorf("reviews (-want +got):\n%s", diff)
+	}
+}

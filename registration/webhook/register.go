@@ -1,0 +1,175 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// LeaseName is the Lease whose holder keeps the webhook configurations
+// pointing at itself.
+const LeaseName = "corral-hub-webhook"
+
+// Timing of the registrar's election: client-go's usual values.
+const (
+	leaseDuration = 15 * time.Second
+	renewDeadline = 10 * time.Second
+	retryPeriod   = 2 * time.Second
+	// caResync is how often the holder re-reads a CA from a certificate
+	// directory, which may have been rotated.
+	caResync = time.Minute
+	// applyRetry is the wait after a failed apply.
+	applyRetry = 2 * time.Second
+)
+
+// registrar keeps the webhook configurations applied, pointing at this
+// process, while this process holds the Lease. Every hub process runs one;
+// it does not take part in the manager's own leader election, so a hub
+// that runs controllers elsewhere still competes here.
+type registrar struct {
+	kube           kubernetes.Interface
+	certs          certSource
+	endpoint       endpoint
+	leaseNamespace string
+	identity       string
+	// serving reports nil once the webhook server accepts connections.
+	serving func() error
+}
+
+func newIdentity() string {
+	host, _ := os.Hostname()
+	return host + "_" + string(uuid.NewUUID())
+}
+
+// NeedLeaderElection is false: the registrar runs its own election.
+func (r *registrar) NeedLeaderElection() bool { return false }
+
+// Start campaigns for the Lease until ctx ends, keeping the configurations
+// applied whenever it holds it.
+func (r *registrar) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("webhook-registrar")
+	ctx = ctrl.LoggerInto(ctx, log)
+	changed := make(chan struct{}, 1)
+	if err := r.watchConfigurations(ctx, changed); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock: &resourcelock.LeaseLock{
+				LeaseMeta:  metav1.ObjectMeta{Namespace: r.leaseNamespace, Name: LeaseName},
+				Client:     r.kube.CoordinationV1(),
+				LockConfig: resourcelock.ResourceLockConfig{Identity: r.identity},
+			},
+			LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+			ReleaseOnCancel: true,
+			Name:            LeaseName,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(ctx context.Context) {
+					log.Info("Pointing the admission webhook configurations at this hub", "lease", r.leaseNamespace+"/"+LeaseName)
+					r.keepApplied(ctx, changed)
+				},
+				OnStoppedLeading: func() { log.V(1).Info("No longer keeping the admission webhook configurations") },
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("electing the hub that registers the webhooks: %w", err)
+		}
+		elector.Run(ctx)
+	}
+	return nil
+}
+
+// watchConfigurations signals changed whenever one of the configurations
+// this package applies changes or goes.
+func (r *registrar) watchConfigurations(ctx context.Context, changed chan<- struct{}) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(r.kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = ManagedByLabel + "=" + ManagedByValue }))
+	notify := toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { signal(changed) },
+		UpdateFunc: func(any, any) { signal(changed) },
+		DeleteFunc: func(any) { signal(changed) },
+	}
+	for _, informer := range []toolscache.SharedIndexInformer{
+		factory.Admissionregistration().V1().MutatingWebhookConfigurations().Informer(),
+		factory.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer(),
+	} {
+		if _, err := informer.AddEventHandler(notify); err != nil {
+			return err
+		}
+	}
+	factory.Start(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		factory.Shutdown()
+	}()
+	return nil
+}
+
+func signal(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// keepApplied applies the configurations once the server is serving, and
+// again on every change, every caResync and after every failure, until
+// ctx ends.
+func (r *registrar) keepApplied(ctx context.Context, changed <-chan struct{}) {
+	log := ctrl.LoggerFrom(ctx)
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		return r.serving() == nil, nil
+	})
+	if err != nil {
+		return
+	}
+	resync := time.NewTicker(caResync)
+	defer resync.Stop()
+	for {
+		next := changed
+		var retry <-chan time.Time
+		if err := r.apply(ctx); err != nil {
+			log.Error(err, "Applying the admission webhook configurations failed; retrying")
+			next, retry = nil, time.After(applyRetry)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-next:
+		case <-retry:
+		case <-resync.C:
+		}
+	}
+}
+
+// apply server-side applies the three configurations.
+func (r *registrar) apply(ctx context.Context) error {
+	caBundle, err := r.certs.caBundle()
+	if err != nil {
+		return err
+	}
+	mutating, validating := configurations(r.endpoint, caBundle)
+	opts := metav1.ApplyOptions{FieldManager: FieldOwner, Force: true}
+	admissionregistration := r.kube.AdmissionregistrationV1()
+	if _, err := admissionregistration.MutatingWebhookConfigurations().Apply(ctx, mutating, opts); err != nil {
+		return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", *mutating.Name, err)
+	}
+	for _, v := range validating {
+		if _, err := admissionregistration.ValidatingWebhookConfigurations().Apply(ctx, v, opts); err != nil {
+			return fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", *v.Name, err)
+		}
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Applied the admission webhook configurations")
+	return nil
+}

@@ -1,0 +1,159 @@
+// Package webhook_test runs the hub's registration admission webhooks,
+// wired as the binary wires them, against a real hub control plane: the
+// hub's API server calls them, RBAC decides, and users are impersonated.
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
+)
+
+func TestWebhook(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "registration webhooks")
+}
+
+// timeout bounds every wait: RBAC reaching the authorizer, the hub's
+// controllers, the registrar; generous for a busy 2-core machine.
+const timeout = 60 * time.Second
+
+var (
+	hubCluster *localcluster.Cluster
+	admin      client.Client
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
+		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(hubCluster.Stop)
+
+	By("running corral init on it")
+	initOpts := registrationcli.NewInitOptions(GinkgoWriter)
+	initOpts.Hub.Kubeconfig = hubCluster.Kubeconfig
+	Expect(initOpts.Complete()).To(Succeed())
+	Expect(initOpts.Validate()).To(Succeed())
+	Expect(initOpts.Run(ctx)).To(Succeed())
+
+	scheme, err := hub.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(clusterv1beta2.Install(scheme)).To(Succeed())
+	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	By("running the hub's controllers and webhooks as corral hub does")
+	stopHub = startHub(true)
+	DeferCleanup(func() { stopHub() })
+	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
+}, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
+
+// stopHub stops the hub process the specs run against; a spec that
+// replaces it sets it anew.
+var stopHub func()
+
+// startHub starts a hub process on the hub, wired as corral hub wires it:
+// its webhooks and, withControllers, the registration controllers. The
+// returned func stops it and waits until it has stopped; calling it again
+// does nothing.
+func startHub(withControllers bool) (stop func()) {
+	GinkgoHelper()
+	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
+		Scheme:  admin.Scheme(),
+		Cache:   hub.CacheOptions(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// A spec replaces the hub process with another in this process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	if withControllers {
+		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	}
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
+		})
+	}
+}
+
+var nameCounter atomic.Int64
+
+// uniqueName is prefix with a number no other spec uses.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, nameCounter.Add(1))
+}
+
+// as is a client that impersonates user in groups (and
+// system:authenticated).
+func as(user string, groups ...string) client.Client {
+	cfg := rest.CopyConfig(hubCluster.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
+	c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// rule is an RBAC rule on the cluster API group, limited to names when
+// any are given.
+func rule(group, resource string, verbs []string, names ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs, ResourceNames: names}
+}
+
+const clusterGroup = "cluster.open-cluster-management.io"
+
+// grant gives user the rules through a ClusterRole and binding of its own,
+// removed after the spec.
+func grant(ctx context.Context, user string, rules ...rbacv1.PolicyRule) {
+	GinkgoHelper()
+	name := uniqueName("webhook-spec-" + user)
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	Expect(admin.Create(ctx, role)).To(Succeed())
+	Expect(admin.Create(ctx, binding)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(admin.Delete(ctx, binding))).To(Succeed())
+		Expect(client.IgnoreNotFound(admin.Delete(ctx, role))).To(Succeed())
+	})
+}
+
+// newNamespace is a namespace for one spec, deleted after it.
+func newNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("webhook-spec")}}
+	Expect(admin.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, ns))).To(Succeed()) })
+	return ns.Name
+}
