@@ -38,8 +38,9 @@ build: ## Build bin/corral.
 	$(GO) build -o $(BIN)/corral ./cmd/corral
 
 .PHONY: tools
-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (minutes when cold, cached by content).
+tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok and OCM's registration binary into bin/ (minutes when cold, cached by content).
 	bash hack/tools/build.sh $(BIN)
+	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test
 test: lint unit integration e2e ## Everything CI runs: lint, unit, integration and e2e tests.
