@@ -43,7 +43,7 @@ tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd, k
 	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test
-test: lint unit integration e2e ## Everything CI runs: lint, unit, integration and e2e tests.
+test: lint unit integration interop e2e ## Everything CI runs: lint, unit, integration, interop and e2e tests.
 
 .PHONY: unit
 unit: ## Unit tests.
@@ -52,6 +52,10 @@ unit: ## Unit tests.
 .PHONY: integration
 integration: tools ## Integration tests on real control planes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/integration/...
+
+.PHONY: interop
+interop: tools ## Interop tests: upstream OCM's registration agent and hub against corral's.
+	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
 
 .PHONY: e2e
 e2e: tools build ## End-to-end tests: the corral binary against a local fleet.
