@@ -38,11 +38,12 @@ build: ## Build bin/corral.
 	$(GO) build -o $(BIN)/corral ./cmd/corral
 
 .PHONY: tools
-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (minutes when cold, cached by content).
+tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok and OCM's registration binary into bin/ (minutes when cold, cached by content).
 	bash hack/tools/build.sh $(BIN)
+	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test
-test: lint unit integration e2e ## Everything CI runs: lint, unit, integration and e2e tests.
+test: lint unit integration interop e2e ## Everything CI runs: lint, unit, integration, interop and e2e tests.
 
 .PHONY: unit
 unit: ## Unit tests.
@@ -51,6 +52,10 @@ unit: ## Unit tests.
 .PHONY: integration
 integration: tools ## Integration tests on real control planes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/integration/...
+
+.PHONY: interop
+interop: tools ## Interop tests: upstream OCM's registration agent and hub against corral's.
+	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
 
 .PHONY: e2e
 e2e: tools build ## End-to-end tests: the corral binary against a local fleet.

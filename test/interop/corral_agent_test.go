@@ -1,0 +1,188 @@
+package interop_test
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/registration/agent"
+)
+
+// OCM's bootstrap identity, as `clusteradm init` creates it on a hub
+// (clusteradm pkg/cmd/init/scenario/init/bootstrap_*.yaml): what a joining
+// agent may do before it is accepted.
+const (
+	ocmBootstrapNamespace = "open-cluster-management"
+	ocmBootstrapSA        = "cluster-bootstrap"
+	ocmBootstrapRole      = "system:open-cluster-management:bootstrap"
+	ocmBootstrapBinding   = "cluster-bootstrap-sa"
+)
+
+// ocmBootstrapToken is a bootstrap token of the OCM hub.
+var ocmBootstrapToken string
+
+var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
+	const cluster = "joined-by-corral-agent"
+	var kubeconfigFile string
+
+	BeforeAll(func(ctx context.Context) {
+		By("making the API server an OCM hub: the api module's CRDs and clusteradm's bootstrap identity")
+		Expect(crds.Install(ctx, ocmHub.Config)).To(Succeed())
+		ocmBootstrapToken = installOCMBootstrapIdentity(ctx, kubernetes.NewForConfigOrDie(ocmHub.Config))
+
+		By("running OCM's registration controller on it")
+		startUpstream("ocm-registration-controller", "controller",
+			"--kubeconfig="+ocmHub.Kubeconfig,
+			"--disable-leader-election",
+			"-v=4",
+		)
+
+		By("running a corral agent with a bootstrap token of that identity")
+		kubeconfigFile = filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
+		startCorralAgent(cluster, "", kubeconfigFile, nil)
+
+		By("corral accept on the OCM hub, once the agent asked to join")
+		acceptWhenAsked(ctx, ocmHub, cluster, nil)
+	}, NodeTimeout(3*timeout))
+
+	It("is accepted by OCM's controller and reports itself joined and available", func(ctx context.Context) {
+		mc := expectJoined(ctx, ocmHub, cluster)
+		accepted := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+		Expect(accepted.Reason).To(Equal("HubClusterAdminAccepted"), "OCM's controller accepted it")
+	}, NodeTimeout(2*timeout))
+
+	It("renews the lease OCM's controller created", func(ctx context.Context) {
+		expectLeaseRenewed(ctx, ocmHub, cluster)
+	}, NodeTimeout(3*timeout))
+
+	It("stored a hub kubeconfig that works on the OCM hub, for its own cluster only", func(ctx context.Context) {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfigFile)
+		Expect(err).NotTo(HaveOccurred())
+		asAgent := clusterclient.NewForConfigOrDie(cfg).ClusterV1().ManagedClusters()
+
+		other := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "someone-else"}}
+		_, err = clusterclient.NewForConfigOrDie(ocmHub.Config).ClusterV1().ManagedClusters().Create(ctx, other, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		_, err = asAgent.Get(ctx, cluster, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred(), "the stored identity reads its own ManagedCluster")
+		_, err = asAgent.Get(ctx, other.Name, metav1.GetOptions{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "reading another cluster is forbidden, got %v", err)
+
+		stored, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Secrets(agent.DefaultSecretNamespace).
+			Get(ctx, agent.DefaultSecretName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred(), "the agent keeps its identity where OCM's agent does")
+		Expect(string(stored.Data["cluster-name"])).To(Equal(cluster))
+	})
+
+	It("rotates its client certificate through OCM's renewal approval", func(ctx context.Context) {
+		const rotating, secretName = "rotated-by-corral-agent", "hub-kubeconfig-rotated"
+		clk := clocktesting.NewFakeClock(time.Now())
+		startCorralAgent(rotating, secretName, "", clk)
+		acceptWhenAsked(ctx, ocmHub, rotating, nil)
+
+		managed := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Secrets(agent.DefaultSecretNamespace)
+		var first []byte
+		Eventually(func(g Gomega) {
+			s, err := managed.Get(ctx, secretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			first = s.Data["tls.crt"]
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func(g Gomega) {
+			mc, err := clusterclient.NewForConfigOrDie(ocmHub.Config).ClusterV1().ManagedClusters().Get(ctx, rotating, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)).To(BeTrue())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("the agent's clock passing 80% of the certificate's life")
+		cert := parseCert(first)
+		clk.SetTime(cert.NotBefore.Add(time.Duration(float64(cert.NotAfter.Sub(cert.NotBefore)) * 0.81)))
+		Eventually(func(g Gomega) {
+			clk.Step(leaseSeconds * time.Second) // another period, should the first attempt have failed
+			s, err := managed.Get(ctx, secretName, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data["tls.crt"]).NotTo(Equal(first))
+		}).WithContext(ctx).WithTimeout(timeout).WithPolling(time.Second).Should(Succeed())
+
+		By("OCM's controller having approved the renewal")
+		csrs, err := kubernetes.NewForConfigOrDie(ocmHub.Config).CertificatesV1().CertificateSigningRequests().List(ctx,
+			metav1.ListOptions{LabelSelector: clusterv1.ClusterNameLabelKey + "=" + rotating})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(csrs.Items).To(ContainElement(HaveField("Status.Conditions", ContainElement(And(
+			HaveField("Type", certificatesv1.CertificateApproved),
+			HaveField("Reason", "AutoApprovedByHubCSRApprovingController"))))))
+	}, NodeTimeout(3*timeout))
+})
+
+// startCorralAgent runs a corral agent for cluster on managedByCorral,
+// joining the OCM hub with a bootstrap token of clusteradm's identity,
+// until the spec (or container) ends. secretName, kubeconfigFile and clk
+// may be empty (nil) for the defaults.
+func startCorralAgent(cluster, secretName, kubeconfigFile string, clk clock.WithTicker) {
+	boot := rest.AnonymousClientConfig(ocmHub.Config)
+	boot.BearerToken = ocmBootstrapToken
+	a, err := agent.New(agent.Options{
+		ClusterName: cluster, Bootstrap: boot, Managed: managedByCorral.Config,
+		SecretName: secretName, KubeconfigFile: kubeconfigFile, Clock: clk,
+		LeaseDurationSeconds: leaseSeconds, PollInterval: 500 * time.Millisecond,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), fileLogger("corral-agent-"+cluster)))
+	finished := make(chan error, 1)
+	go func() { finished <- a.Run(ctx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(finished).WithTimeout(timeout).Should(Receive(BeNil()))
+	})
+}
+
+// installOCMBootstrapIdentity creates clusteradm's bootstrap service
+// account, role and binding by hand and returns a token for it, as
+// `clusteradm get token` issues one.
+func installOCMBootstrapIdentity(ctx context.Context, kube kubernetes.Interface) string {
+	GinkgoHelper()
+	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ocmBootstrapNamespace}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = kube.CoreV1().ServiceAccounts(ocmBootstrapNamespace).Create(ctx,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: ocmBootstrapSA}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: ocmBootstrapRole},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"create", "get", "list", "watch"}},
+			{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters"}, Verbs: []string{"get", "create"}},
+			{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersets/join"}, Verbs: []string{"create"}},
+		},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ocmBootstrapBinding},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ocmBootstrapRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ocmBootstrapSA, Namespace: ocmBootstrapNamespace}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	ttl := int64(3600)
+	tr, err := kube.CoreV1().ServiceAccounts(ocmBootstrapNamespace).CreateToken(ctx, ocmBootstrapSA,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
+}

@@ -1,0 +1,161 @@
+package interop_test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/registration/bootstrap"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/hub"
+)
+
+// Where OCM's agent keeps its hub identity on the managed cluster: its
+// defaults, which the agent is run with.
+const (
+	ocmAgentNamespace = "open-cluster-management-agent"
+	ocmHubSecret      = "hub-kubeconfig-secret"
+)
+
+var _ = Describe("an unmodified OCM registration agent joining a corral hub", Ordered, func() {
+	const cluster = "joined-by-ocm-agent"
+
+	BeforeAll(func(ctx context.Context) {
+		By("corral init on the hub")
+		initOpts := registrationcli.NewInitOptions(GinkgoWriter)
+		initOpts.Hub.Kubeconfig = corralHub.Kubeconfig
+		Expect(initOpts.Complete()).To(Succeed())
+		Expect(initOpts.Validate()).To(Succeed())
+		Expect(initOpts.Run(ctx)).To(Succeed())
+
+		By("corral hub: the registration controllers, wired as the binary wires them")
+		startCorralHub(corralHub.Config)
+
+		By("a bootstrap kubeconfig with a token of corral's bootstrap identity")
+		token, err := bootstrap.Token(ctx, kubernetes.NewForConfigOrDie(corralHub.Config), 3600)
+		Expect(err).NotTo(HaveOccurred())
+		bootstrapKubeconfig := writeKubeconfig("bootstrap-kubeconfig", corralHub.Config, &clientcmdapi.AuthInfo{Token: token})
+
+		By("preparing the managed cluster as OCM's klusterlet does: its CRDs and the agent namespace")
+		installManagedCRDs(ctx, managedByOCMAgent.Config)
+		_, err = kubernetes.NewForConfigOrDie(managedByOCMAgent.Config).CoreV1().Namespaces().Create(ctx,
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ocmAgentNamespace}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		By("running OCM's registration agent with its defaults, as the klusterlet deploys it")
+		startUpstream("ocm-registration-agent", "agent",
+			"--spoke-cluster-name="+cluster,
+			"--bootstrap-kubeconfig="+bootstrapKubeconfig,
+			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
+			// Outside a pod: where the secret is mirrored to files, and no
+			// leader election (there is no pod namespace to hold it in).
+			"--hub-kubeconfig-dir="+filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig"),
+			"--namespace="+ocmAgentNamespace,
+			"--disable-leader-election",
+			"-v=4",
+		)
+
+		By("corral accept, once the agent asked to join")
+		acceptWhenAsked(ctx, corralHub, cluster, func() { setLeaseDuration(ctx, corralHub, cluster, leaseSeconds) })
+	}, NodeTimeout(3*timeout))
+
+	It("is accepted by the hub and reports itself joined and available", func(ctx context.Context) {
+		expectJoined(ctx, corralHub, cluster)
+	}, NodeTimeout(2*timeout))
+
+	It("renews its lease on the hub", func(ctx context.Context) {
+		expectLeaseRenewed(ctx, corralHub, cluster)
+	}, NodeTimeout(3*timeout))
+
+	It("stored the identity the hub issued in its hub-kubeconfig-secret", func(ctx context.Context) {
+		secret := ocmAgentSecret(ctx)
+		Expect(secret.Data).To(HaveKey("kubeconfig"))
+		Expect(string(secret.Data["cluster-name"])).To(Equal(cluster))
+		agentName := string(secret.Data["agent-name"])
+		Expect(agentName).NotTo(BeEmpty())
+		cert := parseCert(secret.Data["tls.crt"])
+		Expect(cert.Subject.CommonName).To(Equal("system:open-cluster-management:" + cluster + ":" + agentName))
+		Expect(cert.Subject.Organization).To(ConsistOf(
+			"system:open-cluster-management:"+cluster, "system:open-cluster-management:managed-clusters"))
+
+		kc, err := clientcmd.Load(secret.Data["kubeconfig"])
+		Expect(err).NotTo(HaveOccurred())
+		current := kc.Contexts[kc.CurrentContext]
+		Expect(current).NotTo(BeNil(), "the stored kubeconfig has a current context")
+		Expect(kc.Clusters[current.Cluster].Server).To(Equal(corralHub.Config.Host))
+	})
+
+	It("was granted an identity that sees only its own cluster", func(ctx context.Context) {
+		secret := ocmAgentSecret(ctx)
+		cfg := rest.AnonymousClientConfig(corralHub.Config)
+		cfg.CertData, cfg.KeyData = secret.Data["tls.crt"], secret.Data["tls.key"]
+		asAgent := clusterclient.NewForConfigOrDie(cfg).ClusterV1().ManagedClusters()
+
+		other := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "someone-else"}}
+		_, err := clusterclient.NewForConfigOrDie(corralHub.Config).ClusterV1().ManagedClusters().Create(ctx, other, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		_, err = asAgent.Get(ctx, cluster, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred(), "the agent reads its own ManagedCluster")
+		_, err = asAgent.Get(ctx, other.Name, metav1.GetOptions{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "reading another cluster is forbidden, got %v", err)
+		_, err = asAgent.List(ctx, metav1.ListOptions{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "listing every cluster is forbidden, got %v", err)
+	})
+})
+
+// ocmAgentSecret is the hub kubeconfig Secret OCM's agent keeps on its
+// managed cluster.
+func ocmAgentSecret(ctx context.Context) *corev1.Secret {
+	GinkgoHelper()
+	secret, err := kubernetes.NewForConfigOrDie(managedByOCMAgent.Config).CoreV1().Secrets(ocmAgentNamespace).
+		Get(ctx, ocmHubSecret, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return secret
+}
+
+func parseCert(b []byte) *x509.Certificate {
+	GinkgoHelper()
+	block, _ := pem.Decode(b)
+	Expect(block).NotTo(BeNil(), "a PEM certificate")
+	cert, err := x509.ParseCertificate(block.Bytes)
+	Expect(err).NotTo(HaveOccurred())
+	return cert
+}
+
+// startCorralHub runs corral's registration hub controllers on cfg, as
+// `corral hub` does, until the container ends.
+func startCorralHub(cfg *rest.Config) {
+	scheme, err := hub.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
+		Scheme:  scheme,
+		Cache:   hub.CacheOptions(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Logger:  fileLogger("corral-hub"),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(ctx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
+	})
+}
