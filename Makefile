@@ -22,7 +22,7 @@ help: ## Show the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: run
-run: tools build ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
+run: kube-tools build ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
 	@if $(BIN)/corral dev status >/dev/null 2>&1; then \
 	  echo "A fleet is already running (make down stops it):"; $(BIN)/corral dev status; \
 	else \
@@ -37,9 +37,13 @@ down: build ## Stop the local fleet started by `make run`.
 build: ## Build bin/corral.
 	$(GO) build -o $(BIN)/corral ./cmd/corral
 
-.PHONY: tools
-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok and OCM's registration binary into bin/ (minutes when cold, cached by content).
+.PHONY: tools kube-tools ocm-tools
+tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).
+
+kube-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (what a local fleet needs).
 	bash hack/tools/build.sh $(BIN)
+
+ocm-tools: ## Build upstream OCM's registration binary into bin/, for the interop tests.
 	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test
@@ -50,7 +54,7 @@ unit: ## Unit tests.
 	$(GO) test $(TEST_FLAGS) $(UNIT_PKGS)
 
 .PHONY: integration
-integration: tools ## Integration tests on real control planes.
+integration: kube-tools ## Integration tests on real control planes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/integration/...
 
 .PHONY: interop
@@ -58,7 +62,7 @@ interop: tools ## Interop tests: upstream OCM's registration agent and hub again
 	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
 
 .PHONY: e2e
-e2e: tools build ## End-to-end tests: the corral binary against a local fleet.
+e2e: kube-tools build ## End-to-end tests: the corral binary against a local fleet.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint
