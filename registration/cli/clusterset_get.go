@@ -6,7 +6,6 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -91,7 +90,7 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing cluster sets: %w", err)
 	}
-	items, err := pickSets(list.Items, o.Names)
+	items, err := pick(list.Items, func(s *clusterv1beta2.ManagedClusterSet) string { return s.Name }, o.Names, "cluster set")
 	if err != nil {
 		return err
 	}
@@ -118,30 +117,6 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	}
 	PrintClusterSetTable(o.Out, rows, time.Now())
 	return nil
-}
-
-func pickSets(items []clusterv1beta2.ManagedClusterSet, names []string) ([]clusterv1beta2.ManagedClusterSet, error) {
-	if len(names) == 0 {
-		return items, nil
-	}
-	byName := map[string]clusterv1beta2.ManagedClusterSet{}
-	for _, s := range items {
-		byName[s.Name] = s
-	}
-	var out []clusterv1beta2.ManagedClusterSet
-	var missing []string
-	for _, n := range names {
-		s, ok := byName[n]
-		if !ok {
-			missing = append(missing, n)
-			continue
-		}
-		out = append(out, s)
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no such cluster set on the hub: %s", strings.Join(missing, ", "))
-	}
-	return out, nil
 }
 
 // countIn counts the clusters set holds, or -1 if its selector is invalid.

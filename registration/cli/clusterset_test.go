@@ -147,15 +147,16 @@ func TestPrintClusterSetTable(t *testing.T) {
 	}
 }
 
-func TestPickSets(t *testing.T) {
+func TestPick(t *testing.T) {
 	items := []clusterv1beta2.ManagedClusterSet{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}
-	if got, err := pickSets(items, nil); err != nil || len(got) != 2 {
-		t.Errorf("pickSets(all) = %v, %v", got, err)
+	name := func(s *clusterv1beta2.ManagedClusterSet) string { return s.Name }
+	if got, err := pick(items, name, nil, "cluster set"); err != nil || len(got) != 2 {
+		t.Errorf("pick(all) = %v, %v", got, err)
 	}
-	if got, err := pickSets(items, []string{"b"}); err != nil || len(got) != 1 || got[0].Name != "b" {
-		t.Errorf("pickSets(b) = %v, %v", got, err)
+	if got, err := pick(items, name, []string{"b"}, "cluster set"); err != nil || len(got) != 1 || got[0].Name != "b" {
+		t.Errorf("pick(b) = %v, %v", got, err)
 	}
-	if _, err := pickSets(items, []string{"b", "x", "y"}); err == nil || err.Error() != "no such cluster set on the hub: x, y" {
-		t.Errorf("pickSets(missing) = %v", err)
+	if _, err := pick(items, name, []string{"b", "x", "y"}, "cluster set"); err == nil || err.Error() != "no such cluster set on the hub: x, y" {
+		t.Errorf("pick(missing) = %v", err)
 	}
 }

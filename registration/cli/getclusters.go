@@ -69,12 +69,9 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
-	items := list.Items
-	if len(o.Names) > 0 {
-		items, err = pick(items, o.Names)
-		if err != nil {
-			return err
-		}
+	items, err := pick(list.Items, func(mc *clusterv1.ManagedCluster) string { return mc.Name }, o.Names, "cluster")
+	if err != nil {
+		return err
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
 	out := &clusterv1.ManagedClusterList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items}
@@ -105,23 +102,28 @@ func (o *GetClustersOptions) sets(ctx context.Context, clusters clusterclient.In
 	return out
 }
 
-func pick(items []clusterv1.ManagedCluster, names []string) ([]clusterv1.ManagedCluster, error) {
-	byName := map[string]clusterv1.ManagedCluster{}
-	for _, mc := range items {
-		byName[mc.Name] = mc
+// pick returns the items named, or one error naming
+// every name missing; no names means all items. what names the kind.
+func pick[T any](items []T, name func(*T) string, names []string, what string) ([]T, error) {
+	if len(names) == 0 {
+		return items, nil
 	}
-	var out []clusterv1.ManagedCluster
+	byName := make(map[string]T, len(items))
+	for i := range items {
+		byName[name(&items[i])] = items[i]
+	}
+	out := make([]T, 0, len(names))
 	var missing []string
 	for _, n := range names {
-		mc, ok := byName[n]
+		item, ok := byName[n]
 		if !ok {
 			missing = append(missing, n)
 			continue
 		}
-		out = append(out, mc)
+		out = append(out, item)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("no such cluster on the hub: %s", strings.Join(missing, ", "))
+		return nil, fmt.Errorf("no such %s on the hub: %s", what, strings.Join(missing, ", "))
 	}
 	return out, nil
 }
