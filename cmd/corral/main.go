@@ -56,7 +56,7 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdClusterSet(streams.Out),
 		get,
 		newCmdHub(),
-		newCmdAgent(),
+		registrationcli.NewCmdAgent(streams.Out),
 	)
 	return root
 }

@@ -43,7 +43,7 @@ func NewAgentID() string { return utilrand.String(5) }
 // ValidateClusterName says, in one line, why name cannot name a cluster.
 func ValidateClusterName(name string) error {
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		return fmt.Errorf("cluster name %q is not valid: %s", name, msgs[0])
+		return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
 	}
 	return nil
 }

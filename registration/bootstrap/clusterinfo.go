@@ -84,20 +84,16 @@ func caData(cfg *rest.Config) ([]byte, error) {
 	return data, nil
 }
 
-// FetchCA reads the hub's CA from its cluster-info, authenticating with
-// token. The hub's certificate cannot be checked before its CA is known,
-// so whoever calls this trusts the network to the hub once; --ca-file
-// avoids that.
+// FetchCA reads the hub's CA from its cluster-info. The hub's certificate
+// cannot be checked before its CA is known, so the read goes anonymously
+// first and sends token only if the hub refuses anonymous requests; either
+// way whoever calls this trusts the network to the hub once, which
+// --ca-file avoids.
 func FetchCA(ctx context.Context, server, token string) ([]byte, error) {
-	cfg := &rest.Config{
-		Host: server, BearerToken: token, Timeout: 15 * time.Second,
-		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+	cm, err := readClusterInfo(ctx, server, "")
+	if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+		cm, err = readClusterInfo(ctx, server, token)
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cm, err := kube.CoreV1().ConfigMaps(ClusterInfoNamespace).Get(ctx, ClusterInfoName, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the hub's CA from %s/%s: %w", ClusterInfoNamespace, ClusterInfoName, err)
 	}
@@ -111,6 +107,19 @@ func FetchCA(ctx context.Context, server, token string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s/%s names no certificate authority: pass --ca-file", ClusterInfoNamespace, ClusterInfoName)
+}
+
+// readClusterInfo gets the cluster-info ConfigMap without verifying the
+// server, with token if it is not empty.
+func readClusterInfo(ctx context.Context, server, token string) (*corev1.ConfigMap, error) {
+	kube, err := kubernetes.NewForConfig(&rest.Config{
+		Host: server, BearerToken: token, Timeout: 15 * time.Second,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return kube.CoreV1().ConfigMaps(ClusterInfoNamespace).Get(ctx, ClusterInfoName, metav1.GetOptions{})
 }
 
 // CheckCA says in one line why data is not a PEM CA bundle.

@@ -11,14 +11,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/spf13/cobra"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
@@ -29,20 +29,16 @@ const ReasonAccepted = "AcceptedByHubAdmin"
 
 // AcceptOptions are the options of `corral accept`.
 type AcceptOptions struct {
-	Out io.Writer
-	Hub *kubeflags.Flags
+	hubOptions
 	// Clusters are the clusters to accept.
 	Clusters []string
 	// Requesters are the users whose join requests accept approves.
 	Requesters []string
-
-	kube     kubernetes.Interface
-	clusters clusterclient.Interface
 }
 
 // NewAcceptOptions approves join requests from the bootstrap identity only.
 func NewAcceptOptions(out io.Writer) *AcceptOptions {
-	return &AcceptOptions{Out: out, Hub: kubeflags.New("hub"), Requesters: []string{bootstrap.User}}
+	return &AcceptOptions{hubOptions: newHubOptions(out), Requesters: []string{bootstrap.User}}
 }
 
 // NewCmdAccept returns `corral accept`.
@@ -79,31 +75,29 @@ func (o *AcceptOptions) Validate() error { return validateClusterNames(o.Cluster
 
 func validateClusterNames(names []string) error {
 	for _, name := range names {
-		if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-			return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
+		if err := agent.ValidateClusterName(name); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Complete builds the hub clients.
-func (o *AcceptOptions) Complete() error {
-	var err error
-	o.kube, o.clusters, err = hubClients(o.Hub)
-	return err
-}
-
-func hubClients(hub *kubeflags.Flags) (kubernetes.Interface, clusterclient.Interface, error) {
-	cfg, err := hub.RESTConfig()
+// pendingCSRs are the cluster's CSRs (by OCM's cluster-name label) that are
+// neither approved nor denied.
+func pendingCSRs(ctx context.Context, kube kubernetes.Interface, cluster string) ([]*certificatesv1.CertificateSigningRequest, error) {
+	csrs, err := kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
+		LabelSelector: clusterv1.ClusterNameLabelKey + "=" + cluster,
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("listing the certificate requests of %s: %w", cluster, err)
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, err
+	var pending []*certificatesv1.CertificateSigningRequest
+	for i := range csrs.Items {
+		if clientcsr.Pending(&csrs.Items[i]) {
+			pending = append(pending, &csrs.Items[i])
+		}
 	}
-	clusters, err := clusterclient.NewForConfig(cfg)
-	return kube, clusters, err
+	return pending, nil
 }
 
 // acceptPlan is what accepting one cluster will do.
@@ -144,19 +138,13 @@ func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, erro
 	if err != nil {
 		return acceptPlan{}, err
 	}
-	csrs, err := o.kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
-		LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
-	})
+	pending, err := pendingCSRs(ctx, o.kube, name)
 	if err != nil {
 		return acceptPlan{}, err
 	}
 	plan := acceptPlan{cluster: mc}
 	held := common.Held(mc)
-	for i := range csrs.Items {
-		csr := &csrs.Items[i]
-		if !clientcsr.Pending(csr) {
-			continue
-		}
+	for _, csr := range pending {
 		req, err := clientcsr.Validate(csr)
 		switch {
 		case err != nil:
@@ -209,7 +197,7 @@ func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
 // setHubAcceptsClient patches spec.hubAcceptsClient.
 func setHubAcceptsClient(ctx context.Context, clusters clusterclient.Interface, name string, accept bool) error {
 	patch := fmt.Appendf(nil, `{"spec":{"hubAcceptsClient":%t}}`, accept)
-	if _, err := clusters.ClusterV1().ManagedClusters().Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+	if _, err := clusters.ClusterV1().ManagedClusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("setting hubAcceptsClient of %s: %w", name, err)
 	}
 	return nil

@@ -8,28 +8,20 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-
-	"github.com/corral-dev/corral/internal/kubeflags"
 )
 
 // ClusterSetBindOptions are the options of `corral clusterset bind` and
 // `unbind`.
 type ClusterSetBindOptions struct {
-	Out       io.Writer
-	Hub       *kubeflags.Flags
+	hubOptions
 	Name      string
 	Namespace string
-
-	kube     kubernetes.Interface
-	clusters clusterclient.Interface
 }
 
 // NewClusterSetBindOptions returns the defaults.
 func NewClusterSetBindOptions(out io.Writer) *ClusterSetBindOptions {
-	return &ClusterSetBindOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ClusterSetBindOptions{hubOptions: newHubOptions(out)}
 }
 
 // NewCmdClusterSetBind returns `corral clusterset bind`.
@@ -94,13 +86,6 @@ func (o *ClusterSetBindOptions) Validate() error {
 		return fmt.Errorf("name the namespace of the binding with --namespace")
 	}
 	return nil
-}
-
-// Complete builds the hub clients.
-func (o *ClusterSetBindOptions) Complete() error {
-	var err error
-	o.kube, o.clusters, err = hubClients(o.Hub)
-	return err
 }
 
 // Bind creates the binding, once the set and the namespace are known to

@@ -9,16 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-
-	"github.com/corral-dev/corral/internal/kubeflags"
 )
 
 // ClusterSetCreateOptions are the options of `corral clusterset create`.
 type ClusterSetCreateOptions struct {
-	Out io.Writer
-	Hub *kubeflags.Flags
+	hubOptions
 	// Name is the set to create.
 	Name string
 	// SelectorType is ExclusiveClusterSetLabel or LabelSelector; empty
@@ -29,12 +25,11 @@ type ClusterSetCreateOptions struct {
 	LabelSelector string
 
 	selector clusterv1beta2.ManagedClusterSelector
-	clusters clusterclient.Interface
 }
 
 // NewClusterSetCreateOptions returns the defaults.
 func NewClusterSetCreateOptions(out io.Writer) *ClusterSetCreateOptions {
-	return &ClusterSetCreateOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ClusterSetCreateOptions{hubOptions: newHubOptions(out)}
 }
 
 // NewCmdClusterSetCreate returns `corral clusterset create`.
@@ -99,13 +94,6 @@ func (o *ClusterSetCreateOptions) Validate() error {
 	}
 	o.selector = clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel}
 	return nil
-}
-
-// Complete builds the hub client.
-func (o *ClusterSetCreateOptions) Complete() error {
-	var err error
-	_, o.clusters, err = hubClients(o.Hub)
-	return err
 }
 
 // Run creates the set; an existing set with the same selector is fine, one

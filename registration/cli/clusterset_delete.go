@@ -8,24 +8,18 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-
-	"github.com/corral-dev/corral/internal/kubeflags"
 )
 
 // ClusterSetDeleteOptions are the options of `corral clusterset delete`.
 type ClusterSetDeleteOptions struct {
-	Out  io.Writer
-	Hub  *kubeflags.Flags
+	hubOptions
 	Name string
-
-	clusters clusterclient.Interface
 }
 
 // NewClusterSetDeleteOptions returns the defaults.
 func NewClusterSetDeleteOptions(out io.Writer) *ClusterSetDeleteOptions {
-	return &ClusterSetDeleteOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ClusterSetDeleteOptions{hubOptions: newHubOptions(out)}
 }
 
 // NewCmdClusterSetDelete returns `corral clusterset delete`.
@@ -61,13 +55,6 @@ func (o *ClusterSetDeleteOptions) Validate() error {
 		return fmt.Errorf("cluster set %s is kept by the hub and would be created again at once: nothing was deleted", o.Name)
 	}
 	return nil
-}
-
-// Complete builds the hub client.
-func (o *ClusterSetDeleteOptions) Complete() error {
-	var err error
-	_, o.clusters, err = hubClients(o.Hub)
-	return err
 }
 
 // Run deletes the set if it exists and nothing binds it.

@@ -11,30 +11,26 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // ClusterSetGetOptions are the options of `corral clusterset get`.
 type ClusterSetGetOptions struct {
-	Out    io.Writer
-	Hub    *kubeflags.Flags
+	hubOptions
 	Output string
 	// Names are the sets to show; none means all.
 	Names []string
-
-	clusters clusterclient.Interface
 }
 
 // NewClusterSetGetOptions returns the defaults.
 func NewClusterSetGetOptions(out io.Writer) *ClusterSetGetOptions {
-	return &ClusterSetGetOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ClusterSetGetOptions{hubOptions: newHubOptions(out)}
 }
 
 // NewCmdClusterSetGet returns `corral clusterset get`.
@@ -66,13 +62,6 @@ condition as the hub last wrote it.`,
 
 // Validate checks the output format.
 func (o *ClusterSetGetOptions) Validate() error { return output.Validate(o.Output) }
-
-// Complete builds the hub client.
-func (o *ClusterSetGetOptions) Complete() error {
-	var err error
-	_, o.clusters, err = hubClients(o.Hub)
-	return err
-}
 
 // ClusterSetRow is what the table shows of one set.
 type ClusterSetRow struct {
@@ -121,13 +110,13 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 
 // countIn counts the clusters set holds, or -1 if its selector is invalid.
 func countIn(set *clusterv1beta2.ManagedClusterSet, clusters []clusterv1.ManagedCluster) int {
+	sel, err := clusterset.Selector(set)
+	if err != nil {
+		return -1
+	}
 	n := 0
 	for i := range clusters {
-		in, err := clusterset.Contains(set, &clusters[i])
-		if err != nil {
-			return -1
-		}
-		if in {
+		if sel.Matches(labels.Set(clusters[i].Labels)) {
 			n++
 		}
 	}
@@ -156,13 +145,4 @@ func PrintClusterSetTable(w io.Writer, rows []ClusterSetRow, now time.Time) {
 			duration.HumanDuration(now.Sub(r.Set.CreationTimestamp.Time)))
 	}
 	_ = tw.Flush()
-}
-
-// setsByCluster returns the sets each cluster is in.
-func setsByCluster(clusters []clusterv1.ManagedCluster, sets []clusterv1beta2.ManagedClusterSet) map[string][]string {
-	out := make(map[string][]string, len(clusters))
-	for i := range clusters {
-		out[clusters[i].Name] = clusterset.SetsOf(&clusters[i], sets)
-	}
-	return out
 }

@@ -12,27 +12,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-
-	"github.com/corral-dev/corral/internal/kubeflags"
 )
 
 // ClusterSetSetOptions are the options of `corral clusterset set`.
 type ClusterSetSetOptions struct {
-	Out io.Writer
-	Hub *kubeflags.Flags
+	hubOptions
 	// Name is the exclusive set the clusters move into.
 	Name     string
 	Clusters []string
-
-	clusters clusterclient.Interface
 }
 
 // NewClusterSetSetOptions returns the defaults.
 func NewClusterSetSetOptions(out io.Writer) *ClusterSetSetOptions {
-	return &ClusterSetSetOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ClusterSetSetOptions{hubOptions: newHubOptions(out)}
 }
 
 // NewCmdClusterSetSet returns `corral clusterset set`.
@@ -73,13 +67,6 @@ func (o *ClusterSetSetOptions) Validate() error {
 		return fmt.Errorf("name the clusters to put in cluster set %s with --clusters (e.g. --clusters cluster1,cluster2)", o.Name)
 	}
 	return validateClusterNames(o.Clusters)
-}
-
-// Complete builds the hub client.
-func (o *ClusterSetSetOptions) Complete() error {
-	var err error
-	_, o.clusters, err = hubClients(o.Hub)
-	return err
 }
 
 // Run checks the set and every cluster, then labels the clusters that are

@@ -10,14 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corral-dev/corral/internal/kubeflags"
-	"github.com/corral-dev/corral/registration/clientcsr"
 )
 
 // ReasonDenied is the reason of CSRs denied by `corral deny`.
@@ -25,17 +19,13 @@ const ReasonDenied = "DeniedByHubAdmin"
 
 // DenyOptions are the options of `corral deny`.
 type DenyOptions struct {
-	Out      io.Writer
-	Hub      *kubeflags.Flags
+	hubOptions
 	Clusters []string
-
-	kube     kubernetes.Interface
-	clusters clusterclient.Interface
 }
 
 // NewCmdDeny returns `corral deny`.
 func NewCmdDeny(out io.Writer) *cobra.Command {
-	o := &DenyOptions{Out: out, Hub: kubeflags.New("hub")}
+	o := &DenyOptions{hubOptions: newHubOptions(out)}
 	cmd := &cobra.Command{
 		Use:   "deny CLUSTER...",
 		Short: "Deny clusters: revoke their access to the hub and deny their pending requests",
@@ -45,11 +35,10 @@ namespace and what is in it stay; delete the ManagedCluster to remove them.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Clusters = args
-			if err := validateClusterNames(o.Clusters); err != nil {
+			if err := o.Validate(); err != nil {
 				return err
 			}
-			var err error
-			if o.kube, o.clusters, err = hubClients(o.Hub); err != nil {
+			if err := o.Complete(); err != nil {
 				return err
 			}
 			return o.Run(cmd.Context())
@@ -58,6 +47,9 @@ namespace and what is in it stay; delete the ManagedCluster to remove them.`,
 	o.Hub.AddFlags(cmd.Flags())
 	return cmd
 }
+
+// Validate checks the cluster names.
+func (o *DenyOptions) Validate() error { return validateClusterNames(o.Clusters) }
 
 // Run checks every cluster exists, then denies each.
 func (o *DenyOptions) Run(ctx context.Context) error {
@@ -85,17 +77,11 @@ func (o *DenyOptions) Run(ctx context.Context) error {
 }
 
 func (o *DenyOptions) denyPending(ctx context.Context, name string) error {
-	csrs, err := o.kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
-		LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
-	})
+	pending, err := pendingCSRs(ctx, o.kube, name)
 	if err != nil {
 		return err
 	}
-	for i := range csrs.Items {
-		csr := &csrs.Items[i]
-		if !clientcsr.Pending(csr) {
-			continue
-		}
+	for _, csr := range pending {
 		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 			Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue,
 			Reason: ReasonDenied, Message: "denied by a hub admin with corral deny", LastUpdateTime: metav1.Now(),

@@ -1,4 +1,4 @@
-// Package cli holds the registration verbs of corral, clusteradm-style:
-// init, get token, accept, deny and get clusters (join and unjoin are to
-// come).
+// Package cli holds the registration verbs of corral, clusteradm-style: on
+// the hub init, get token, accept, deny, get clusters and clusterset; on a
+// managed cluster join and unjoin.
 package cli

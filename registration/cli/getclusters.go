@@ -13,26 +13,29 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/internal/output"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // GetClustersOptions are the options of `corral get clusters`.
 type GetClustersOptions struct {
-	Out    io.Writer
-	Hub    *kubeflags.Flags
+	hubOptions
 	Output string
 	Names  []string
 }
 
+// NewGetClustersOptions returns the defaults: all clusters, as a table.
+func NewGetClustersOptions(out io.Writer) *GetClustersOptions {
+	return &GetClustersOptions{hubOptions: newHubOptions(out)}
+}
+
 // NewCmdGetClusters returns `corral get clusters`.
 func NewCmdGetClusters(out io.Writer) *cobra.Command {
-	o := &GetClustersOptions{Out: out, Hub: kubeflags.New("hub")}
+	o := NewGetClustersOptions(out)
 	cmd := &cobra.Command{
 		Use:     "clusters [NAME...]",
 		Aliases: []string{"cluster", "managedclusters"},
@@ -41,6 +44,9 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
 			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
 				return err
 			}
 			return o.Run(cmd.Context())
@@ -61,11 +67,7 @@ func (o *GetClustersOptions) Validate() error {
 
 // Run lists the clusters, or the named ones, and prints them.
 func (o *GetClustersOptions) Run(ctx context.Context) error {
-	_, clusters, err := hubClients(o.Hub)
-	if err != nil {
-		return err
-	}
-	list, err := clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
+	list, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
@@ -81,14 +83,14 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return output.Print(o.Out, o.Output, out, nil)
 	}
-	PrintClusterTable(o.Out, out.Items, o.sets(ctx, clusters, out.Items), time.Now())
+	PrintClusterTable(o.Out, out.Items, o.sets(ctx, out.Items), time.Now())
 	return nil
 }
 
 // sets returns the sets each cluster is in. A hub where the sets cannot be
 // listed gets each cluster's exclusive set label.
-func (o *GetClustersOptions) sets(ctx context.Context, clusters clusterclient.Interface, items []clusterv1.ManagedCluster) map[string][]string {
-	list, err := clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+func (o *GetClustersOptions) sets(ctx context.Context, items []clusterv1.ManagedCluster) map[string][]string {
+	list, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
 	if err == nil {
 		return setsByCluster(items, list.Items)
 	}
@@ -98,6 +100,15 @@ func (o *GetClustersOptions) sets(ctx context.Context, clusters clusterclient.In
 		if set := mc.Labels[clusterv1beta2.ClusterSetLabel]; set != "" {
 			out[mc.Name] = []string{set}
 		}
+	}
+	return out
+}
+
+// setsByCluster returns the sets each cluster is in.
+func setsByCluster(clusters []clusterv1.ManagedCluster, sets []clusterv1beta2.ManagedClusterSet) map[string][]string {
+	out := make(map[string][]string, len(clusters))
+	for i := range clusters {
+		out[clusters[i].Name] = clusterset.SetsOf(&clusters[i], sets)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
@@ -12,23 +11,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 )
 
-// InitOptions are the options of `corral init`.
+// InitOptions are the options of `corral init`: it ends as `corral get
+// token` does.
 type InitOptions struct {
-	Out      io.Writer
-	Hub      *kubeflags.Flags
-	TokenTTL time.Duration
-
-	config *rest.Config
+	TokenOptions
 }
 
 // NewInitOptions returns the defaults: a one-hour bootstrap token.
 func NewInitOptions(out io.Writer) *InitOptions {
-	return &InitOptions{Out: out, Hub: kubeflags.New("hub"), TokenTTL: time.Hour}
+	return &InitOptions{TokenOptions: *NewTokenOptions(out)}
 }
 
 // NewCmdInit returns `corral init`.
@@ -58,45 +53,17 @@ it would refuse every ManagedCluster write.`,
 			return o.Run(cmd.Context())
 		},
 	}
-	o.AddFlags(cmd)
+	o.AddFlags(cmd, "how long the printed bootstrap token is valid (at least 10m)")
 	return cmd
 }
 
-// AddFlags registers the flags.
-func (o *InitOptions) AddFlags(cmd *cobra.Command) {
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", o.TokenTTL, "how long the printed bootstrap token is valid (at least 10m)")
-}
-
-// Complete loads the hub's client configuration.
-func (o *InitOptions) Complete() error {
-	cfg, err := o.Hub.RESTConfig()
-	o.config = cfg
-	return err
-}
-
-// Validate checks the token lifetime.
-func (o *InitOptions) Validate() error { return validateTokenTTL(o.TokenTTL) }
-
-// validateTokenTTL refuses what the API server would: tokens under 10m.
-func validateTokenTTL(ttl time.Duration) error {
-	if ttl < 10*time.Minute {
-		return fmt.Errorf("--token-ttl is %s: the API server issues tokens for at least 10m", ttl)
-	}
-	return nil
-}
-
-// Run installs what a hub needs and prints a bootstrap token.
+// Run installs what a hub needs and prints the join line.
 func (o *InitOptions) Run(ctx context.Context) error {
 	if err := InstallHub(ctx, o.config, o.Out); err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(o.config)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintln(o.Out, "\nThe hub is ready. A cluster's agent asks to join with:")
-	return printToken(ctx, o.Out, kube, o.config.Host, o.TokenTTL)
+	return o.TokenOptions.Run(ctx)
 }
 
 // InstallHub installs what `corral init` does — the CRDs, the shared
@@ -126,15 +93,4 @@ func InstallHub(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "publishing the hub's address and CA in %s/%s\n", bootstrap.ClusterInfoNamespace, bootstrap.ClusterInfoName)
 	return bootstrap.PublishClusterInfo(ctx, kube, cfg)
-}
-
-// printToken issues a bootstrap token and prints it with the hub's address.
-func printToken(ctx context.Context, out io.Writer, kube kubernetes.Interface, server string, ttl time.Duration) error {
-	token, err := bootstrap.Token(ctx, kube, int64(ttl.Seconds()))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", server, token)
-	fmt.Fprintf(out, "(run it against the managed cluster; the token is valid for %s, 'corral get token' issues another)\n", ttl)
-	return nil
 }

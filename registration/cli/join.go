@@ -4,25 +4,21 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
 // JoinOptions are the options of `corral join`.
 type JoinOptions struct {
-	Out          io.Writer
-	Managed      *kubeflags.Flags
+	managedOptions
 	HubAPIServer string
 	HubToken     string
-	ClusterName  string
 	CAFile       string
 	// HubKubeconfigFile, if set, also receives the agent's hub kubeconfig.
 	HubKubeconfigFile string
@@ -32,7 +28,7 @@ type JoinOptions struct {
 
 // NewJoinOptions returns the defaults.
 func NewJoinOptions(out io.Writer) *JoinOptions {
-	return &JoinOptions{Out: out, Managed: kubeflags.New("managed cluster")}
+	return &JoinOptions{managedOptions: newManagedOptions(out)}
 }
 
 // NewCmdJoin returns `corral join`.
@@ -68,10 +64,9 @@ runs it again with what join stored.`,
 		},
 	}
 	f := cmd.Flags()
-	o.Managed.AddFlags(f)
+	o.addFlags(f)
 	f.StringVar(&o.HubAPIServer, "hub-apiserver", "", "https address of the hub's API server (required)")
 	f.StringVar(&o.HubToken, "hub-token", "", "bootstrap token from 'corral get token' on the hub (required)")
-	f.StringVar(&o.ClusterName, "cluster-name", "", "the cluster's name on the hub, a DNS-1123 label (required)")
 	f.StringVar(&o.CAFile, "ca-file", "", "PEM CA bundle of the hub's API server (default: read from the hub's kube-public/cluster-info)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	return cmd
@@ -84,14 +79,12 @@ func (o *JoinOptions) Validate() error {
 		return fmt.Errorf("--hub-apiserver is required: 'corral get token' on the hub prints it")
 	case o.HubToken == "":
 		return fmt.Errorf("--hub-token is required: 'corral get token' on the hub prints one")
-	case o.ClusterName == "":
-		return fmt.Errorf("--cluster-name is required")
 	}
-	if u, err := url.Parse(o.HubAPIServer); err != nil || u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("--hub-apiserver %q is not an https URL", o.HubAPIServer)
+	if err := o.validateClusterName(); err != nil {
+		return err
 	}
-	if err := agent.ValidateClusterName(o.ClusterName); err != nil {
-		return fmt.Errorf("--cluster-name: %w", err)
+	if err := validateHTTPSURL("--hub-apiserver", o.HubAPIServer); err != nil {
+		return err
 	}
 	if o.CAFile != "" {
 		data, err := os.ReadFile(o.CAFile)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -15,15 +14,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/agent"
 )
 
 // UnjoinOptions are the options of `corral unjoin`.
 type UnjoinOptions struct {
-	Out         io.Writer
-	Managed     *kubeflags.Flags
-	ClusterName string
+	managedOptions
 	// LocalOnly leaves the hub alone and removes only the agent's state on
 	// the managed cluster.
 	LocalOnly bool
@@ -35,7 +31,7 @@ type UnjoinOptions struct {
 
 // NewUnjoinOptions returns the defaults.
 func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
-	return &UnjoinOptions{Out: out, Managed: kubeflags.New("managed cluster"), Timeout: 2 * time.Minute}
+	return &UnjoinOptions{managedOptions: newManagedOptions(out), Timeout: 2 * time.Minute}
 }
 
 // NewCmdUnjoin returns `corral unjoin`.
@@ -46,9 +42,10 @@ func NewCmdUnjoin(out io.Writer) *cobra.Command {
 		Short: "Take this cluster off its hub: the hub removes its namespace and RBAC, and the agent's state goes",
 		Long: `Take the managed cluster (--kubeconfig) off its hub. With the cluster's own
 hub identity (open-cluster-management-agent/hub-kubeconfig-secret) unjoin
-deletes its ManagedCluster, waits while the hub removes the cluster's
-namespace, what is in it and its RBAC, then deletes the agent's hub and
-bootstrap kubeconfigs on the managed cluster.
+deletes its ManagedCluster and waits until the hub has revoked the cluster's
+identity (its RBAC goes first; the namespace and what is in it follow, then
+the ManagedCluster), then deletes the agent's hub and bootstrap kubeconfigs
+on the managed cluster.
 
 Stop the cluster's agent first: a running agent would ask to join again.
 If the hub no longer accepts the cluster's identity, a hub admin deletes the
@@ -66,8 +63,7 @@ ManagedCluster and --local-only removes what is left here.`,
 		},
 	}
 	f := cmd.Flags()
-	o.Managed.AddFlags(f)
-	f.StringVar(&o.ClusterName, "cluster-name", "", "the cluster's name on the hub (required)")
+	o.addFlags(f)
 	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub's cleanup")
 	return cmd
@@ -75,11 +71,8 @@ ManagedCluster and --local-only removes what is left here.`,
 
 // Validate checks the flags.
 func (o *UnjoinOptions) Validate() error {
-	if o.ClusterName == "" {
-		return errors.New("--cluster-name is required")
-	}
-	if err := agent.ValidateClusterName(o.ClusterName); err != nil {
-		return fmt.Errorf("--cluster-name: %w", err)
+	if err := o.validateClusterName(); err != nil {
+		return err
 	}
 	if o.Timeout <= 0 {
 		return fmt.Errorf("--timeout is %s: it must be positive", o.Timeout)
@@ -125,8 +118,8 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 }
 
 // leaveHub deletes the cluster's ManagedCluster with its own identity and
-// waits until the hub has cleaned up: the ManagedCluster is gone, or the
-// identity's permissions, which go last but one, are.
+// waits until the hub has revoked that identity (the first step of its
+// cleanup) or the ManagedCluster is gone; the namespace goes after the RBAC.
 func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
@@ -394,9 +393,11 @@ var _ = Describe("corral get clusters", func() {
 			return admin.Get(ctx, types.NamespacedName{Name: clusterset.GlobalSetName}, &clusterv1beta2.ManagedClusterSet{})
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		var out bytes.Buffer
-		o := &registrationcli.GetClustersOptions{Out: &out, Hub: kubeflags.New("hub"), Names: []string{c}}
+		o := registrationcli.NewGetClustersOptions(&out)
+		o.Names = []string{c}
 		o.Hub.Kubeconfig = hubCluster.Kubeconfig
 		Expect(o.Validate()).To(Succeed())
+		Expect(o.Complete()).To(Succeed())
 		Expect(o.Run(ctx)).To(Succeed())
 		Expect(tableRow(out.String(), c)[5]).To(Equal(clusterset.GlobalSetName + "," + set))
 	})
