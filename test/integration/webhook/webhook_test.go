@@ -374,7 +374,7 @@ var _ = Describe("The webhook configurations, with several hub processes", func(
 		Eventually(func() error {
 			conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
 			if err == nil {
-				conn.Close()
+				_ = conn.Close()
 			}
 			return err
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the second hub's webhook server listens")
