@@ -58,14 +58,7 @@ func TestBindingValidator(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			kube := newFakeKube(tc.grants, tc.sarFails)
 			v := &bindingValidator{access: accessReviewer{kube: kube}}
-			var obj, old any
-			if tc.obj != nil {
-				obj = tc.obj
-			}
-			if tc.old != nil {
-				old = tc.old
-			}
-			checkOutcome(t, v.Handle(context.Background(), request(t, tc.op, obj, old)), tc.want)
+			checkOutcome(t, v.Handle(context.Background(), request(t, tc.op, tc.obj, tc.old)), tc.want)
 		})
 	}
 }

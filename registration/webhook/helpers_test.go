@@ -3,6 +3,7 @@ package webhook
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -56,10 +57,12 @@ func newFakeKube(g grants, fail bool, objects ...runtime.Object) *fakeKube {
 }
 
 // request is an admission request by alice for op on obj, replacing old.
+// A nil obj or old, typed (a case's nil *ManagedCluster) or not, is left
+// out of the request, as the API server leaves it out.
 func request(t *testing.T, op admissionv1.Operation, obj, old any) admission.Request {
 	t.Helper()
 	raw := func(o any) runtime.RawExtension {
-		if o == nil {
+		if v := reflect.ValueOf(o); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 			return runtime.RawExtension{}
 		}
 		b, err := json.Marshal(o)

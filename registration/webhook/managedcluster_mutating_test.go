@@ -126,14 +126,7 @@ func TestClusterDefaulter(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			d := &clusterDefaulter{clock: clocktesting.NewFakePassiveClock(now)}
-			var obj, old any
-			if tc.obj != nil {
-				obj = tc.obj
-			}
-			if tc.old != nil {
-				old = tc.old
-			}
-			resp := d.Handle(context.Background(), request(t, tc.op, obj, old))
+			resp := d.Handle(context.Background(), request(t, tc.op, tc.obj, tc.old))
 			checkOutcome(t, resp, allowedOutcome())
 			if diff := cmp.Diff(tc.want, resp.Patches); diff != "" {
 				t.Errorf("patches (-want +got):\n%s", diff)

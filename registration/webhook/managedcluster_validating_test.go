@@ -160,14 +160,7 @@ func TestClusterValidator(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			kube := newFakeKube(tc.grants, tc.sarFails, tc.objects...)
 			v := &clusterValidator{kube: kube, access: accessReviewer{kube: kube}}
-			var obj, old any
-			if tc.obj != nil {
-				obj = tc.obj
-			}
-			if tc.old != nil {
-				old = tc.old
-			}
-			checkOutcome(t, v.Handle(context.Background(), request(t, tc.op, obj, old)), tc.want)
+			checkOutcome(t, v.Handle(context.Background(), request(t, tc.op, tc.obj, tc.old)), tc.want)
 		})
 	}
 }

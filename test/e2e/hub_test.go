@@ -22,14 +22,22 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 		startFleet(dir, "--clusters", "0")
 	})
 
-	It("corral init prepares the hub and prints the join line, with a bootstrap token", func() {
-		r := corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
+	It("corral init, on a hub dev up prepared, puts back the bootstrap identity it lost and prints the join line", func() {
+		// dev up ran init in its own process; what init installs is there
+		// already. Take the bootstrap identity away so that this run has
+		// something to do.
+		r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "delete", "serviceaccount", "cluster-bootstrap")
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = kubectl(hubKubeconfig, "delete", "clusterrole", "system:open-cluster-management:bootstrap")
+		Expect(r.code).To(Equal(0), "%s", r)
+
+		r = corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(MatchRegexp(`corral join --hub-apiserver https://127\.0\.0\.1:\d+ --hub-token \S{100,} --cluster-name <cluster-name>`))
 
-		r = kubectl(hubKubeconfig, "get", "crd", "managedclusters.cluster.open-cluster-management.io")
-		Expect(r.code).To(Equal(0), "%s", r)
 		r = kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "serviceaccount", "cluster-bootstrap")
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = kubectl(hubKubeconfig, "get", "clusterrole", "system:open-cluster-management:bootstrap")
 		Expect(r.code).To(Equal(0), "%s", r)
 
 		By("being safe to run again")
@@ -37,7 +45,13 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 		Expect(r.code).To(Equal(0), "%s", r)
 	})
 
-	It("corral hub accepts a cluster: its namespace appears and HubAcceptedManagedCluster is set", func() {
+	It("corral hub runs beside the fleet's own hub: it takes the leader Lease corral-hub, and keeps running while a cluster is accepted", func() {
+		// dev up runs the hub's controllers in its own process, without
+		// leader election: the Lease corral-hub is corral hub's alone.
+		r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "lease", "corral-hub")
+		Expect(r.code).NotTo(Equal(0), "the Lease corral-hub exists before corral hub runs:\n%s", r)
+		Expect(r.errOut).To(ContainSubstring("NotFound"))
+
 		cmd := exec.Command(corralBin, "hub", "--kubeconfig", hubKubeconfig)
 		cmd.Env = environ()
 		session, err := gexec.Start(cmd, gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter), gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter))
@@ -46,6 +60,11 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 			session.Terminate()
 			Eventually(session).WithTimeout(cliTimeout).Should(gexec.Exit())
 		})
+		Eventually(func(g Gomega) {
+			r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "lease", "corral-hub", "-o", "jsonpath={.spec.holderIdentity}")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(strings.TrimSpace(r.out)).NotTo(BeEmpty())
+		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed(), "corral hub did not become the leader")
 
 		manifest := filepath.Join(GinkgoT().TempDir(), "c1.yaml")
 		Expect(os.WriteFile(manifest, []byte(`apiVersion: cluster.open-cluster-management.io/v1
@@ -53,9 +72,11 @@ kind: ManagedCluster
 metadata: {name: e2e-c1}
 spec: {hubAcceptsClient: true, leaseDurationSeconds: 60}
 `), 0o644)).To(Succeed())
-		r := kubectl(hubKubeconfig, "apply", "-f", manifest)
+		r = kubectl(hubKubeconfig, "apply", "-f", manifest)
 		Expect(r.code).To(Equal(0), "%s", r)
 
+		// The fleet's controllers accept it too: this shows only that
+		// corral hub, leading, keeps running while they do.
 		Eventually(func(g Gomega) {
 			r := kubectl(hubKubeconfig, "get", "managedcluster", "e2e-c1", "-o",
 				`jsonpath={.status.conditions[?(@.type=="HubAcceptedManagedCluster")].status}`)

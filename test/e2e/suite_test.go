@@ -48,7 +48,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	for _, name := range []string{"corral", "kube-apiserver", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(binDir, name)); err != nil {
-			Fail(fmt.Sprintf("%s is missing from %s: run make build tools", name, binDir))
+			Fail(fmt.Sprintf("%s is missing from %s: run make kube-tools build", name, binDir))
 		}
 	}
 	corralBin = filepath.Join(binDir, "corral")
@@ -70,7 +70,7 @@ func findBinDir() (string, error) {
 			return filepath.Join(dir, "bin"), nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no go.mod above %s and CORRAL_BIN_DIR is not set: run make build tools", wd)
+			return "", fmt.Errorf("no go.mod above %s and CORRAL_BIN_DIR is not set: run make kube-tools build", wd)
 		}
 	}
 }

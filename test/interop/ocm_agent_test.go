@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,15 +15,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
 )
 
 // Where OCM's agent keeps its hub identity on the managed cluster: its
@@ -36,20 +40,20 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 	const cluster = "joined-by-ocm-agent"
 
 	BeforeAll(func(ctx context.Context) {
-		By("corral init on the hub")
-		initOpts := registrationcli.NewInitOptions(GinkgoWriter)
-		initOpts.Hub.Kubeconfig = corralHub.Kubeconfig
-		Expect(initOpts.Complete()).To(Succeed())
-		Expect(initOpts.Validate()).To(Succeed())
-		Expect(initOpts.Run(ctx)).To(Succeed())
+		By("installing on the hub what corral init does")
+		Expect(registrationcli.InstallHub(ctx, corralHub.Config, GinkgoWriter)).To(Succeed())
 
-		By("corral hub: the registration controllers, wired as the binary wires them")
+		By("corral hub: the registration controllers and admission webhooks, wired as the binary wires them")
 		startCorralHub(corralHub.Config)
 
 		By("a bootstrap kubeconfig with a token of corral's bootstrap identity")
 		token, err := bootstrap.Token(ctx, kubernetes.NewForConfigOrDie(corralHub.Config), 3600)
 		Expect(err).NotTo(HaveOccurred())
-		bootstrapKubeconfig := writeKubeconfig("bootstrap-kubeconfig", corralHub.Config, &clientcmdapi.AuthInfo{Token: token})
+		Expect(corralHub.Config.CAData).NotTo(BeEmpty(), "the hub's kubeconfig carries its CA")
+		kubeconfig, err := agent.BootstrapKubeconfig(corralHub.Config.Host, corralHub.Config.CAData, token)
+		Expect(err).NotTo(HaveOccurred())
+		bootstrapKubeconfig := filepath.Join(GinkgoT().TempDir(), "bootstrap-kubeconfig")
+		Expect(os.WriteFile(bootstrapKubeconfig, kubeconfig, 0o600)).To(Succeed())
 
 		By("preparing the managed cluster as OCM's klusterlet does: its CRDs and the agent namespace")
 		installManagedCRDs(ctx, managedByOCMAgent.Config)
@@ -77,6 +81,12 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 	It("is accepted by the hub and reports itself joined and available", func(ctx context.Context) {
 		expectJoined(ctx, corralHub, cluster)
 	}, NodeTimeout(2*timeout))
+
+	It("was put in the default cluster set by corral hub's webhook", func(ctx context.Context) {
+		mc, err := clusterclient.NewForConfigOrDie(corralHub.Config).ClusterV1().ManagedClusters().Get(ctx, cluster, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mc.Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, webhook.DefaultClusterSet))
+	})
 
 	It("renews its lease on the hub", func(ctx context.Context) {
 		expectLeaseRenewed(ctx, corralHub, cluster)
@@ -138,8 +148,9 @@ func parseCert(b []byte) *x509.Certificate {
 	return cert
 }
 
-// startCorralHub runs corral's registration hub controllers on cfg, as
-// `corral hub` does, until the container ends.
+// startCorralHub runs corral's registration hub controllers and admission
+// webhooks (on a free port) on cfg, as `corral hub` does, until the
+// container ends; it returns once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
 	scheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -151,6 +162,7 @@ func startCorralHub(cfg *rest.Config) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- mgr.Start(ctx) }()
@@ -158,4 +170,7 @@ func startCorralHub(cfg *rest.Config) {
 		cancel()
 		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
 	})
+	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed(), "corral hub's webhooks answer")
 }

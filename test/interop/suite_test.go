@@ -34,8 +34,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2/textlogger"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -200,25 +198,6 @@ func freePort() int {
 	Expect(err).NotTo(HaveOccurred())
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// writeKubeconfig writes a kubeconfig for cfg's server and CA with the
-// given credentials into the spec's temporary directory.
-func writeKubeconfig(name string, cfg *rest.Config, auth *clientcmdapi.AuthInfo) string {
-	ca := cfg.CAData
-	if len(ca) == 0 {
-		var err error
-		ca, err = os.ReadFile(cfg.CAFile)
-		Expect(err).NotTo(HaveOccurred())
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["cluster"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
-	kc.AuthInfos["user"] = auth
-	kc.Contexts["default"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: "user"}
-	kc.CurrentContext = "default"
-	path := filepath.Join(GinkgoT().TempDir(), name)
-	Expect(clientcmd.WriteToFile(*kc, path)).To(Succeed())
-	return path
 }
 
 // installManagedCRDs installs the CRDs OCM's klusterlet puts on a managed

@@ -44,15 +44,24 @@ func getCluster(ctx context.Context, name string) *clusterv1.ManagedCluster {
 	return mc
 }
 
-func expectAccepted(ctx context.Context, name string) {
+// expectCondition waits until cluster name has the condition of type
+// condType with the given status and reason.
+func expectCondition(ctx context.Context, name, condType string, status metav1.ConditionStatus, reason string) {
+	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		mc := &clusterv1.ManagedCluster{}
 		g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
-		cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
-		g.Expect(cond).NotTo(BeNil())
-		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(cond.Reason).To(Equal("HubClusterAdminAccepted"))
+		cond := meta.FindStatusCondition(mc.Status.Conditions, condType)
+		g.Expect(cond).NotTo(BeNil(), "%s has no %s condition: %v", name, condType, mc.Status.Conditions)
+		g.Expect(cond.Status).To(Equal(status), "%s's %s condition: %v", name, condType, cond)
+		g.Expect(cond.Reason).To(Equal(reason), "%s's %s condition: %v", name, condType, cond)
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+// expectAccepted waits until an admin's acceptance of name is reported.
+func expectAccepted(ctx context.Context, name string) {
+	GinkgoHelper()
+	expectCondition(ctx, name, clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, "HubClusterAdminAccepted")
 }
 
 func setAccepted(ctx context.Context, name string, accepted bool) {
@@ -138,12 +147,7 @@ var _ = Describe("denying an accepted cluster", func() {
 		expectAccess(ctx, agent, name)
 
 		setAccepted(ctx, name, false)
-		Eventually(func(g Gomega) {
-			cond := meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
-			g.Expect(cond).NotTo(BeNil())
-			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(cond.Reason).To(Equal("HubClusterAdminDenied"))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, "HubClusterAdminDenied")
 		Eventually(func() error {
 			return agent.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
 		}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(forbidden, "forbidden"))

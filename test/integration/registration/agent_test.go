@@ -25,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/agent"
-	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
 // agentRun is a running agent: finished is closed when Run returns, err
@@ -50,12 +49,8 @@ func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun
 
 // startAgentWithClock is startAgent with an injected clock (nil: the real one).
 func startAgentWithClock(ctx context.Context, cluster, secretName, file string, clk clock.WithTicker) *agentRun {
-	token, err := bootstrap.Token(ctx, kube, 600)
-	Expect(err).NotTo(HaveOccurred())
-	boot := rest.AnonymousClientConfig(hubCluster.Config)
-	boot.BearerToken = token
 	a, err := agent.New(agent.Options{
-		ClusterName: cluster, Bootstrap: boot, Managed: managedCluster.Config,
+		ClusterName: cluster, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config,
 		SecretName: secretName, KubeconfigFile: file,
 		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond, Clock: clk,
 	})
@@ -120,8 +115,8 @@ var _ = Describe("the registration agent", func() {
 		lease := &coordinationv1.Lease{}
 		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
 		first := lease.Spec.RenewTime.Time
-		Eventually(func() time.Time {
-			Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+		Eventually(func(g Gomega) time.Time {
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
 			return lease.Spec.RenewTime.Time
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", first))
 		Expect(taintKeys(ctx, name)).NotTo(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
@@ -131,8 +126,8 @@ var _ = Describe("the registration agent", func() {
 		Expect(run.err).NotTo(HaveOccurred())
 		startAgent(ctx, name, secret, file)
 		renewed := lease.Spec.RenewTime.Time
-		Eventually(func() time.Time {
-			Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+		Eventually(func(g Gomega) time.Time {
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
 			return lease.Spec.RenewTime.Time
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", renewed))
 		Expect(csrsOf(ctx, name)).To(HaveLen(1))

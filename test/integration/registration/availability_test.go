@@ -61,12 +61,7 @@ var _ = Describe("availability", func() {
 
 		By("the agent reporting once, then going quiet")
 		agentReportsAvailable(ctx, agent, name)
-		Eventually(func(g Gomega) {
-			cond := meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
-			g.Expect(cond).NotTo(BeNil())
-			g.Expect(cond.Status).To(Equal(metav1.ConditionUnknown))
-			g.Expect(cond.Reason).To(Equal("ManagedClusterLeaseUpdateStopped"))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown, "ManagedClusterLeaseUpdateStopped")
 		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
 			Should(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
 
@@ -91,8 +86,14 @@ var _ = Describe("availability", func() {
 				}
 			}
 		}()
-		Eventually(availableStatus).WithContext(ctx).WithArguments(name).WithTimeout(timeout).Should(Equal(metav1.ConditionTrue))
 		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
 			ShouldNot(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
+		// The agent wrote Available=True; the hub must not take it back
+		// while the lease is renewed: watch for longer than the lease
+		// period times the grace multiplier (1 s × 2), after which a lease
+		// the hub did not see renewed would be stale.
+		Consistently(availableStatus).WithContext(ctx).WithArguments(name).WithTimeout(4*time.Second).
+			Should(Equal(metav1.ConditionTrue), "the hub marked a cluster whose lease is renewed as not available")
+		Expect(taintKeys(ctx, name)).NotTo(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
 	})
 })

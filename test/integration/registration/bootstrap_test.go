@@ -9,21 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
 var _ = Describe("the bootstrap token corral init installs", func() {
 	It("may create a ManagedCluster and a CSR, and may not accept a cluster or read secrets", func(ctx context.Context) {
-		token, err := bootstrap.Token(ctx, kube, 600)
-		Expect(err).NotTo(HaveOccurred())
-		cfg := rest.AnonymousClientConfig(hubCluster.Config)
-		cfg.BearerToken = token
-		joiner, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
-		Expect(err).NotTo(HaveOccurred())
+		joiner := bootstrapClient(ctx)
 
 		name := "c-" + rand.String(6)
 		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}

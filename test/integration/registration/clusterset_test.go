@@ -108,6 +108,38 @@ func inSet(set string) map[string]string {
 	return map[string]string{clusterv1beta2.ClusterSetLabel: set}
 }
 
+// expectBuiltinSets waits until the hub's own sets exist with their
+// selectors (a spec may have deleted or changed them).
+func expectBuiltinSets(ctx context.Context) {
+	GinkgoHelper()
+	for _, name := range []string{clusterset.DefaultSetName, clusterset.GlobalSetName} {
+		want, _ := clusterset.BuiltinSelector(name)
+		Eventually(func(g Gomega) {
+			s := &clusterv1beta2.ManagedClusterSet{}
+			g.Expect(admin.Get(ctx, types.NamespacedName{Name: name}, s)).To(Succeed())
+			g.Expect(s.Spec.ClusterSelector).To(Equal(want))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the built-in set %s", name)
+	}
+}
+
+// setsShown runs corral get clusters for the named clusters and returns the
+// SETS column of each: the sets on the hub whose selectors take it in.
+func setsShown(ctx context.Context, names ...string) map[string]string {
+	GinkgoHelper()
+	var out bytes.Buffer
+	o := registrationcli.NewGetClustersOptions(&out)
+	o.Names = names
+	o.Hub.Kubeconfig = hubCluster.Kubeconfig
+	Expect(o.Validate()).To(Succeed())
+	Expect(o.Complete()).To(Succeed())
+	Expect(o.Run(ctx)).To(Succeed())
+	shown := make(map[string]string, len(names))
+	for _, name := range names {
+		shown[name] = tableRow(out.String(), name)[5]
+	}
+	return shown
+}
+
 var _ = Describe("built-in cluster sets", func() {
 	DescribeTable("exist, with their selector, and come back when deleted",
 		func(ctx context.Context, name string) {
@@ -148,15 +180,16 @@ var _ = Describe("built-in cluster sets", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Equal(clusterv1beta2.ExclusiveClusterSetLabel))
 	})
 
-	It("hold the clusters they should: default the labelled ones, global all", func(ctx context.Context) {
-		name := newLabelledCluster(ctx, inSet(clusterset.DefaultSetName))
-		expectEmpty(ctx, clusterset.DefaultSetName, metav1.ConditionFalse, "")
-		expectEmpty(ctx, clusterset.GlobalSetName, metav1.ConditionFalse, "")
-		for _, set := range []string{clusterset.DefaultSetName, clusterset.GlobalSetName} {
-			in, err := clusterset.Contains(getSet(ctx, set), getCluster(ctx, name))
-			Expect(err).NotTo(HaveOccurred())
-			Expect(in).To(BeTrue(), "cluster %s in set %s", name, set)
-		}
+	It("hold the clusters they should, as corral get clusters shows: default the ones labelled with it, global every one", func(ctx context.Context) {
+		labelled := newLabelledCluster(ctx, inSet(clusterset.DefaultSetName))
+		unlabelled := newLabelledCluster(ctx, nil)
+		elsewhere := newLabelledCluster(ctx, inSet("other-"+rand.String(6)))
+		expectBuiltinSets(ctx)
+		Expect(setsShown(ctx, labelled, unlabelled, elsewhere)).To(Equal(map[string]string{
+			labelled:   clusterset.DefaultSetName + "," + clusterset.GlobalSetName,
+			unlabelled: clusterset.GlobalSetName,
+			elsewhere:  clusterset.GlobalSetName,
+		}))
 	})
 })
 
@@ -389,16 +422,7 @@ var _ = Describe("corral get clusters", func() {
 	It("shows the sets each cluster is in", func(ctx context.Context) {
 		set := newSet(ctx, nil)
 		c := newLabelledCluster(ctx, inSet(set))
-		Eventually(func() error {
-			return admin.Get(ctx, types.NamespacedName{Name: clusterset.GlobalSetName}, &clusterv1beta2.ManagedClusterSet{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		var out bytes.Buffer
-		o := registrationcli.NewGetClustersOptions(&out)
-		o.Names = []string{c}
-		o.Hub.Kubeconfig = hubCluster.Kubeconfig
-		Expect(o.Validate()).To(Succeed())
-		Expect(o.Complete()).To(Succeed())
-		Expect(o.Run(ctx)).To(Succeed())
-		Expect(tableRow(out.String(), c)[5]).To(Equal(clusterset.GlobalSetName + "," + set))
+		expectBuiltinSets(ctx)
+		Expect(setsShown(ctx, c)).To(HaveKeyWithValue(c, clusterset.GlobalSetName+","+set))
 	})
 })

@@ -17,13 +17,21 @@ import (
 	"github.com/corral-dev/corral/registration/clientcsr"
 )
 
-// bootstrapClient authenticates with a bootstrap token, as a joining agent.
-func bootstrapClient(ctx context.Context) client.Client {
+// bootstrapConfig authenticates with a fresh bootstrap token, as a joining
+// agent does.
+func bootstrapConfig(ctx context.Context) *rest.Config {
+	GinkgoHelper()
 	token, err := bootstrap.Token(ctx, kube, 600)
 	Expect(err).NotTo(HaveOccurred())
 	cfg := rest.AnonymousClientConfig(hubCluster.Config)
 	cfg.BearerToken = token
-	c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
+	return cfg
+}
+
+// bootstrapClient is a client of bootstrapConfig.
+func bootstrapClient(ctx context.Context) client.Client {
+	GinkgoHelper()
+	c, err := client.New(bootstrapConfig(ctx), client.Options{Scheme: admin.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -115,11 +114,7 @@ var _ = Describe("the agent's identity", func() {
 		name, _ := startJoinedAgent(ctx, "hub-kubeconfig-"+rand.String(6))
 
 		By("a second agent, with no identity of its own, asking for the same name")
-		token, err := bootstrap.Token(ctx, kube, 600)
-		Expect(err).NotTo(HaveOccurred())
-		boot := rest.AnonymousClientConfig(hubCluster.Config)
-		boot.BearerToken = token
-		second, err := agent.New(agent.Options{ClusterName: name, Bootstrap: boot, Managed: managedCluster.Config, SecretName: "hub-kubeconfig-" + rand.String(6)})
+		second, err := agent.New(agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config, SecretName: "hub-kubeconfig-" + rand.String(6)})
 		Expect(err).NotTo(HaveOccurred())
 		err = second.Run(ctx)
 		Expect(err).To(MatchError(agent.ErrNameTaken))

@@ -1,6 +1,8 @@
-// Package registration_test runs the registration hub's controllers, wired
-// as the binary wires them, against a real hub control plane (etcd,
-// kube-apiserver and the controller-manager that deletes namespaces).
+// Package registration_test runs the registration hub's controllers
+// (hub.SetupWithManager; not the admission webhooks, which
+// test/integration/webhook covers) against a real hub control plane (etcd,
+// kube-apiserver and the controller-manager that deletes namespaces), and
+// agents against a second API server.
 package registration_test
 
 import (
@@ -63,12 +65,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 
-	By("running corral init on it")
-	initOpts := registrationcli.NewInitOptions(GinkgoWriter)
-	initOpts.Hub.Kubeconfig = hubCluster.Kubeconfig
-	Expect(initOpts.Complete()).To(Succeed())
-	Expect(initOpts.Validate()).To(Succeed())
-	Expect(initOpts.Run(ctx)).To(Succeed())
+	By("installing on the hub what corral init does")
+	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
 
 	scheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())

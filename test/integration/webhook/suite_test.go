@@ -6,6 +6,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,12 +53,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 
-	By("running corral init on it")
-	initOpts := registrationcli.NewInitOptions(GinkgoWriter)
-	initOpts.Hub.Kubeconfig = hubCluster.Kubeconfig
-	Expect(initOpts.Complete()).To(Succeed())
-	Expect(initOpts.Validate()).To(Succeed())
-	Expect(initOpts.Run(ctx)).To(Succeed())
+	By("installing on the hub what corral init does")
+	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
 
 	scheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -66,7 +63,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running the hub's controllers and webhooks as corral hub does")
-	stopHub = startHub(true)
+	stopHub = startHub(true, 0)
 	DeferCleanup(func() { stopHub() })
 	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
@@ -76,10 +73,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 var stopHub func()
 
 // startHub starts a hub process on the hub, wired as corral hub wires it:
-// its webhooks and, withControllers, the registration controllers. The
-// returned func stops it and waits until it has stopped; calling it again
-// does nothing.
-func startHub(withControllers bool) (stop func()) {
+// its webhooks, on webhookPort (0: a free one), and, withControllers, the
+// registration controllers. The returned func stops it and waits until it
+// has stopped; calling it again does nothing.
+func startHub(withControllers bool, webhookPort int) (stop func()) {
 	GinkgoHelper()
 	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
 		Scheme:  admin.Scheme(),
@@ -92,7 +89,7 @@ func startHub(withControllers bool) (stop func()) {
 	if withControllers {
 		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 	}
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{Port: webhookPort})).To(Succeed())
 	mgrCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- mgr.Start(mgrCtx) }()
@@ -103,6 +100,15 @@ func startHub(withControllers bool) (stop func()) {
 			Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
 		})
 	}
+}
+
+// freePort is a loopback port that was free a moment ago.
+func freePort() int {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 var nameCounter atomic.Int64
