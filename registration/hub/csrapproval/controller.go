@@ -69,10 +69,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.event(csr, corev1.EventTypeNormal, "NotApproved", why)
 		return ctrl.Result{}, nil
 	}
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: ReasonAutoApproved, Message: why, LastUpdateTime: metav1.Now(),
-	})
+	clientcsr.Approve(csr, ReasonAutoApproved, why)
 	if _, err := r.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("approving %s: %w", csr.Name, err)
 	}
