@@ -1,5 +1,6 @@
 // Package common holds what both halves of the registration core must agree
-// on and neither may import from the other.
+// on and neither may import from the other, and the few pieces the hub's
+// controllers and its admission webhooks share (access reviews).
 package common
 
 import (

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ReasonAutoApproved is the approval reason OCM's agents recognise.
@@ -115,23 +116,14 @@ func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.Certificate
 // mayRenew asks the API server whether the requester may renew its
 // cluster's client certificates, as OCM's RBAC grants it.
 func (r *Reconciler) mayRenew(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, error) {
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range csr.Spec.Extra {
-		extra[k] = authorizationv1.ExtraValue(v)
-	}
-	sar, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Group: "register.open-cluster-management.io", Resource: "managedclusters",
-				Subresource: "clientcertificates", Verb: "renew",
-			},
-		},
-	}, metav1.CreateOptions{})
+	spec := csr.Spec
+	allowed, err := common.Allowed(ctx, r.Kube, spec.Username, spec.UID, spec.Groups, spec.Extra, authorizationv1.ResourceAttributes{
+		Group: common.RegisterGroup, Resource: "managedclusters", Subresource: "clientcertificates", Verb: "renew",
+	})
 	if err != nil {
 		return false, fmt.Errorf("reviewing %s's access: %w", csr.Spec.Username, err)
 	}
-	return sar.Status.Allowed, nil
+	return allowed, nil
 }
 
 func (r *Reconciler) event(csr *certificatesv1.CertificateSigningRequest, typ, reason, note string) {
