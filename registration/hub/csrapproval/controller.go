@@ -27,6 +27,10 @@ import (
 // ReasonAutoApproved is the approval reason OCM's agents recognise.
 const ReasonAutoApproved = "AutoApprovedByHubCSRApprovingController"
 
+// ReasonNotApproved is the reason of the event that says why a CSR is left
+// pending.
+const ReasonNotApproved = "NotApproved"
+
 // Reconciler approves renewals (and listed users' joins) of accepted clusters.
 type Reconciler struct {
 	Client   client.Client
@@ -67,7 +71,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !approve {
 		ctrl.LoggerFrom(ctx).V(1).Info("Not approving", "csr", csr.Name, "why", why)
-		r.event(csr, corev1.EventTypeNormal, "NotApproved", why)
+		r.event(csr, corev1.EventTypeNormal, ReasonNotApproved, why)
 		return ctrl.Result{}, nil
 	}
 	clientcsr.Approve(csr, ReasonAutoApproved, why)
@@ -106,6 +110,9 @@ func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.Certificate
 			return false, fmt.Sprintf("%s may not renew the client certificates of %s", csr.Spec.Username, request.Cluster), nil
 		}
 		return true, fmt.Sprintf("renewal of %s by its current identity", request.CommonName), nil
+	case slices.Contains(r.AutoApproveUsers, csr.Spec.Username) && common.Held(cluster):
+		return false, fmt.Sprintf("%s is joined and its agent is heartbeating, so a join request for %s is not approved "+
+			"(deny it with 'kubectl certificate deny %s', or unjoin the cluster first)", request.Cluster, request.CommonName, csr.Name), nil
 	case slices.Contains(r.AutoApproveUsers, csr.Spec.Username):
 		return true, fmt.Sprintf("join of accepted cluster %s requested by auto-approved user %s", request.Cluster, csr.Spec.Username), nil
 	default:
