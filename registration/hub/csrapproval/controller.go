@@ -18,7 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
@@ -42,7 +45,8 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller for agent CSRs, with workers
-// reconciles at once.
+// reconciles at once. A cluster that becomes accepted requeues its CSRs: a
+// join request made before that may now be approved.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	agentCSR := predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
@@ -52,8 +56,35 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr-approval").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(agentCSR)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.csrsOfCluster), builder.WithPredicates(becameAccepted)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// becameAccepted passes only an update that turns spec.hubAcceptsClient on.
+var becameAccepted = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
+		cur, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
+		return okOld && okNew && !old.Spec.HubAcceptsClient && cur.Spec.HubAcceptsClient
+	},
+}
+
+// csrsOfCluster maps a cluster to the CSRs labelled with its name.
+func (r *Reconciler) csrsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	csrs := &certificatesv1.CertificateSigningRequestList{}
+	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the CSRs of a cluster that became accepted", "cluster", obj.GetName())
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(csrs.Items))
+	for i := range csrs.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: csrs.Items[i].Name}})
+	}
+	return reqs
 }
 
 // Reconcile approves the CSR or says why it waits.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,6 +26,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -175,5 +179,57 @@ func TestRenewalReview(t *testing.T) {
 	if got.User != agentUser || got.UID != "uid-1" || len(got.Groups) != 1 || len(got.Extra["scopes"]) != 1 ||
 		attrs == nil || attrs.Group != common.RegisterGroup || attrs.Resource != "managedclusters" || attrs.Subresource != "clientcertificates" || attrs.Verb != "renew" {
 		t.Errorf("review = %+v, attributes %+v", got, attrs)
+	}
+}
+
+// TestBecameAccepted: only an update that turns hubAcceptsClient on
+// requeues a cluster's CSRs.
+func TestBecameAccepted(t *testing.T) {
+	accepted, notAccepted := cluster(true), cluster(false)
+	relabelled := cluster(true)
+	relabelled.Labels = map[string]string{"env": "prod"}
+	cases := map[string]struct {
+		fire func() bool
+		want bool
+	}{
+		"turned on": {fire: func() bool {
+			return becameAccepted.Update(event.UpdateEvent{ObjectOld: notAccepted, ObjectNew: accepted})
+		}, want: true},
+		"turned off": {fire: func() bool {
+			return becameAccepted.Update(event.UpdateEvent{ObjectOld: accepted, ObjectNew: notAccepted})
+		}},
+		"stays on, other changes": {fire: func() bool {
+			return becameAccepted.Update(event.UpdateEvent{ObjectOld: accepted, ObjectNew: relabelled})
+		}},
+		"stays off": {fire: func() bool {
+			return becameAccepted.Update(event.UpdateEvent{ObjectOld: notAccepted, ObjectNew: notAccepted})
+		}},
+		"created accepted": {fire: func() bool { return becameAccepted.Create(event.CreateEvent{Object: accepted}) }},
+		"deleted":          {fire: func() bool { return becameAccepted.Delete(event.DeleteEvent{Object: accepted}) }},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.fire(); got != tc.want {
+				t.Errorf("predicate = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCSRsOfCluster: a cluster maps to the CSRs labelled with its name,
+// and to no other.
+func TestCSRsOfCluster(t *testing.T) {
+	mine, again := agentCSR(t, bootstrapUser), agentCSR(t, bootstrapUser)
+	again.Name = "c1-fghij"
+	other := agentCSR(t, bootstrapUser)
+	other.Name, other.Labels = "c2-abcde", map[string]string{clusterv1.ClusterNameLabelKey: "c2"}
+	unlabelled := agentCSR(t, bootstrapUser)
+	unlabelled.Name, unlabelled.Labels = "node-csr", nil
+	c := fake.NewClientBuilder().WithObjects(mine, again, other, unlabelled).Build()
+
+	got := (&Reconciler{Client: c}).csrsOfCluster(context.Background(), cluster(true))
+	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "c1-abcde"}}, {NamespacedName: types.NamespacedName{Name: "c1-fghij"}}}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b reconcile.Request) bool { return a.Name < b.Name })); diff != "" {
+		t.Errorf("csrsOfCluster (-want +got):\n%s", diff)
 	}
 }

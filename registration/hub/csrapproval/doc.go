@@ -9,5 +9,7 @@
 //
 // Everything else stays pending, with an event on the CSR saying why. It
 // watches CSRs for kubernetes.io/kube-apiserver-client labelled with a
-// cluster name; it writes CSR approvals and events.
+// cluster name, and ManagedClusters whose spec.hubAcceptsClient turns true
+// (mapped to their CSRs, which may now be approved); it writes CSR
+// approvals and events.
 package csrapproval
