@@ -100,12 +100,18 @@ func hubKubeconfig(bootstrap *rest.Config, certPEM, keyPEM []byte) ([]byte, erro
 			return nil, fmt.Errorf("reading the hub's CA, which the bootstrap kubeconfig names: %w", err)
 		}
 	}
+	hub := clientcmdapi.Cluster{Server: bootstrap.Host, CertificateAuthorityData: caData, TLSServerName: bootstrap.ServerName}
+	return hubOnlyKubeconfig(hub, "default-context", "default-auth", clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM})
+}
+
+// hubOnlyKubeconfig is a kubeconfig with one cluster, the hub, and one
+// user, auth, in the current context: what both the bootstrap and the
+// agent's own hub kubeconfig are.
+func hubOnlyKubeconfig(hub clientcmdapi.Cluster, contextName, user string, auth clientcmdapi.AuthInfo) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["hub"] = &clientcmdapi.Cluster{
-		Server: bootstrap.Host, CertificateAuthorityData: caData, TLSServerName: bootstrap.ServerName,
-	}
-	cfg.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-	cfg.Contexts["default-context"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "default-auth"}
-	cfg.CurrentContext = "default-context"
+	cfg.Clusters["hub"] = &hub
+	cfg.AuthInfos[user] = &auth
+	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: user}
+	cfg.CurrentContext = contextName
 	return clientcmd.Write(*cfg)
 }
