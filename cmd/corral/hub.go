@@ -115,13 +115,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hub.Scheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
-		Scheme:                  scheme,
-		Cache:                   hub.CacheOptions(),
+	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,

@@ -143,9 +143,8 @@ func parseCert(b []byte) *x509.Certificate {
 func startCorralHub(cfg *rest.Config) {
 	scheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
+	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   hub.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		Logger:  fileLogger("corral-hub"),
 	})

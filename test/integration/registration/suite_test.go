@@ -80,9 +80,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
+	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   hub.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	Expect(err).NotTo(HaveOccurred())

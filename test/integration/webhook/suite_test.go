@@ -81,9 +81,8 @@ var stopHub func()
 // does nothing.
 func startHub(withControllers bool) (stop func()) {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
+	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
 		Scheme:  admin.Scheme(),
-		Cache:   hub.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// A spec replaces the hub process with another in this process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
