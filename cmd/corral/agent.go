@@ -13,6 +13,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // agentOptions are the options of `corral agent`.
@@ -27,7 +28,7 @@ type agentOptions struct {
 }
 
 func newCmdAgent() *cobra.Command {
-	o := &agentOptions{managed: kubeflags.New("managed cluster"), leaseSeconds: agent.DefaultLeaseDuration}
+	o := &agentOptions{managed: kubeflags.New("managed cluster"), leaseSeconds: common.DefaultLeaseDurationSeconds}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a managed cluster's agent: join the hub, then keep the cluster reported",

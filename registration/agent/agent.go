@@ -16,13 +16,14 @@ import (
 	"k8s.io/utils/clock"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // OCM's defaults for where the hub kubeconfig lives on the managed cluster.
 const (
 	DefaultSecretNamespace = "open-cluster-management-agent"
 	DefaultSecretName      = "hub-kubeconfig-secret"
-	DefaultLeaseDuration   = 60
 )
 
 // Options configure an agent.
@@ -66,7 +67,7 @@ func (o *Options) complete() error {
 		o.SecretName = DefaultSecretName
 	}
 	if o.LeaseDurationSeconds <= 0 {
-		o.LeaseDurationSeconds = DefaultLeaseDuration
+		o.LeaseDurationSeconds = common.DefaultLeaseDurationSeconds
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 2 * time.Second

@@ -12,6 +12,10 @@ import (
 // on the hub, and the hub watches.
 const LeaseName = "managed-cluster-lease"
 
+// DefaultLeaseDurationSeconds is how often an agent renews its lease when
+// its ManagedCluster does not say (spec.leaseDurationSeconds), as OCM has it.
+const DefaultLeaseDurationSeconds = 60
+
 // Held reports whether a live agent holds mc: the cluster is accepted and
 // joined, and its agent keeps it available. Neither a second agent's join
 // nor its approval may take such a cluster's name.

@@ -15,11 +15,13 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // DefaultClusterSet is the set a ManagedCluster without a clusterset label
-// is put in.
-const DefaultClusterSet = "default"
+// is put in: the clusterset controller's built-in default set.
+const DefaultClusterSet = clusterset.DefaultSetName
 
 // clusterDefaulter is the mutating webhook of ManagedClusters: the default
 // cluster set label and the hub's timeAdded on taints. It answers with a

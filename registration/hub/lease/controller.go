@@ -20,11 +20,9 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// Defaults, as OCM has them.
-const (
-	DefaultLeaseDurationSeconds = 60
-	DefaultGraceMultiplier      = 5
-)
+// DefaultGraceMultiplier is OCM's: a lease may go unrenewed for five of
+// its periods.
+const DefaultGraceMultiplier = 5
 
 // ReasonLeaseUpdateStopped is the Available=Unknown reason OCM uses.
 const ReasonLeaseUpdateStopped = "ManagedClusterLeaseUpdateStopped"
@@ -90,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordinationv1.Lease) time.Duration {
 	seconds := cluster.Spec.LeaseDurationSeconds
 	if seconds <= 0 {
-		seconds = DefaultLeaseDurationSeconds
+		seconds = common.DefaultLeaseDurationSeconds
 	}
 	grace := time.Duration(int64(seconds)*int64(r.GraceMultiplier)) * time.Second
 	renewed := lease.CreationTimestamp.Time
