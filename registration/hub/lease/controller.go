@@ -102,10 +102,11 @@ func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordina
 func (r *Reconciler) markUnknown(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	original := cluster.DeepCopy()
 	changed := meta.SetStatusCondition(&cluster.Status.Conditions, metav1.Condition{
-		Type:    clusterv1.ManagedClusterConditionAvailable,
-		Status:  metav1.ConditionUnknown,
-		Reason:  ReasonLeaseUpdateStopped,
-		Message: "Registration agent stopped updating its lease.",
+		Type:               clusterv1.ManagedClusterConditionAvailable,
+		Status:             metav1.ConditionUnknown,
+		Reason:             ReasonLeaseUpdateStopped,
+		Message:            "Registration agent stopped updating its lease.",
+		ObservedGeneration: cluster.Generation,
 	})
 	if !changed {
 		return nil
