@@ -10,6 +10,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -23,18 +24,15 @@ type hubOptions struct {
 	leaderElectNS string
 	autoApprove   []string
 
-	webhookPort    int
-	webhookCertDir string
-	webhookURL     string
-	webhookService string
-	webhookBind    string
-	// webhook is what the webhook flags say, once validated.
+	// webhook is what the webhook flags say; Port 0 serves no webhooks.
 	webhook webhook.Options
+	// webhookService is --webhook-service, parsed into webhook.Service.
+	webhookService string
 }
 
 func newCmdHub() *cobra.Command {
 	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", leaderElectNS: "open-cluster-management",
-		webhookPort: webhook.DefaultPort}
+		leaseGrace: lease.DefaultGraceMultiplier, webhook: webhook.Options{Port: webhook.DefaultPort}}
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers (the registration core) until stopped",
@@ -70,44 +68,31 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
 	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
-	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this (0: the default, 5)")
-	f.IntVar(&o.webhookPort, "webhook-port", o.webhookPort, "port of the admission webhook server (0 serves no webhooks)")
-	f.StringVar(&o.webhookBind, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
-	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
-	f.StringVar(&o.webhookURL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
+	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this")
+	f.IntVar(&o.webhook.Port, "webhook-port", o.webhook.Port, "port of the admission webhook server (0 serves no webhooks)")
+	f.StringVar(&o.webhook.BindAddress, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
+	f.StringVar(&o.webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
+	f.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
 	f.StringVar(&o.webhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
 	return cmd
 }
 
-// validate checks the flags, each problem in one line naming the flag.
+// validate checks the flags, each problem in one line.
 func (o *hubOptions) validate() error {
 	if o.leaseGrace < 0 {
 		return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.leaseGrace)
 	}
-	if o.webhookPort < 0 || o.webhookPort > 65535 {
-		return fmt.Errorf("--webhook-port is %d: give a port, or 0 to serve no webhooks", o.webhookPort)
+	if o.webhook.Port == 0 {
+		return nil // no webhooks: the other webhook flags do not matter
 	}
-	if o.webhookPort == 0 {
-		return nil
-	}
-	if o.webhookURL != "" && o.webhookService != "" {
-		return fmt.Errorf("--webhook-url and --webhook-service both say where the API server calls the webhooks: give one")
-	}
-	o.webhook = webhook.Options{Port: o.webhookPort, BindAddress: o.webhookBind, CertDir: o.webhookCertDir, URL: o.webhookURL}
 	if o.webhookService != "" {
-		if o.webhookCertDir == "" {
-			return fmt.Errorf("--webhook-service reaches every hub replica, so they must serve one certificate: give --webhook-cert-dir too")
-		}
 		svc, err := webhook.ParseService(o.webhookService)
 		if err != nil {
 			return fmt.Errorf("--webhook-service: %w", err)
 		}
 		o.webhook.Service = svc
 	}
-	if err := o.webhook.Validate(); err != nil {
-		return fmt.Errorf("--webhook-url: %w", err) // the only option left to check
-	}
-	return nil
+	return o.webhook.Validate()
 }
 
 func (o *hubOptions) run(ctx context.Context) error {
@@ -115,13 +100,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hub.Scheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
-		Scheme:                  scheme,
-		Cache:                   hub.CacheOptions(),
+	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
@@ -134,7 +113,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace, AutoApproveUsers: o.autoApprove}); err != nil {
 		return err
 	}
-	if o.webhookPort != 0 {
+	if o.webhook.Port != 0 {
 		if err := webhook.SetupWithManager(mgr, o.webhook); err != nil {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}

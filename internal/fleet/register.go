@@ -96,13 +96,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 }
 
 func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writer, wg *sync.WaitGroup) error {
-	scheme, err := hub.Scheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
-		Scheme: scheme, Cache: hub.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
-	})
+	mgr, err := hub.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		return err
 	}
@@ -120,7 +114,7 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writ
 	})
 	// Clusters that join from now on are admitted by the webhooks: in the
 	// default set from the start.
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
 	}

@@ -177,7 +177,7 @@ func Howto(state *State) string {
 		s += "\n"
 	}
 	corral := corralCommand()
-	s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corralCommand(), hub.Kubeconfig)
+	s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corral, hub.Kubeconfig)
 	s += fmt.Sprintf("# What runs, and stopping it:\n%s dev status --dir %s\n%s dev down --dir %s\n", corral, state.Dir, corral, state.Dir)
 	return s
 }

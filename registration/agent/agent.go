@@ -16,13 +16,14 @@ import (
 	"k8s.io/utils/clock"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // OCM's defaults for where the hub kubeconfig lives on the managed cluster.
 const (
 	DefaultSecretNamespace = "open-cluster-management-agent"
 	DefaultSecretName      = "hub-kubeconfig-secret"
-	DefaultLeaseDuration   = 60
 )
 
 // Options configure an agent.
@@ -66,7 +67,7 @@ func (o *Options) complete() error {
 		o.SecretName = DefaultSecretName
 	}
 	if o.LeaseDurationSeconds <= 0 {
-		o.LeaseDurationSeconds = DefaultLeaseDuration
+		o.LeaseDurationSeconds = common.DefaultLeaseDurationSeconds
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 2 * time.Second
@@ -185,10 +186,6 @@ func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyP
 			return fmt.Errorf("writing %s: %w", a.opts.KubeconfigFile, err)
 		}
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.opts.SecretNamespace}}
-	if _, err := a.managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s on the managed cluster: %w", a.opts.SecretNamespace, err)
-	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.SecretNamespace, Name: a.opts.SecretName},
 		Data: map[string][]byte{
@@ -196,14 +193,26 @@ func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyP
 			KeyClusterName: []byte(id.Cluster), KeyAgentName: []byte(id.AgentID),
 		},
 	}
-	secrets := a.managed.CoreV1().Secrets(a.opts.SecretNamespace)
-	if _, err := secrets.Update(ctx, secret, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
-		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
-		if err != nil {
-			return fmt.Errorf("storing the hub kubeconfig: %w", err)
-		}
-	} else if err != nil {
+	if err := putSecret(ctx, a.managed, secret); err != nil {
 		return fmt.Errorf("storing the hub kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// putSecret writes secret on the managed cluster, creating its namespace
+// and replacing a Secret of the same name.
+func putSecret(ctx context.Context, managed kubernetes.Interface, secret *corev1.Secret) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secret.Namespace}}
+	if _, err := managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s on the managed cluster: %w", secret.Namespace, err)
+	}
+	secrets := managed.CoreV1().Secrets(secret.Namespace)
+	_, err := secrets.Update(ctx, secret, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s/%s on the managed cluster: %w", secret.Namespace, secret.Name, err)
 	}
 	return nil
 }

@@ -14,8 +14,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
-
-	"github.com/corral-dev/corral/registration/common"
 )
 
 // DefaultBootstrapSecretName is OCM's name for the Secret, beside the hub
@@ -28,32 +26,19 @@ const PreflightTimeout = 15 * time.Second
 // BootstrapKubeconfig is the kubeconfig of a bootstrap token for the hub
 // at server, trusting caData.
 func BootstrapKubeconfig(server string, caData []byte, token string) ([]byte, error) {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData}
-	cfg.AuthInfos["bootstrap"] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["bootstrap"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "bootstrap"}
-	cfg.CurrentContext = "bootstrap"
-	return clientcmd.Write(*cfg)
+	hub := clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData}
+	return hubOnlyKubeconfig(hub, "bootstrap", "bootstrap", clientcmdapi.AuthInfo{Token: token})
 }
 
 // StoreBootstrap keeps the bootstrap kubeconfig on the managed cluster so
 // that a restarted agent can ask to join again.
 func StoreBootstrap(ctx context.Context, managed kubernetes.Interface, namespace string, kubeconfig []byte) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
-	if _, err := managed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s on the managed cluster: %w", namespace, err)
-	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DefaultBootstrapSecretName},
 		Data:       map[string][]byte{KeyKubeconfig: kubeconfig},
 	}
-	secrets := managed.CoreV1().Secrets(namespace)
-	_, err := secrets.Update(ctx, secret, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
-	}
-	if err != nil {
-		return fmt.Errorf("storing the bootstrap kubeconfig in %s/%s on the managed cluster: %w", namespace, DefaultBootstrapSecretName, err)
+	if err := putSecret(ctx, managed, secret); err != nil {
+		return fmt.Errorf("storing the bootstrap kubeconfig: %w", err)
 	}
 	return nil
 }
@@ -104,8 +89,8 @@ func (a *Agent) Preflight(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("cannot reach the hub at %s: %w", hub, err)
 	}
-	if s == nil && common.Held(mc) {
-		return nameTaken(a.opts.ClusterName)
+	if s != nil {
+		return nil // this cluster holds an identity for the name: its own
 	}
-	return nil
+	return notHeld(mc)
 }

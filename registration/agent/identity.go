@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"os"
 	"time"
 
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -89,14 +90,28 @@ func parseCertificate(certPEM []byte) (*certificate, error) {
 
 // hubKubeconfig builds the kubeconfig of the agent's own identity: the hub
 // server and CA of the bootstrap kubeconfig, and the signed client cert.
+// The CA is stored as data: a file the bootstrap kubeconfig names is a path
+// on this host, which whoever reads the stored kubeconfig may not have.
 func hubKubeconfig(bootstrap *rest.Config, certPEM, keyPEM []byte) ([]byte, error) {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["hub"] = &clientcmdapi.Cluster{
-		Server: bootstrap.Host, CertificateAuthorityData: bootstrap.CAData,
-		CertificateAuthority: bootstrap.CAFile, TLSServerName: bootstrap.ServerName,
+	caData := bootstrap.CAData
+	if len(caData) == 0 && bootstrap.CAFile != "" {
+		var err error
+		if caData, err = os.ReadFile(bootstrap.CAFile); err != nil {
+			return nil, fmt.Errorf("reading the hub's CA, which the bootstrap kubeconfig names: %w", err)
+		}
 	}
-	cfg.AuthInfos["default-auth"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-	cfg.Contexts["default-context"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "default-auth"}
-	cfg.CurrentContext = "default-context"
+	hub := clientcmdapi.Cluster{Server: bootstrap.Host, CertificateAuthorityData: caData, TLSServerName: bootstrap.ServerName}
+	return hubOnlyKubeconfig(hub, "default-context", "default-auth", clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM})
+}
+
+// hubOnlyKubeconfig is a kubeconfig with one cluster, the hub, and one
+// user, auth, in the current context: what both the bootstrap and the
+// agent's own hub kubeconfig are.
+func hubOnlyKubeconfig(hub clientcmdapi.Cluster, contextName, user string, auth clientcmdapi.AuthInfo) ([]byte, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = &hub
+	cfg.AuthInfos[user] = &auth
+	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: user}
+	cfg.CurrentContext = contextName
 	return clientcmd.Write(*cfg)
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,5 +61,33 @@ func TestHubKubeconfigKeepsServerAndCA(t *testing.T) {
 	}
 	if cfg.Host != boot.Host || string(cfg.CAData) != "ca" || string(cfg.CertData) != "cert" || string(cfg.KeyData) != "key" || cfg.BearerToken != "" {
 		t.Errorf("hub kubeconfig = host %q ca %q cert %q key %q token %q", cfg.Host, cfg.CAData, cfg.CertData, cfg.KeyData, cfg.BearerToken)
+	}
+}
+
+// TestHubKubeconfigStoresCAFileAsData: a bootstrap kubeconfig that names
+// its CA by file gives a stored kubeconfig that holds the CA itself, not
+// a path on this host.
+func TestHubKubeconfigStoresCAFileAsData(t *testing.T) {
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, []byte("ca from file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boot := &rest.Config{Host: "https://hub.example:6443", TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}
+	b, err := hubKubeconfig(boot, []byte("cert"), []byte("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := clientcmd.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := stored.Clusters["hub"]
+	if hub == nil || hub.CertificateAuthority != "" || string(hub.CertificateAuthorityData) != "ca from file" {
+		t.Errorf("stored hub cluster = %+v, want the CA file's data and no path", hub)
+	}
+
+	boot.CAFile = filepath.Join(t.TempDir(), "missing.crt")
+	if _, err := hubKubeconfig(boot, []byte("cert"), []byte("key")); err == nil || !strings.Contains(err.Error(), "missing.crt") {
+		t.Errorf("with a missing CA file: error = %v, want one naming the file", err)
 	}
 }

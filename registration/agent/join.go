@@ -105,10 +105,8 @@ func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identi
 	return newSession(id, cfg, cert)
 }
 
-// nameFree fails with ErrNameTaken when the ManagedCluster exists, is
-// accepted and joined, and its agent keeps it available: some other agent
-// holds the name. A cluster whose agent went away (Available Unknown after
-// its lease expired) may be joined again.
+// nameFree fails with ErrNameTaken when the ManagedCluster exists and
+// notHeld says a live agent holds it.
 func nameFree(ctx context.Context, clusters clusterclient.Interface, name string) error {
 	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
 	switch {
@@ -117,15 +115,19 @@ func nameFree(ctx context.Context, clusters clusterclient.Interface, name string
 	case err != nil:
 		return err
 	}
-	if common.Held(mc) {
-		return nameTaken(name)
-	}
-	return nil
+	return notHeld(mc)
 }
 
-func nameTaken(name string) error {
+// notHeld fails with ErrNameTaken when mc is accepted and joined and its
+// agent keeps it available: some other agent holds the name. A cluster
+// whose agent went away (Available Unknown after its lease expired) may be
+// joined again.
+func notHeld(mc *clusterv1.ManagedCluster) error {
+	if !common.Held(mc) {
+		return nil
+	}
 	return fmt.Errorf("%w: ManagedCluster %s is joined and its agent is heartbeating, and this cluster holds no identity for it; "+
-		"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, name)
+		"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, mc.Name)
 }
 
 // ensureCluster creates the ManagedCluster, not accepted, unless it exists.

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -166,10 +165,7 @@ func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, erro
 func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
 	name := plan.cluster.Name
 	for _, csr := range plan.approve {
-		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-			Reason: ReasonAccepted, Message: "approved by a hub admin with corral accept", LastUpdateTime: metav1.Now(),
-		})
+		clientcsr.Approve(csr, ReasonAccepted, "approved by a hub admin with corral accept")
 		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("approving %s for %s: %w", csr.Name, name, err)
 		}

@@ -12,6 +12,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // AgentOptions are the options of `corral agent`.
@@ -26,7 +27,7 @@ type AgentOptions struct {
 
 // NewAgentOptions returns the defaults: OCM's lease period.
 func NewAgentOptions(out io.Writer) *AgentOptions {
-	return &AgentOptions{managedOptions: newManagedOptions(out), LeaseSeconds: agent.DefaultLeaseDuration}
+	return &AgentOptions{managedOptions: newManagedOptions(out), LeaseSeconds: common.DefaultLeaseDurationSeconds}
 }
 
 // NewCmdAgent returns `corral agent`.

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spf13/cobra"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
 )
 
 // ReasonDenied is the reason of CSRs denied by `corral deny`.
@@ -82,10 +82,7 @@ func (o *DenyOptions) denyPending(ctx context.Context, name string) error {
 		return err
 	}
 	for _, csr := range pending {
-		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-			Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue,
-			Reason: ReasonDenied, Message: "denied by a hub admin with corral deny", LastUpdateTime: metav1.Now(),
-		})
+		clientcsr.Deny(csr, ReasonDenied, "denied by a hub admin with corral deny")
 		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("denying %s: %w", csr.Name, err)
 		}

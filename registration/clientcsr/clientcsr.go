@@ -7,7 +7,8 @@
 // nothing a server certificate would need.
 //
 // Both the hub's approver and `corral accept` ask it, so that neither can
-// approve what the other would refuse.
+// approve what the other would refuse, and record their decisions with
+// Approve and Deny.
 package clientcsr
 
 import (
@@ -18,6 +19,8 @@ import (
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
@@ -99,4 +102,22 @@ func Pending(csr *certificatesv1.CertificateSigningRequest) bool {
 		}
 	}
 	return true
+}
+
+// Approve records on csr that reason approved it, saying message; the
+// caller then writes it with UpdateApproval.
+func Approve(csr *certificatesv1.CertificateSigningRequest, reason, message string) {
+	decide(csr, certificatesv1.CertificateApproved, reason, message)
+}
+
+// Deny records on csr that reason denied it, saying message; the caller
+// then writes it with UpdateApproval.
+func Deny(csr *certificatesv1.CertificateSigningRequest, reason, message string) {
+	decide(csr, certificatesv1.CertificateDenied, reason, message)
+}
+
+func decide(csr *certificatesv1.CertificateSigningRequest, typ certificatesv1.RequestConditionType, reason, message string) {
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: typ, Status: corev1.ConditionTrue, Reason: reason, Message: message, LastUpdateTime: metav1.Now(),
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
@@ -91,6 +92,40 @@ func TestValidate(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("Validate() = %v, want an error about %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestApproveAndDeny: each records its decision as a True condition with
+// the reason and message given, after what the CSR already says, and the
+// CSR is no longer pending.
+func TestApproveAndDeny(t *testing.T) {
+	for name, tc := range map[string]struct {
+		decide func(*certificatesv1.CertificateSigningRequest, string, string)
+		want   certificatesv1.RequestConditionType
+	}{
+		"approve": {decide: Approve, want: certificatesv1.CertificateApproved},
+		"deny":    {decide: Deny, want: certificatesv1.CertificateDenied},
+	} {
+		t.Run(name, func(t *testing.T) {
+			earlier := certificatesv1.CertificateSigningRequestCondition{Type: "Other", Status: corev1.ConditionTrue}
+			csr := &certificatesv1.CertificateSigningRequest{Status: certificatesv1.CertificateSigningRequestStatus{
+				Conditions: []certificatesv1.CertificateSigningRequestCondition{earlier},
+			}}
+			if !Pending(csr) {
+				t.Fatal("the CSR should be pending before a decision")
+			}
+			tc.decide(csr, "SomeReason", "some message")
+			if len(csr.Status.Conditions) != 2 || csr.Status.Conditions[0] != earlier {
+				t.Fatalf("conditions = %+v, want the earlier one and the decision", csr.Status.Conditions)
+			}
+			got := csr.Status.Conditions[1]
+			if got.Type != tc.want || got.Status != corev1.ConditionTrue || got.Reason != "SomeReason" || got.Message != "some message" || got.LastUpdateTime.IsZero() {
+				t.Errorf("decision = %+v", got)
+			}
+			if Pending(csr) {
+				t.Error("the CSR is still pending after a decision")
 			}
 		})
 	}

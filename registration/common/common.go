@@ -1,5 +1,6 @@
 // Package common holds what both halves of the registration core must agree
-// on and neither may import from the other.
+// on and neither may import from the other, and the few pieces the hub's
+// controllers and its admission webhooks share (access reviews).
 package common
 
 import (
@@ -10,6 +11,10 @@ import (
 // LeaseName is the lease a cluster's agent renews in its cluster namespace
 // on the hub, and the hub watches.
 const LeaseName = "managed-cluster-lease"
+
+// DefaultLeaseDurationSeconds is how often an agent renews its lease when
+// its ManagedCluster does not say (spec.leaseDurationSeconds), as OCM has it.
+const DefaultLeaseDurationSeconds = 60
 
 // Held reports whether a live agent holds mc: the cluster is accepted and
 // joined, and its agent keeps it available. Neither a second agent's join

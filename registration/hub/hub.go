@@ -99,6 +99,27 @@ func CacheOptions() cache.Options {
 	}}
 }
 
+// NewManager returns a manager for the registration hub at cfg: opts with
+// the hub's client limits (WithClientLimits), its Scheme unless opts has
+// one, and its cache restrictions (CacheOptions) added to opts.Cache. The
+// binary, the embedded hub and the test suites all build theirs here.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	if opts.Scheme == nil {
+		scheme, err := Scheme()
+		if err != nil {
+			return nil, err
+		}
+		opts.Scheme = scheme
+	}
+	if opts.Cache.ByObject == nil {
+		opts.Cache.ByObject = map[client.Object]cache.ByObject{}
+	}
+	for obj, by := range CacheOptions().ByObject {
+		opts.Cache.ByObject[obj] = by
+	}
+	return ctrl.NewManager(WithClientLimits(cfg), opts)
+}
+
 // SetupWithManager registers the registration hub's controllers and
 // installs, once the manager starts, the ClusterRoles every cluster
 // namespace binds.

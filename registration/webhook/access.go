@@ -6,14 +6,11 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-)
 
-// RegisterGroup is the API group of the virtual subresources that guard a
-// cluster's registration (accept, clientcertificates).
-const RegisterGroup = "register.open-cluster-management.io"
+	"github.com/corral-dev/corral/registration/common"
+)
 
 // permission is a verb on a (virtual) subresource, granted per object name
 // by RBAC.
@@ -25,7 +22,7 @@ type permission struct {
 var (
 	joinClusterSet = permission{group: clusterv1.GroupName, resource: "managedclustersets", subresource: "join", verb: "create"}
 	bindClusterSet = permission{group: clusterv1.GroupName, resource: "managedclustersets", subresource: "bind", verb: "create"}
-	acceptCluster  = permission{group: RegisterGroup, resource: "managedclusters", subresource: "accept", verb: "update"}
+	acceptCluster  = permission{group: common.RegisterGroup, resource: "managedclusters", subresource: "accept", verb: "update"}
 )
 
 // describe says how to grant p on name, for a refusal message.
@@ -40,20 +37,11 @@ type accessReviewer struct {
 
 // allowed reports whether user has p on the object name.
 func (a accessReviewer) allowed(ctx context.Context, user authenticationv1.UserInfo, p permission, name string) (bool, error) {
-	extra := make(map[string]authorizationv1.ExtraValue, len(user.Extra))
-	for k, v := range user.Extra {
-		extra[k] = authorizationv1.ExtraValue(v)
-	}
-	review, err := a.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Group: p.group, Resource: p.resource, Subresource: p.subresource, Verb: p.verb, Name: name,
-			},
-		},
-	}, metav1.CreateOptions{})
+	ok, err := common.Allowed(ctx, a.kube, user.Username, user.UID, user.Groups, user.Extra, authorizationv1.ResourceAttributes{
+		Group: p.group, Resource: p.resource, Subresource: p.subresource, Verb: p.verb, Name: name,
+	})
 	if err != nil {
 		return false, fmt.Errorf("asking the API server whether user %q may %s: %w", user.Username, p.describe(name), err)
 	}
-	return review.Status.Allowed, nil
+	return ok, nil
 }

@@ -1,21 +1,16 @@
 package webhook
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	certutil "k8s.io/client-go/util/cert"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
@@ -39,13 +34,13 @@ type certSource struct {
 	cert *tls.Certificate
 }
 
-// newCertSource checks the certificates in dir or, with no dir, generates
-// a CA and a serving certificate for host.
+// newCertSource checks the certificates in dir, as of now, or, with no
+// dir, generates a CA and a serving certificate for host.
 func newCertSource(dir, host string, now time.Time) (certSource, error) {
 	if dir != "" {
 		return certSource{dir: dir}, checkCertDir(dir, now)
 	}
-	ca, cert, err := generateCerts(host, now)
+	ca, cert, err := generateCerts(host)
 	return certSource{ca: ca, cert: cert}, err
 }
 
@@ -106,56 +101,27 @@ func checkCertDir(dir string, now time.Time) error {
 }
 
 // generateCerts makes a CA and a serving certificate for host (an IP
-// address or a DNS name) signed by it; it returns the CA as PEM.
-func generateCerts(host string, now time.Time) ([]byte, *tls.Certificate, error) {
+// address or a DNS name) signed by it, valid from an hour ago for
+// generatedValidity; it returns the CA as PEM.
+func generateCerts(host string) ([]byte, *tls.Certificate, error) {
 	if host == "" {
 		return nil, nil, errors.New("generating the webhook certificate: no host to issue it for")
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKeyWithOptions(certutil.SelfSignedCertKeyOptions{Host: host, MaxAge: generatedValidity})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("generating the webhook certificate: %w", err)
 	}
-	notBefore, notAfter := now.Add(-time.Hour), now.Add(generatedValidity)
-	caTemplate := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: fmt.Sprintf("corral-hub-webhook-ca@%d", now.Unix())},
-		NotBefore: notBefore, NotAfter: notAfter, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, &caKey.PublicKey, caKey)
+	// certPEM is the serving certificate, then the CA that signed it.
+	chain, err := certutil.ParseCertsPEM(certPEM)
 	if err != nil {
-		return nil, nil, fmt.Errorf("generating the webhook CA: %w", err)
+		return nil, nil, fmt.Errorf("generating the webhook certificate: %w", err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	if len(chain) != 2 {
+		return nil, nil, fmt.Errorf("generating the webhook certificate: want a certificate and its CA, got %d certificates", len(chain))
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("generating the webhook certificate: %w", err)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	template := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: host},
-		NotBefore: notBefore, NotAfter: notAfter,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		template.IPAddresses = []net.IP{ip}
-	} else {
-		template.DNSNames = []string{host}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generating the webhook serving certificate: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		&tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
-}
-
-// serial is a random certificate serial number.
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil { // crypto/rand does not fail on Linux
-		panic(err)
-	}
-	return n
+	return pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: chain[1].Raw}), &pair, nil
 }

@@ -16,7 +16,7 @@ import (
 func TestGeneratedCertificateVerifiesForItsHost(t *testing.T) {
 	for _, host := range []string{"127.0.0.1", "hub.example.com"} {
 		t.Run(host, func(t *testing.T) {
-			caPEM, cert, err := generateCerts(host, now)
+			caPEM, cert, err := generateCerts(host)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,11 +28,14 @@ func TestGeneratedCertificateVerifiesForItsHost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host, CurrentTime: now.Add(24 * time.Hour)}); err != nil {
+			if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host, CurrentTime: time.Now().Add(24 * time.Hour)}); err != nil {
 				t.Errorf("the serving certificate does not verify for %s: %v", host, err)
 			}
-			if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: "other.example", CurrentTime: now}); err == nil {
+			if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: "other.example", CurrentTime: time.Now()}); err == nil {
 				t.Error("the serving certificate verifies for a host it was not issued for")
+			}
+			if lasts := time.Until(leaf.NotAfter); lasts < generatedValidity-2*time.Hour {
+				t.Errorf("the serving certificate lasts %s, want about %s", lasts, generatedValidity)
 			}
 		})
 	}
@@ -42,7 +45,7 @@ func TestGeneratedCertificateVerifiesForItsHost(t *testing.T) {
 // the CA given (the right one when nil).
 func writeCertDir(t *testing.T, caPEM []byte) string {
 	t.Helper()
-	ownCA, cert, err := generateCerts("127.0.0.1", time.Now())
+	ownCA, cert, err := generateCerts("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,7 @@ func writeCertDir(t *testing.T, caPEM []byte) string {
 }
 
 func TestCertDir(t *testing.T) {
-	otherCA, _, err := generateCerts("127.0.0.1", time.Now())
+	otherCA, _, err := generateCerts("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +97,12 @@ func TestCertDir(t *testing.T) {
 					t.Fatal(err)
 				}
 				ca, err := src.caBundle()
-				if err != nil || !strings.Contains(string(ca), "BEGIN CERTIFICATE") {
-					t.Errorf("caBundle = %q, %v; want the directory's CA", ca, err)
+				want, readErr := os.ReadFile(filepath.Join(tc.dir, CAFile))
+				if readErr != nil {
+					t.Fatal(readErr)
+				}
+				if err != nil || string(ca) != string(want) {
+					t.Errorf("caBundle = %q, %v; want the directory's CA %q", ca, err, want)
 				}
 				return
 			}

@@ -15,11 +15,9 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-)
 
-// DefaultClusterSet is the set a ManagedCluster without a clusterset label
-// is put in.
-const DefaultClusterSet = "default"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
+)
 
 // clusterDefaulter is the mutating webhook of ManagedClusters: the default
 // cluster set label and the hub's timeAdded on taints. It answers with a
@@ -62,10 +60,10 @@ func defaultClusterSetLabel(cluster *clusterv1.ManagedCluster) *jsonpatch.JsonPa
 	}
 	if cluster.Labels == nil {
 		return &jsonpatch.JsonPatchOperation{Operation: "add", Path: "/metadata/labels",
-			Value: map[string]string{clusterv1beta2.ClusterSetLabel: DefaultClusterSet}}
+			Value: map[string]string{clusterv1beta2.ClusterSetLabel: clusterset.DefaultSetName}}
 	}
 	return &jsonpatch.JsonPatchOperation{Operation: "add", Path: "/metadata/labels/" + escapePointer(clusterv1beta2.ClusterSetLabel),
-		Value: DefaultClusterSet}
+		Value: clusterset.DefaultSetName}
 }
 
 // stampTaints returns the patches that give each taint the timeAdded the hub

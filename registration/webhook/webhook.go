@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/corral-dev/corral/registration/bootstrap"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // DefaultPort is where `corral hub` serves the webhooks unless told.
@@ -231,7 +232,7 @@ func probeDefaulting(ctx context.Context, c client.Client) error {
 	if err := c.Create(ctx, probe, client.DryRunAll); err != nil {
 		return err
 	}
-	if probe.Labels[clusterv1beta2.ClusterSetLabel] != DefaultClusterSet {
+	if probe.Labels[clusterv1beta2.ClusterSetLabel] != clusterset.DefaultSetName {
 		return errors.New("a ManagedCluster came back without the default cluster set label")
 	}
 	return nil

@@ -26,6 +26,7 @@ import (
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -85,7 +86,7 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 	It("was put in the default cluster set by corral hub's webhook", func(ctx context.Context) {
 		mc, err := clusterclient.NewForConfigOrDie(corralHub.Config).ClusterV1().ManagedClusters().Get(ctx, cluster, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(mc.Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, webhook.DefaultClusterSet))
+		Expect(mc.Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, clusterset.DefaultSetName))
 	})
 
 	It("renews its lease on the hub", func(ctx context.Context) {
@@ -152,11 +153,7 @@ func parseCert(b []byte) *x509.Certificate {
 // webhooks (on a free port) on cfg, as `corral hub` does, until the
 // container ends; it returns once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(cfg), ctrl.Options{
-		Scheme:  scheme,
-		Cache:   hub.CacheOptions(),
+	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		Logger:  fileLogger("corral-hub"),
 	})

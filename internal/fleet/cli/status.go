@@ -64,7 +64,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	switch {
-	case !report.Running && report.Abandoned():
+	case report.Abandoned():
 		return fmt.Errorf("the fleet in %s is not running: its supervisor (pid %d) died without stopping it; 'corral dev down --dir %s' cleans up, 'corral dev up --dir %s' starts again",
 			o.Dir, report.Supervisor, o.Dir, o.Dir)
 	case !report.Running:

@@ -71,7 +71,8 @@ func (r *Reconciler) setsOfCluster(ctx context.Context, obj client.Object) []rec
 		return nil
 	}
 	sets := &clusterv1beta2.ManagedClusterSetList{}
-	if err := r.Client.List(ctx, sets); err != nil {
+	// The sets are only read: no need to copy them out of the cache.
+	if err := r.Client.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing ManagedClusterSets to map a cluster to its sets", "cluster", cluster.Name)
 		return nil
 	}

@@ -14,7 +14,7 @@
 //     the admission webhook's job.
 //
 // Which clusters a set holds is answered by Selector, Members and SetsOf,
-// which placement uses too.
+// which placement will use too.
 //
 // It watches ManagedClusterSets and ManagedClusters (their creation,
 // deletion and label changes, mapped to the sets the cluster is or was in);

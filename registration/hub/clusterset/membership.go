@@ -24,13 +24,21 @@ func Selector(set *clusterv1beta2.ManagedClusterSet) (labels.Selector, error) {
 	case clusterv1beta2.LabelSelector:
 		s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
 		if err != nil {
-			return nil, fmt.Errorf("ManagedClusterSet %s has an invalid clusterSelector.labelSelector: %w", set.Name, err)
+			return nil, &InvalidSelectorError{fmt.Errorf("ManagedClusterSet %s has an invalid clusterSelector.labelSelector: %w", set.Name, err)}
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("ManagedClusterSet %s has selectorType %q: it must be %s or %s",
-		set.Name, sel.SelectorType, clusterv1beta2.ExclusiveClusterSetLabel, clusterv1beta2.LabelSelector)
+	return nil, &InvalidSelectorError{fmt.Errorf("ManagedClusterSet %s has selectorType %q: it must be %s or %s",
+		set.Name, sel.SelectorType, clusterv1beta2.ExclusiveClusterSetLabel, clusterv1beta2.LabelSelector)}
 }
+
+// InvalidSelectorError is the error of a set whose clusterSelector cannot
+// be evaluated: such a set holds no cluster until it is fixed, which
+// retrying will not do.
+type InvalidSelectorError struct{ err error }
+
+func (e *InvalidSelectorError) Error() string { return e.err.Error() }
+func (e *InvalidSelectorError) Unwrap() error { return e.err }
 
 // Contains says whether cluster is in set.
 func Contains(set *clusterv1beta2.ManagedClusterSet, cluster *clusterv1.ManagedCluster) (bool, error) {
@@ -41,14 +49,17 @@ func Contains(set *clusterv1beta2.ManagedClusterSet, cluster *clusterv1.ManagedC
 	return sel.Matches(labels.Set(cluster.Labels)), nil
 }
 
-// Members lists the clusters in set, as c sees them.
-func Members(ctx context.Context, c client.Reader, set *clusterv1beta2.ManagedClusterSet) ([]clusterv1.ManagedCluster, error) {
+// Members lists the clusters in set, as c sees them, with opts added to
+// the List: client.UnsafeDisableDeepCopy spares a caller that only reads
+// them a copy of every cluster in a cache. A set whose selector is invalid
+// fails with an *InvalidSelectorError.
+func Members(ctx context.Context, c client.Reader, set *clusterv1beta2.ManagedClusterSet, opts ...client.ListOption) ([]clusterv1.ManagedCluster, error) {
 	sel, err := Selector(set)
 	if err != nil {
 		return nil, err
 	}
 	list := &clusterv1.ManagedClusterList{}
-	if err := c.List(ctx, list, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := c.List(ctx, list, append([]client.ListOption{client.MatchingLabelsSelector{Selector: sel}}, opts...)...); err != nil {
 		return nil, fmt.Errorf("listing the clusters of ManagedClusterSet %s: %w", set.Name, err)
 	}
 	return list.Items, nil

@@ -2,6 +2,8 @@ package clusterset
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,5 +174,18 @@ func TestMembers(t *testing.T) {
 				t.Errorf("Members() (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMembersOfAnInvalidSet: a set whose selector cannot be evaluated
+// fails with an *InvalidSelectorError, which callers tell from a failed
+// List.
+func TestMembersOfAnInvalidSet(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(testScheme(t)).Build()
+	broken := selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}})
+	_, err := Members(context.Background(), c, broken, client.UnsafeDisableDeepCopy)
+	var invalid *InvalidSelectorError
+	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "ManagedClusterSet broken has an invalid clusterSelector.labelSelector") {
+		t.Errorf("Members() error = %v, want an InvalidSelectorError about broken's labelSelector", err)
 	}
 }

@@ -2,12 +2,12 @@ package clusterset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,17 +43,18 @@ func emptyCondition(set *clusterv1beta2.ManagedClusterSet, count int, selectorEr
 // the set selects. An invalid selector is not an error to retry: the
 // condition reports it.
 func (r *Reconciler) countMembers(ctx context.Context, s *scope) (steps.Result, error) {
-	sel, err := Selector(s.set)
-	if err != nil {
+	// The clusters are only counted: no need to copy them out of the cache.
+	members, err := Members(ctx, r.Client, s.set, client.UnsafeDisableDeepCopy)
+	var invalid *InvalidSelectorError
+	switch {
+	case errors.As(err, &invalid):
 		s.empty = emptyCondition(s.set, 0, err)
 		return steps.Continue, nil
+	case err != nil:
+		return steps.StopList, err
 	}
-	list := &clusterv1.ManagedClusterList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return steps.StopList, fmt.Errorf("listing the clusters of %s: %w", s.set.Name, err)
-	}
-	ctrl.LoggerFrom(ctx).V(4).Info("Counted the set's clusters", "set", s.set.Name, "clusters", len(list.Items))
-	s.empty = emptyCondition(s.set, len(list.Items), nil)
+	ctrl.LoggerFrom(ctx).V(4).Info("Counted the set's clusters", "set", s.set.Name, "clusters", len(members))
+	s.empty = emptyCondition(s.set, len(members), nil)
 	return steps.Continue, nil
 }
 

@@ -18,13 +18,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ReasonAutoApproved is the approval reason OCM's agents recognise.
 const ReasonAutoApproved = "AutoApprovedByHubCSRApprovingController"
+
+// ReasonNotApproved is the reason of the event that says why a CSR is left
+// pending.
+const ReasonNotApproved = "NotApproved"
 
 // Reconciler approves renewals (and listed users' joins) of accepted clusters.
 type Reconciler struct {
@@ -37,7 +45,8 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller for agent CSRs, with workers
-// reconciles at once.
+// reconciles at once. A cluster that becomes accepted requeues its CSRs: a
+// join request made before that may now be approved.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	agentCSR := predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
@@ -47,8 +56,35 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr-approval").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(agentCSR)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.csrsOfCluster), builder.WithPredicates(becameAccepted)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// becameAccepted passes only an update that turns spec.hubAcceptsClient on.
+var becameAccepted = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
+		cur, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
+		return okOld && okNew && !old.Spec.HubAcceptsClient && cur.Spec.HubAcceptsClient
+	},
+}
+
+// csrsOfCluster maps a cluster to the CSRs labelled with its name.
+func (r *Reconciler) csrsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	csrs := &certificatesv1.CertificateSigningRequestList{}
+	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the CSRs of a cluster that became accepted", "cluster", obj.GetName())
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(csrs.Items))
+	for i := range csrs.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: csrs.Items[i].Name}})
+	}
+	return reqs
 }
 
 // Reconcile approves the CSR or says why it waits.
@@ -66,13 +102,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !approve {
 		ctrl.LoggerFrom(ctx).V(1).Info("Not approving", "csr", csr.Name, "why", why)
-		r.event(csr, corev1.EventTypeNormal, "NotApproved", why)
+		r.event(csr, corev1.EventTypeNormal, ReasonNotApproved, why)
 		return ctrl.Result{}, nil
 	}
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: ReasonAutoApproved, Message: why, LastUpdateTime: metav1.Now(),
-	})
+	clientcsr.Approve(csr, ReasonAutoApproved, why)
 	if _, err := r.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("approving %s: %w", csr.Name, err)
 	}
@@ -108,6 +141,9 @@ func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.Certificate
 			return false, fmt.Sprintf("%s may not renew the client certificates of %s", csr.Spec.Username, request.Cluster), nil
 		}
 		return true, fmt.Sprintf("renewal of %s by its current identity", request.CommonName), nil
+	case slices.Contains(r.AutoApproveUsers, csr.Spec.Username) && common.Held(cluster):
+		return false, fmt.Sprintf("%s is joined and its agent is heartbeating, so a join request for %s is not approved "+
+			"(deny it with 'kubectl certificate deny %s', or unjoin the cluster first)", request.Cluster, request.CommonName, csr.Name), nil
 	case slices.Contains(r.AutoApproveUsers, csr.Spec.Username):
 		return true, fmt.Sprintf("join of accepted cluster %s requested by auto-approved user %s", request.Cluster, csr.Spec.Username), nil
 	default:
@@ -118,23 +154,14 @@ func (r *Reconciler) decide(ctx context.Context, csr *certificatesv1.Certificate
 // mayRenew asks the API server whether the requester may renew its
 // cluster's client certificates, as OCM's RBAC grants it.
 func (r *Reconciler) mayRenew(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, error) {
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range csr.Spec.Extra {
-		extra[k] = authorizationv1.ExtraValue(v)
-	}
-	sar, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Group: "register.open-cluster-management.io", Resource: "managedclusters",
-				Subresource: "clientcertificates", Verb: "renew",
-			},
-		},
-	}, metav1.CreateOptions{})
+	spec := csr.Spec
+	allowed, err := common.Allowed(ctx, r.Kube, spec.Username, spec.UID, spec.Groups, spec.Extra, authorizationv1.ResourceAttributes{
+		Group: common.RegisterGroup, Resource: "managedclusters", Subresource: "clientcertificates", Verb: "renew",
+	})
 	if err != nil {
 		return false, fmt.Errorf("reviewing %s's access: %w", csr.Spec.Username, err)
 	}
-	return sar.Status.Allowed, nil
+	return allowed, nil
 }
 
 func (r *Reconciler) event(csr *certificatesv1.CertificateSigningRequest, typ, reason, note string) {

@@ -2,10 +2,14 @@
 // itself may approve: a renewal by an accepted cluster's current identity
 // (the requester is the certificate's own common name and may `renew`
 // managedclusters/clientcertificates), and, only for requesters named in
-// AutoApproveUsers, a first join of an accepted cluster. A first join is
-// otherwise approved by a hub admin with `corral accept`.
+// AutoApproveUsers, a first join of an accepted cluster that no live agent
+// holds (as `corral accept`, it never hands a held cluster's name to a
+// second agent). A first join is otherwise approved by a hub admin with
+// `corral accept`.
 //
 // Everything else stays pending, with an event on the CSR saying why. It
 // watches CSRs for kubernetes.io/kube-apiserver-client labelled with a
-// cluster name; it writes CSR approvals and events.
+// cluster name, and ManagedClusters whose spec.hubAcceptsClient turns true
+// (mapped to their CSRs, which may now be approved); it writes CSR
+// approvals and events.
 package csrapproval

@@ -20,11 +20,9 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// Defaults, as OCM has them.
-const (
-	DefaultLeaseDurationSeconds = 60
-	DefaultGraceMultiplier      = 5
-)
+// DefaultGraceMultiplier is OCM's: a lease may go unrenewed for five of
+// its periods.
+const DefaultGraceMultiplier = 5
 
 // ReasonLeaseUpdateStopped is the Available=Unknown reason OCM uses.
 const ReasonLeaseUpdateStopped = "ManagedClusterLeaseUpdateStopped"
@@ -90,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordinationv1.Lease) time.Duration {
 	seconds := cluster.Spec.LeaseDurationSeconds
 	if seconds <= 0 {
-		seconds = DefaultLeaseDurationSeconds
+		seconds = common.DefaultLeaseDurationSeconds
 	}
 	grace := time.Duration(int64(seconds)*int64(r.GraceMultiplier)) * time.Second
 	renewed := lease.CreationTimestamp.Time
@@ -104,10 +102,11 @@ func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordina
 func (r *Reconciler) markUnknown(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	original := cluster.DeepCopy()
 	changed := meta.SetStatusCondition(&cluster.Status.Conditions, metav1.Condition{
-		Type:    clusterv1.ManagedClusterConditionAvailable,
-		Status:  metav1.ConditionUnknown,
-		Reason:  ReasonLeaseUpdateStopped,
-		Message: "Registration agent stopped updating its lease.",
+		Type:               clusterv1.ManagedClusterConditionAvailable,
+		Status:             metav1.ConditionUnknown,
+		Reason:             ReasonLeaseUpdateStopped,
+		Message:            "Registration agent stopped updating its lease.",
+		ObservedGeneration: cluster.Generation,
 	})
 	if !changed {
 		return nil

@@ -65,7 +65,7 @@ func TestReconcile(t *testing.T) {
 			_ = clientgoscheme.AddToScheme(s)
 			_ = clusterv1.Install(s)
 			mc := &clusterv1.ManagedCluster{
-				ObjectMeta: metav1.ObjectMeta{Name: "c1"},
+				ObjectMeta: metav1.ObjectMeta{Name: "c1", Generation: 3},
 				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: tc.leaseSeconds},
 				Status:     clusterv1.ManagedClusterStatus{Conditions: tc.conditions},
 			}
@@ -95,6 +95,9 @@ func TestReconcile(t *testing.T) {
 			unknown := cond != nil && cond.Status == metav1.ConditionUnknown && cond.Reason == ReasonLeaseUpdateStopped
 			if unknown != tc.wantUnknown {
 				t.Errorf("Available = %+v, want Unknown: %t", cond, tc.wantUnknown)
+			}
+			if unknown && cond.ObservedGeneration != got.Generation {
+				t.Errorf("Available Unknown observed generation %d, want the cluster's %d", cond.ObservedGeneration, got.Generation)
 			}
 		})
 	}

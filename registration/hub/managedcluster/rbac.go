@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // RBAC names, as OCM's agents and tools expect them.
@@ -46,7 +47,7 @@ func clusterRole(cluster string) *rbacac.ClusterRoleApplyConfiguration {
 		WithLabels(clusterLabels(cluster)).
 		WithRules(
 			rule("certificates.k8s.io", []string{"certificatesigningrequests"}, "create", "get", "list", "watch"),
-			rule("register.open-cluster-management.io", []string{"managedclusters/clientcertificates"}, "renew"),
+			rule(common.RegisterGroup, []string{"managedclusters/clientcertificates"}, "renew"),
 			rule(clusterv1.GroupName, []string{"managedclusters"}, "get", "list", "update", "watch", "delete").WithResourceNames(cluster),
 			rule(clusterv1.GroupName, []string{"managedclusters/status"}, "patch", "update").WithResourceNames(cluster),
 		)

@@ -68,8 +68,6 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("installing on the hub what corral init does")
 	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
 
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
 	// The specs also read ManifestWorks, which the hub itself does not.
 	testScheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -78,9 +76,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
-		Scheme:  scheme,
-		Cache:   hub.CacheOptions(),
+	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -78,9 +78,8 @@ var stopHub func()
 // has stopped; calling it again does nothing.
 func startHub(withControllers bool, webhookPort int) (stop func()) {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(hub.WithClientLimits(hubCluster.Config), ctrl.Options{
+	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
 		Scheme:  admin.Scheme(),
-		Cache:   hub.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// A spec replaces the hub process with another in this process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/bootstrap"
+	"github.com/corral-dev/corral/registration/common"
+	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -111,14 +113,14 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 	It("by labelling an existing cluster is refused without join on the new set, and allowed with it", func(ctx context.Context) {
 		user, name, set := uniqueName("carol"), uniqueName("c"), uniqueName("set-b")
 		createByAdmin(ctx, managedCluster(name, ""))
-		Expect(clusterSetOf(ctx, name)).To(Equal(webhook.DefaultClusterSet))
-		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, webhook.DefaultClusterSet))
+		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
+		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
 		carol := as(user)
 		Eventually(func() error { return carol.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		expectRefused(setLabel(ctx, carol, name, set), http.StatusForbidden,
 			fmt.Sprintf("may not add managed cluster %q to cluster set %q", name, set), "managedclustersets/join")
-		Expect(clusterSetOf(ctx, name)).To(Equal(webhook.DefaultClusterSet))
+		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
 
 		grant(ctx, user, rule(clusterGroup, "managedclustersets/join", []string{"create"}, set))
 		Eventually(func() error { return setLabel(ctx, carol, name, set) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
@@ -191,7 +193,7 @@ var _ = Describe("Binding a cluster set to a namespace", func() {
 var _ = Describe("Accepting a cluster", func() {
 	It("with hubAcceptsClient: true is refused without update on managedclusters/accept, and allowed with it", func(ctx context.Context) {
 		user, name := uniqueName("heidi"), uniqueName("c")
-		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, webhook.DefaultClusterSet))
+		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
 		heidi := as(user)
 		acceptedCluster := managedCluster(name, "")
 		acceptedCluster.Spec.HubAcceptsClient = true
@@ -207,7 +209,7 @@ var _ = Describe("Accepting a cluster", func() {
 		}
 		expectRefused(accept(), http.StatusForbidden, fmt.Sprintf("may not accept managed cluster %q", name), "managedclusters/accept")
 
-		grant(ctx, user, rule(webhook.RegisterGroup, "managedclusters/accept", []string{"update"}, name))
+		grant(ctx, user, rule(common.RegisterGroup, "managedclusters/accept", []string{"update"}, name))
 		Eventually(accept).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
 })
@@ -289,7 +291,7 @@ var _ = Describe("A cluster's agent", func() {
 
 		By("the bootstrap identity creates it unaccepted, and it lands in the default set")
 		Expect(boot.Create(ctx, managedCluster(name, ""))).To(Succeed())
-		Expect(clusterSetOf(ctx, name)).To(Equal(webhook.DefaultClusterSet))
+		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
 
 		By("the hub admin accepts it")
 		Eventually(func() error {
@@ -327,7 +329,7 @@ var _ = Describe("A cluster's agent", func() {
 
 		By("but it may not move itself to another set")
 		expectRefused(setLabel(ctx, agent, name, uniqueName("set")), http.StatusForbidden,
-			fmt.Sprintf("may not take managed cluster %q out of cluster set %q", name, webhook.DefaultClusterSet))
+			fmt.Sprintf("may not take managed cluster %q out of cluster set %q", name, clusterset.DefaultSetName))
 	})
 })
 
