@@ -25,3 +25,13 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// FreePort is a loopback port that was free a moment ago, for a process a
+// test starts beside its control planes.
+func FreePort() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
+}

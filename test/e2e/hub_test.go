@@ -5,12 +5,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/corral-dev/corral/internal/localcluster"
 )
 
 var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func() {
@@ -52,7 +55,10 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 		Expect(r.code).NotTo(Equal(0), "the Lease corral-hub exists before corral hub runs:\n%s", r)
 		Expect(r.errOut).To(ContainSubstring("NotFound"))
 
-		cmd := exec.Command(corralBin, "hub", "--kubeconfig", hubKubeconfig)
+		// A free webhook port: 9443, the default, may be another hub's.
+		port, err := localcluster.FreePort()
+		Expect(err).NotTo(HaveOccurred())
+		cmd := exec.Command(corralBin, "hub", "--kubeconfig", hubKubeconfig, "--webhook-port", strconv.Itoa(port))
 		cmd.Env = environ()
 		session, err := gexec.Start(cmd, gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter), gexec.NewPrefixedWriter("[corral hub] ", GinkgoWriter))
 		Expect(err).NotTo(HaveOccurred())

@@ -16,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,6 +153,7 @@ func fileLogger(name string) logr.Logger {
 // Its health endpoint listens on a free loopback port (its default, 8443
 // on every address, would collide with anything else on the machine).
 func startUpstream(name string, args ...string) {
+	// A real port: with --listen on port 0 library-go serves nothing and panics.
 	args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
 	dir := GinkgoT().TempDir()
 	logPath := filepath.Join(dir, name+".log")
@@ -191,13 +191,12 @@ func startUpstream(name string, args ...string) {
 	})
 }
 
-// freePort is a loopback port that was free a moment ago. (Port 0 does
-// not do: library-go then serves nothing and panics.)
+// freePort is a loopback port that was free a moment ago.
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	GinkgoHelper()
+	port, err := localcluster.FreePort()
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // installManagedCRDs installs the CRDs OCM's klusterlet puts on a managed

@@ -6,7 +6,6 @@ package webhook_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,10 +103,9 @@ func startHub(withControllers bool, webhookPort int) (stop func()) {
 // freePort is a loopback port that was free a moment ago.
 func freePort() int {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := localcluster.FreePort()
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 var nameCounter atomic.Int64
