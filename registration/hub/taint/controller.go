@@ -11,12 +11,17 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/corral-dev/corral/internal/fieldpatch"
 )
 
 // Reconciler maintains the availability taints.
 type Reconciler struct {
 	Client client.Client
-	Clock  clock.PassiveClock
+	// APIReader reads live clusters, past the cache, when a write finds
+	// the cache behind; nil means Client.
+	APIReader client.Reader
+	Clock     clock.PassiveClock
 }
 
 // SetupWithManager registers the controller, with workers reconciles at once.
@@ -44,10 +49,42 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if equality.Semantic.DeepEqual(taints, cluster.Spec.Taints) {
 		return ctrl.Result{}, nil
 	}
-	original := cluster.DeepCopy()
-	cluster.Spec.Taints = taints
 	ctrl.LoggerFrom(ctx).V(1).Info("Updating availability taints", "cluster", cluster.Name, "taints", len(taints))
-	return ctrl.Result{}, r.Client.Patch(ctx, cluster, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+	return ctrl.Result{}, r.patchTaints(ctx, cluster, taints)
+}
+
+// patchTaints sets the cluster's taints if they are still what was read.
+// It tests the taints rather than the resourceVersion, so that the
+// acceptance controller or an admin writing the cluster at the same moment
+// does not make it fail. When the test fails — the cache was behind, or the
+// taints are stored in a form the cache does not show (an empty list) — it
+// decides again on the live cluster, under its resourceVersion.
+func (r *Reconciler) patchTaints(ctx context.Context, cluster *clusterv1.ManagedCluster, taints []clusterv1.Taint) error {
+	patch, err := fieldpatch.Set("/spec/taints", cluster.Spec.Taints, taints)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, cluster, patch); !fieldpatch.Changed(err) {
+		return err
+	}
+	live := &clusterv1.ManagedCluster{}
+	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(cluster), live); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	taints = Desired(live.Spec.Taints, live.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	if equality.Semantic.DeepEqual(taints, live.Spec.Taints) || !live.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	original := live.DeepCopy()
+	live.Spec.Taints = taints
+	return r.Client.Patch(ctx, live, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+}
+
+func (r *Reconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }
 
 // Desired returns current with the availability taints the conditions call

@@ -5,5 +5,6 @@
 // Both have effect NoSelect and a timeAdded from an injected clock; other
 // taints are left alone.
 //
-// It watches ManagedClusters (their status) and writes their spec.taints.
+// It watches ManagedClusters (their status) and writes their spec.taints,
+// guarded by the taints it read rather than the whole object's version.
 package taint
