@@ -12,9 +12,12 @@ import (
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/common"
@@ -47,10 +50,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-lease").
 		For(&clusterv1.ManagedCluster{}).
-		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease),
+			builder.WithPredicates(renewalsIgnored{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
+
+// renewalsIgnored passes a lease's creation and deletion, not its updates:
+// a renewal only moves the expiry later, and the reconcile already
+// scheduled for the old expiry finds the lease fresh and schedules the
+// next. A thousand agents renewing every minute then cost the hub a
+// reconcile per cluster per grace period, not one per renewal.
+type renewalsIgnored struct{ predicate.Funcs }
+
+func (renewalsIgnored) Update(event.UpdateEvent) bool { return false }
 
 func clusterOfLease(_ context.Context, obj client.Object) []reconcile.Request {
 	if obj.GetName() != common.LeaseName {

@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -104,3 +105,19 @@ func TestReconcile(t *testing.T) {
 }
 
 func ago(d time.Duration) *time.Duration { return &d }
+
+func TestRenewalsIgnored(t *testing.T) {
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: "c1"}}
+	renewed := lease.DeepCopy()
+	renewed.Spec.RenewTime = &metav1.MicroTime{Time: now}
+	p := renewalsIgnored{}
+	if !p.Create(event.CreateEvent{Object: lease}) {
+		t.Error("a lease's creation should pass: it schedules the first look")
+	}
+	if !p.Delete(event.DeleteEvent{Object: lease}) {
+		t.Error("a lease's deletion should pass")
+	}
+	if p.Update(event.UpdateEvent{ObjectOld: lease, ObjectNew: renewed}) {
+		t.Error("a renewal should pass nothing: the scheduled look sees it")
+	}
+}
