@@ -1,5 +1,5 @@
-// Package fieldpatch makes JSON patches that set one field of an object only
-// if it still holds what was read: a guard on that field alone, where a
+// Package fieldpatch makes JSON patches that set fields of an object only if
+// they still hold what was read: a guard on those fields alone, where a
 // merge patch with the resourceVersion fails on a change to anything. Two
 // controllers writing different fields of a busy object — a cluster that
 // just joined gets its finalizer, its taints and its acceptance at once —
@@ -19,22 +19,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// Field is one field to set: at Path (a JSON pointer such as
+// "/metadata/finalizers"), from Have to Want, both marshalling to JSON. An
+// empty Have or Want (nil, or an empty slice or map, as omitempty leaves
+// out) means the field is absent: tested as such, removed.
+type Field struct {
+	Path       string
+	Have, Want any
+}
+
 // Set returns a JSON patch that tests that the field at path holds have
-// and then sets it to want. An empty have or want (nil, or an empty slice
-// or map, as omitempty leaves out) means the field is absent: tested as
-// such, removed. path is a JSON pointer ("/metadata/finalizers"); have and
-// want marshal to JSON.
+// and then sets it to want.
 func Set(path string, have, want any) (client.Patch, error) {
-	if empty(have) {
-		have = nil
+	return Fields(Field{Path: path, Have: have, Want: want})
+}
+
+// Fields returns a JSON patch that tests every field first, then sets them
+// all: all or nothing.
+func Fields(fields ...Field) (client.Patch, error) {
+	var tests, sets []map[string]any
+	for _, f := range fields {
+		have := f.Have
+		if empty(have) {
+			have = nil
+		}
+		tests = append(tests, map[string]any{"op": "test", "path": f.Path, "value": have})
+		switch {
+		case !empty(f.Want):
+			sets = append(sets, map[string]any{"op": "add", "path": f.Path, "value": f.Want})
+		case have != nil:
+			sets = append(sets, map[string]any{"op": "remove", "path": f.Path})
+		}
 	}
-	ops := []map[string]any{{"op": "test", "path": path, "value": have}}
-	if empty(want) {
-		ops = append(ops, map[string]any{"op": "remove", "path": path})
-	} else {
-		ops = append(ops, map[string]any{"op": "add", "path": path, "value": want})
-	}
-	raw, err := json.Marshal(ops)
+	raw, err := json.Marshal(append(tests, sets...))
 	if err != nil {
 		return nil, err
 	}

@@ -51,3 +51,23 @@ func TestSet(t *testing.T) {
 		})
 	}
 }
+
+func TestFields(t *testing.T) {
+	p, err := Fields(
+		Field{Path: "/a", Want: []string{"x"}},
+		Field{Path: "/b", Have: []string{"y"}, Want: []string{"y", "z"}},
+		Field{Path: "/c"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := p.Data(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"op":"test","path":"/a","value":null},{"op":"test","path":"/b","value":["y"]},{"op":"test","path":"/c","value":null},` +
+		`{"op":"add","path":"/a","value":["x"]},{"op":"add","path":"/b","value":["y","z"]}]`
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("patch (-want +got):\n%s", diff)
+	}
+}

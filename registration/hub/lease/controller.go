@@ -49,11 +49,38 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-lease").
-		For(&clusterv1.ManagedCluster{}).
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(leaseTermsChanged{})).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease),
 			builder.WithPredicates(renewalsIgnored{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// leaseTermsChanged passes the cluster updates that change when its lease
+// expires or whether that matters: acceptance, leaseDurationSeconds,
+// availability (a cluster back from Unknown is looked at again) and the
+// start of a deletion. A finalizer, a taint or the agent's other
+// conditions do not make it look again.
+type leaseTermsChanged struct{ predicate.Funcs }
+
+func (leaseTermsChanged) Update(e event.UpdateEvent) bool {
+	oldMC, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+	newMC, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return oldMC.Spec.LeaseDurationSeconds != newMC.Spec.LeaseDurationSeconds ||
+		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero() ||
+		conditionStatus(oldMC, clusterv1.ManagedClusterConditionHubAccepted) != conditionStatus(newMC, clusterv1.ManagedClusterConditionHubAccepted) ||
+		conditionStatus(oldMC, clusterv1.ManagedClusterConditionAvailable) != conditionStatus(newMC, clusterv1.ManagedClusterConditionAvailable)
+}
+
+// conditionStatus is the status of a condition, "" when it is missing.
+func conditionStatus(mc *clusterv1.ManagedCluster, condType string) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, condType); c != nil {
+		return c.Status
+	}
+	return ""
 }
 
 // renewalsIgnored passes a lease's creation and deletion, not its updates:

@@ -8,47 +8,70 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/registration/hub/taint"
 )
 
 // addFinalizer puts the cleanup finalizer on the cluster before anything
-// else is made for it. The rest of the reconcile goes on with the patched
-// cluster rather than waiting for the next one: a reconcile fewer per new
-// cluster.
+// else is made for it, and with it the cluster's first availability taint
+// (package taint leaves a cluster without the finalizer to this write): a
+// new cluster is written once, not twice. The rest of the reconcile goes on
+// with the patched cluster rather than waiting for the next one.
 func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
 	if controllerutil.ContainsFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer) {
 		return steps.Continue, nil
 	}
-	return r.patchFinalizers(ctx, s, append(slices.Clone(s.cluster.Finalizers), clusterv1.ManagedClusterFinalizer))
+	finalizers := fieldpatch.Field{Path: "/metadata/finalizers", Have: s.cluster.Finalizers,
+		Want: append(slices.Clone(s.cluster.Finalizers), clusterv1.ManagedClusterFinalizer)}
+	taints := taint.Desired(s.cluster.Spec.Taints, s.cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	if !equality.Semantic.DeepEqual(taints, s.cluster.Spec.Taints) {
+		err := r.patch(ctx, s, finalizers, fieldpatch.Field{Path: "/spec/taints", Have: s.cluster.Spec.Taints, Want: taints})
+		if !fieldpatch.Changed(err) {
+			return patchResult(ctx, s, err)
+		}
+		// The taints are not what the cache shows (changed, or stored in
+		// another form): the finalizer alone, and the taint controller
+		// takes the taints from there.
+	}
+	return patchResult(ctx, s, r.patch(ctx, s, finalizers))
 }
 
-// patchFinalizers sets the cluster's finalizers to want if they are still
-// what the reconcile read. It tests the finalizers rather than the
-// resourceVersion: the taint controller or an admin writing the cluster at
-// the same moment (a cluster that just joined) does not make it fail, and
-// nobody else's finalizer is lost.
-func (r *Reconciler) patchFinalizers(ctx context.Context, s *scope, want []string) (steps.Result, error) {
-	patch, err := fieldpatch.Set("/metadata/finalizers", s.cluster.Finalizers, want)
+// patch writes fields of the cluster, each tested against what the
+// reconcile read rather than the resourceVersion: the taint controller or
+// an admin writing the cluster at the same moment (a cluster that just
+// joined) does not make it fail, and nobody else's finalizer or taint is
+// lost.
+func (r *Reconciler) patch(ctx context.Context, s *scope, fields ...fieldpatch.Field) error {
+	patch, err := fieldpatch.Fields(fields...)
 	if err != nil {
-		return steps.StopList, err
+		return err
 	}
-	err = r.Client.Patch(ctx, s.cluster, patch)
-	if fieldpatch.Changed(err) {
-		// The finalizers changed meanwhile (or the cluster is being
-		// deleted): look again once the cache has caught up.
-		ctrl.LoggerFrom(ctx).V(1).Info("Finalizers changed meanwhile; looking again", "cluster", s.cluster.Name, "err", err)
-		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
-	}
-	if err != nil {
-		return steps.StopList, fmt.Errorf("patching finalizers: %w", err)
+	if err := r.Client.Patch(ctx, s.cluster, patch); err != nil {
+		return err
 	}
 	s.original = s.cluster.DeepCopy()
-	return steps.Continue, nil
+	return nil
+}
+
+// patchResult is what a finalizer patch means for the reconcile: go on,
+// look again shortly when the fields had changed meanwhile (or the cluster
+// is being deleted) and the cache has to catch up, or fail.
+func patchResult(ctx context.Context, s *scope, err error) (steps.Result, error) {
+	switch {
+	case err == nil:
+		return steps.Continue, nil
+	case fieldpatch.Changed(err):
+		ctrl.LoggerFrom(ctx).V(1).Info("The cluster changed meanwhile; looking again", "cluster", s.cluster.Name, "err", err)
+		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+	}
+	return steps.StopList, fmt.Errorf("patching finalizers: %w", err)
 }
 
 // finalizerRetry is how soon a finalizer patch whose test failed is tried

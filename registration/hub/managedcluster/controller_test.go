@@ -3,7 +3,9 @@ package managedcluster
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -262,5 +265,75 @@ func TestAddFinalizerWhenFinalizersChangedMeanwhile(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"example.com/other"}, got.Finalizers); diff != "" {
 		t.Errorf("finalizers (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddFinalizerAndFirstTaints(t *testing.T) {
+	available := func(mc *clusterv1.ManagedCluster) {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "R"})
+	}
+	refuseTaints := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		if data, _ := patch.Data(obj); strings.Contains(string(data), "/spec/taints") {
+			return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "test failed", 0, false)
+		}
+		return c.Patch(ctx, obj, patch, opts...)
+	}
+	cases := map[string]struct {
+		cluster     *clusterv1.ManagedCluster
+		patch       func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error
+		wantTaints  []string
+		wantPatches int
+	}{
+		"a new cluster gets its finalizer and its unreachable taint in one write": {
+			cluster: cluster(), wantTaints: []string{clusterv1.ManagedClusterTaintUnreachable}, wantPatches: 1,
+		},
+		"a cluster already available gets the finalizer alone": {
+			cluster: cluster(available), wantPatches: 1,
+		},
+		"a cluster whose taints are not as read gets the finalizer alone, the taints are the taint controller's": {
+			cluster: cluster(), patch: refuseTaints, wantPatches: 2,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			patches := 0
+			intercept := tc.patch
+			if intercept == nil {
+				intercept = fieldpatch.AsAPIServer
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.cluster).
+				WithInterceptorFuncs(interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					patches++
+					return intercept(ctx, c, obj, patch, opts...)
+				}}).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			read := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.cluster), read); err != nil {
+				t.Fatal(err)
+			}
+
+			res, err := r.addFinalizer(ctx, &scope{cluster: read, original: read.DeepCopy()})
+			if err != nil || res.Stop {
+				t.Fatalf("addFinalizer() = %+v, %v; want to go on", res, err)
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.cluster), got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer) {
+				t.Errorf("finalizers = %v, want the cleanup finalizer", got.Finalizers)
+			}
+			var keys []string
+			for _, taint := range got.Spec.Taints {
+				keys = append(keys, taint.Key)
+			}
+			if diff := cmp.Diff(tc.wantTaints, keys); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+			if patches != tc.wantPatches {
+				t.Errorf("%d patches, want %d", patches, tc.wantPatches)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
 )
 
@@ -81,9 +82,9 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (steps.Resul
 		return steps.Continue, nil
 	}
 	want := slices.DeleteFunc(slices.Clone(s.cluster.Finalizers), func(f string) bool { return f == clusterv1.ManagedClusterFinalizer })
-	res, err := r.patchFinalizers(ctx, s, want)
+	err := r.patch(ctx, s, fieldpatch.Field{Path: "/metadata/finalizers", Have: s.cluster.Finalizers, Want: want})
 	if apierrors.IsNotFound(err) {
 		return steps.Continue, nil
 	}
-	return res, err
+	return patchResult(ctx, s, err)
 }

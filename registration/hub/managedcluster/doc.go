@@ -13,7 +13,8 @@
 //
 // It watches ManagedClusters and the namespaces, ClusterRoles,
 // ClusterRoleBindings and RoleBindings labelled with a cluster name; it
-// writes those, Leases and the ManagedCluster's finalizer and status. It
+// writes those, Leases and the ManagedCluster's finalizer (with its first
+// availability taint, see package taint) and status. It
 // writes only what its cache shows missing or different, so that accepting
 // many clusters at once, or restarting, costs the API server no more than
 // the objects that are not there yet.

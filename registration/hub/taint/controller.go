@@ -9,8 +9,12 @@ import (
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
 )
@@ -31,9 +35,34 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-taint").
-		For(&clusterv1.ManagedCluster{}).
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(availabilityOrTaintsChanged{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// availabilityOrTaintsChanged passes the cluster updates that can change
+// its availability taints: the Available condition, the taints themselves
+// (someone removing one), the cleanup finalizer coming (the cluster is
+// taken in) and the start of a deletion. Other finalizers, the acceptance
+// or the agent's other conditions do not.
+type availabilityOrTaintsChanged struct{ predicate.Funcs }
+
+func (availabilityOrTaintsChanged) Update(e event.UpdateEvent) bool {
+	oldMC, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+	newMC, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !ok1 || !ok2 {
+		return false
+	}
+	available := func(mc *clusterv1.ManagedCluster) metav1.ConditionStatus {
+		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
+			return c.Status
+		}
+		return ""
+	}
+	return available(oldMC) != available(newMC) ||
+		!equality.Semantic.DeepEqual(oldMC.Spec.Taints, newMC.Spec.Taints) ||
+		controllerutil.ContainsFinalizer(oldMC, clusterv1.ManagedClusterFinalizer) != controllerutil.ContainsFinalizer(newMC, clusterv1.ManagedClusterFinalizer) ||
+		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero()
 }
 
 // Reconcile writes the taints the Available condition calls for.
@@ -42,7 +71,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !cluster.DeletionTimestamp.IsZero() {
+	if !cluster.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
+		// A cluster the acceptance controller has not taken in yet gets
+		// its first taints with its finalizer, in one write.
 		return ctrl.Result{}, nil
 	}
 	taints := Desired(cluster.Spec.Taints, cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))

@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
 )
@@ -140,6 +142,80 @@ func TestPatchTaints(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.wantTaints, got.Spec.Taints); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAvailabilityOrTaintsChanged(t *testing.T) {
+	mc := func(mutate func(*clusterv1.ManagedCluster)) *clusterv1.ManagedCluster {
+		c := &clusterv1.ManagedCluster{}
+		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+		if mutate != nil {
+			mutate(c)
+		}
+		return c
+	}
+	cases := map[string]struct {
+		new  *clusterv1.ManagedCluster
+		want bool
+	}{
+		"availability changed": {new: mc(func(c *clusterv1.ManagedCluster) { c.Status.Conditions[0].Status = metav1.ConditionUnknown }), want: true},
+		"availability removed": {new: mc(func(c *clusterv1.ManagedCluster) { c.Status.Conditions = nil }), want: true},
+		"a taint added":        {new: mc(func(c *clusterv1.ManagedCluster) { c.Spec.Taints = []clusterv1.Taint{{Key: "k"}} }), want: true},
+		"deletion started":     {new: mc(func(c *clusterv1.ManagedCluster) { c.DeletionTimestamp = &metav1.Time{Time: time.Now()} }), want: true},
+		"a finalizer added":    {new: mc(func(c *clusterv1.ManagedCluster) { c.Finalizers = []string{"x/y"} })},
+		"the cleanup finalizer added": {
+			new: mc(func(c *clusterv1.ManagedCluster) { c.Finalizers = []string{clusterv1.ManagedClusterFinalizer} }), want: true,
+		},
+		"acceptance changed": {new: mc(func(c *clusterv1.ManagedCluster) { c.Spec.HubAcceptsClient = true })},
+		"another condition set": {new: mc(func(c *clusterv1.ManagedCluster) {
+			c.Status.Conditions = append(c.Status.Conditions, metav1.Condition{Type: "Joined"})
+		})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := (availabilityOrTaintsChanged{}).Update(event.UpdateEvent{ObjectOld: mc(nil), ObjectNew: tc.new}); got != tc.want {
+				t.Errorf("Update() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReconcile(t *testing.T) {
+	finalized := func(mc *clusterv1.ManagedCluster) { mc.Finalizers = []string{clusterv1.ManagedClusterFinalizer} }
+	cases := map[string]struct {
+		mutate     func(*clusterv1.ManagedCluster)
+		wantTaints []string
+	}{
+		"a cluster not taken in yet is left to the acceptance controller's first write": {},
+		"a cluster taken in without availability is unreachable": {
+			mutate: finalized, wantTaints: []string{clusterv1.ManagedClusterTaintUnreachable},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
+			if tc.mutate != nil {
+				tc.mutate(mc)
+			}
+			c := fakeClient(t, fieldpatch.AsAPIServer, mc)
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Now())}
+
+			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(mc)}); err != nil {
+				t.Fatalf("Reconcile() = %v", err)
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mc), got); err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, taint := range got.Spec.Taints {
+				keys = append(keys, taint.Key)
+			}
+			if diff := cmp.Diff(tc.wantTaints, keys); diff != "" {
 				t.Errorf("taints (-want +got):\n%s", diff)
 			}
 		})
