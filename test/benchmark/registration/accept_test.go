@@ -1,10 +1,24 @@
-// Package registration_test measures the registration hub (issue 4 (a)):
-// N ManagedClusters with hubAcceptsClient: true appear at once; the time
-// until every one has its namespace, its RBAC and HubAcceptedManagedCluster,
-// and the peak RSS of the `corral hub` process doing it.
+// Package registration_test measures the registration hub, the `corral hub`
+// binary with its defaults, on a local hub control plane (issue 4):
+//
+//   - BenchmarkAccept (a): N ManagedClusters with hubAcceptsClient: true
+//     appear at once; the time until every one has its namespace, its RBAC
+//     and HubAcceptedManagedCluster, and the hub's peak RSS;
+//   - BenchmarkJoin (b): N agents speaking the real protocol join at once;
+//     joins/s and the hub's RSS per cluster;
+//   - BenchmarkLeases (c): 1000 clusters renewing their leases; no false
+//     Available=Unknown, no hub write, the hub's CPU renewing and idle.
+//
+// Each also logs the writes of the hub and of the API server by verb and
+// resource, and the CPU of every process, to tell what the bottleneck is.
+// The machine's load is logged with the figures: they are noisy on a
+// shared machine.
 //
 //	make kube-tools build
-//	go test ./test/benchmark/registration -run x -bench Accept -benchtime 1x
+//	go test ./test/benchmark/registration -run x -bench . -benchtime 1x
+//
+// CORRAL_BENCH_PPROF=127.0.0.1:6060 CORRAL_BENCH_PROFILE_DIR=/tmp also
+// writes CPU profiles of the hub.
 package registration_test
 
 import (

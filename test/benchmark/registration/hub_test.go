@@ -138,7 +138,13 @@ func (h *corralHub) profile(b *testing.B, name string, d time.Duration) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.pprof, int(d.Seconds()))) //nolint:noctx // a loopback profile
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.pprof, int(d.Seconds()))
+		resp, err := http.Get(url) //nolint:noctx // a loopback profile
+		// The hub may still be starting: try for a second.
+		for tries := 0; err != nil && tries < 50; tries++ {
+			time.Sleep(20 * time.Millisecond)
+			resp, err = http.Get(url) //nolint:noctx // a loopback profile
+		}
 		if err != nil {
 			b.Logf("profiling the hub: %v", err)
 			return

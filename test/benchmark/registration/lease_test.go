@@ -323,4 +323,3 @@ func countsSince(before, after map[string]int) map[string]int {
 	out, _ := writesSince(before, after)
 	return out
 }
-
