@@ -30,17 +30,26 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 	}
 	finalizers := fieldpatch.Field{Path: "/metadata/finalizers", Have: s.cluster.Finalizers,
 		Want: append(slices.Clone(s.cluster.Finalizers), clusterv1.ManagedClusterFinalizer)}
+	accepted := s.cluster.Spec.HubAcceptsClient
 	taints := taint.Desired(s.cluster.Spec.Taints, s.cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	var err error
+	written := false
 	if !equality.Semantic.DeepEqual(taints, s.cluster.Spec.Taints) {
-		err := r.patch(ctx, s, finalizers, fieldpatch.Field{Path: "/spec/taints", Have: s.cluster.Spec.Taints, Want: taints})
-		if !fieldpatch.Changed(err) {
-			return patchResult(ctx, s, err)
-		}
-		// The taints are not what the cache shows (changed, or stored in
-		// another form): the finalizer alone, and the taint controller
-		// takes the taints from there.
+		err = r.patch(ctx, s, finalizers, fieldpatch.Field{Path: "/spec/taints", Have: s.cluster.Spec.Taints, Want: taints})
+		written = err == nil
 	}
-	return patchResult(ctx, s, r.patch(ctx, s, finalizers))
+	// The taints may not be what the cache shows (changed, or stored in
+	// another form): then the finalizer alone, and the taint controller
+	// takes the taints from there.
+	if !written && (err == nil || fieldpatch.Changed(err)) {
+		err = r.patch(ctx, s, finalizers)
+	}
+	if err == nil && s.cluster.Spec.HubAcceptsClient != accepted {
+		// The cluster, as the patch returned it, was accepted or denied
+		// since this reconcile chose its steps: the next one acts on it.
+		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+	}
+	return patchResult(ctx, s, err)
 }
 
 // patch writes fields of the cluster, each tested against what the

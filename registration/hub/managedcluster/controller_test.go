@@ -337,3 +337,45 @@ func TestAddFinalizerAndFirstTaints(t *testing.T) {
 		})
 	}
 }
+
+func TestReconcileWhenAcceptedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	pending := cluster()
+	// The admin accepts the cluster just before the finalizer patch lands:
+	// the patch returns the cluster accepted.
+	acceptFirst := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), mc); err != nil {
+			return err
+		}
+		if !mc.Spec.HubAcceptsClient {
+			mc.Spec.HubAcceptsClient = true
+			if err := c.Update(ctx, mc); err != nil {
+				return err
+			}
+		}
+		return fieldpatch.AsAPIServer(ctx, c, obj, patch, opts...)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(pending).
+		WithStatusSubresource(&clusterv1.ManagedCluster{}).
+		WithInterceptorFuncs(interceptor.Funcs{Patch: acceptFirst, SubResourceApply: applyStatusAtCurrentVersion}).Build()
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+
+	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pending)})
+	if err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	if res.RequeueAfter == 0 {
+		t.Errorf("result = %+v, want a look again soon", res)
+	}
+	got := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(pending), got); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); cond != nil {
+		t.Errorf("HubAccepted = %+v before anything was made for the cluster; want it left to the next reconcile", cond)
+	}
+	if !slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer) {
+		t.Errorf("finalizers = %v, want the cleanup finalizer", got.Finalizers)
+	}
+}

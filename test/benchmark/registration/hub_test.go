@@ -106,7 +106,17 @@ type corralHub struct {
 func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
 	b.Helper()
 	addr := freeAddr(b)
-	h := &corralHub{log: filepath.Join(b.TempDir(), "hub.log"), metrics: "http://" + addr + "/metrics"}
+	// The log outlives a failed benchmark, to be read.
+	logDir, err := os.MkdirTemp("", "corral-bench-hub-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if !b.Failed() {
+			_ = os.RemoveAll(logDir)
+		}
+	})
+	h := &corralHub{log: filepath.Join(logDir, "hub.log"), metrics: "http://" + addr + "/metrics"}
 	args = append([]string{"hub", "--kubeconfig", f.cluster.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
