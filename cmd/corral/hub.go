@@ -20,6 +20,7 @@ type hubOptions struct {
 	leaderElect   bool
 	probeAddr     string
 	metricsAddr   string
+	pprofAddr     string
 	leaseGrace    int
 	leaderElectNS string
 	autoApprove   []string
@@ -31,7 +32,7 @@ type hubOptions struct {
 }
 
 func newCmdHub() *cobra.Command {
-	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", leaderElectNS: "open-cluster-management",
+	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
 		leaseGrace: lease.DefaultGraceMultiplier, webhook: webhook.Options{Port: webhook.DefaultPort}}
 	cmd := &cobra.Command{
 		Use:   "hub",
@@ -67,6 +68,7 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	f.StringVar(&o.leaderElectNS, "leader-elect-namespace", o.leaderElectNS, "namespace of the leader election lease")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
+	f.StringVar(&o.pprofAddr, "pprof-bind-address", o.pprofAddr, "address of /debug/pprof, for profiling (0 disables)")
 	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
 	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this")
 	f.IntVar(&o.webhook.Port, "webhook-port", o.webhook.Port, "port of the admission webhook server (0 serves no webhooks)")
@@ -103,6 +105,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "corral-hub",
 		LeaderElectionNamespace: o.leaderElectNS,

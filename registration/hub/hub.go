@@ -10,6 +10,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -52,12 +53,15 @@ type Options struct {
 // cluster's acceptance is a handful of sequential writes.
 const DefaultWorkers = 16
 
-// Client limits of the hub's controllers. client-go's defaults (5 requests
-// per second) would take minutes to accept a thousand clusters; the hub's
-// writes are small and bursty.
+// Client limits of the hub's controllers. Accepting a cluster is about ten
+// small writes, and a thousand clusters may arrive at once: the limits
+// stay above what a hub's API server can take, which protects itself with
+// priority and fairness, and only stop a controller gone wrong from
+// sending without bound. client-go's defaults (5 per second) would take
+// half an hour for those thousand.
 const (
-	DefaultQPS   = 500
-	DefaultBurst = 1000
+	DefaultQPS   = 5000
+	DefaultBurst = 10000
 )
 
 // WithClientLimits returns a copy of cfg with the hub's client limits,
@@ -89,13 +93,16 @@ func Scheme() (*runtime.Scheme, error) {
 }
 
 // CacheOptions keep the manager's caches to what registration owns: only
-// the namespaces and leases labelled with a cluster name.
+// the namespaces, leases and RBAC labelled with a cluster name.
 func CacheOptions() cache.Options {
 	owned, _ := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
 	selector := labels.NewSelector().Add(*owned)
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Namespace{}:     {Label: selector},
-		&coordinationv1.Lease{}: {Label: selector},
+		&corev1.Namespace{}:          {Label: selector},
+		&coordinationv1.Lease{}:      {Label: selector},
+		&rbacv1.ClusterRole{}:        {Label: selector},
+		&rbacv1.ClusterRoleBinding{}: {Label: selector},
+		&rbacv1.RoleBinding{}:        {Label: selector},
 	}}
 }
 
@@ -149,7 +156,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Clock:    opts.Clock,
 		}).SetupWithManager(mgr, opts.Workers),
 		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr, opts.Workers),
-		(&taint.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
+		(&taint.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 		(&clusterset.Reconciler{
 			Client:   mgr.GetClient(),
 			Recorder: mgr.GetEventRecorder("corral-clusterset"),

@@ -12,9 +12,12 @@ import (
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/common"
@@ -46,11 +49,48 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-lease").
-		For(&clusterv1.ManagedCluster{}).
-		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(leaseTermsChanged{})).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease),
+			builder.WithPredicates(renewalsIgnored{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
+
+// leaseTermsChanged passes the cluster updates that change when its lease
+// expires or whether that matters: acceptance, leaseDurationSeconds,
+// availability (a cluster back from Unknown is looked at again) and the
+// start of a deletion. A finalizer, a taint or the agent's other
+// conditions do not make it look again.
+type leaseTermsChanged struct{ predicate.Funcs }
+
+func (leaseTermsChanged) Update(e event.UpdateEvent) bool {
+	oldMC, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+	newMC, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return oldMC.Spec.LeaseDurationSeconds != newMC.Spec.LeaseDurationSeconds ||
+		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero() ||
+		conditionStatus(oldMC, clusterv1.ManagedClusterConditionHubAccepted) != conditionStatus(newMC, clusterv1.ManagedClusterConditionHubAccepted) ||
+		conditionStatus(oldMC, clusterv1.ManagedClusterConditionAvailable) != conditionStatus(newMC, clusterv1.ManagedClusterConditionAvailable)
+}
+
+// conditionStatus is the status of a condition, "" when it is missing.
+func conditionStatus(mc *clusterv1.ManagedCluster, condType string) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, condType); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+// renewalsIgnored passes a lease's creation and deletion, not its updates:
+// a renewal only moves the expiry later, and the reconcile already
+// scheduled for the old expiry finds the lease fresh and schedules the
+// next. A thousand agents renewing every minute then cost the hub a
+// reconcile per cluster per grace period, not one per renewal.
+type renewalsIgnored struct{ predicate.Funcs }
+
+func (renewalsIgnored) Update(event.UpdateEvent) bool { return false }
 
 func clusterOfLease(_ context.Context, obj client.Object) []reconcile.Request {
 	if obj.GetName() != common.LeaseName {

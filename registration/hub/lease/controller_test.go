@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -104,3 +105,58 @@ func TestReconcile(t *testing.T) {
 }
 
 func ago(d time.Duration) *time.Duration { return &d }
+
+func TestRenewalsIgnored(t *testing.T) {
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: "c1"}}
+	renewed := lease.DeepCopy()
+	renewed.Spec.RenewTime = &metav1.MicroTime{Time: now}
+	p := renewalsIgnored{}
+	if !p.Create(event.CreateEvent{Object: lease}) {
+		t.Error("a lease's creation should pass: it schedules the first look")
+	}
+	if !p.Delete(event.DeleteEvent{Object: lease}) {
+		t.Error("a lease's deletion should pass")
+	}
+	if p.Update(event.UpdateEvent{ObjectOld: lease, ObjectNew: renewed}) {
+		t.Error("a renewal should pass nothing: the scheduled look sees it")
+	}
+}
+
+func TestLeaseTermsChanged(t *testing.T) {
+	mc := func(mutate func(*clusterv1.ManagedCluster)) *clusterv1.ManagedCluster {
+		c := &clusterv1.ManagedCluster{Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
+		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue}}
+		if mutate != nil {
+			mutate(c)
+		}
+		return c
+	}
+	setAvailable := func(s metav1.ConditionStatus) func(*clusterv1.ManagedCluster) {
+		return func(c *clusterv1.ManagedCluster) {
+			meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: s})
+		}
+	}
+	cases := map[string]struct {
+		new  *clusterv1.ManagedCluster
+		want bool
+	}{
+		"acceptance withdrawn": {new: mc(func(c *clusterv1.ManagedCluster) {
+			c.Status.Conditions[0].Status = metav1.ConditionFalse
+		}), want: true},
+		"lease duration changed": {new: mc(func(c *clusterv1.ManagedCluster) { c.Spec.LeaseDurationSeconds = 10 }), want: true},
+		"availability reported":  {new: mc(setAvailable(metav1.ConditionTrue)), want: true},
+		"deletion started":       {new: mc(func(c *clusterv1.ManagedCluster) { c.DeletionTimestamp = &metav1.Time{Time: now} }), want: true},
+		"a finalizer added":      {new: mc(func(c *clusterv1.ManagedCluster) { c.Finalizers = []string{"x/y"} })},
+		"a taint added":          {new: mc(func(c *clusterv1.ManagedCluster) { c.Spec.Taints = []clusterv1.Taint{{Key: "k"}} })},
+		"another condition joined": {new: mc(func(c *clusterv1.ManagedCluster) {
+			meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{Type: "Joined", Status: metav1.ConditionTrue})
+		})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := (leaseTermsChanged{}).Update(event.UpdateEvent{ObjectOld: mc(nil), ObjectNew: tc.new}); got != tc.want {
+				t.Errorf("Update() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

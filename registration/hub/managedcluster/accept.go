@@ -3,47 +3,107 @@ package managedcluster
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/registration/hub/taint"
 )
 
-// addFinalizer puts the cleanup finalizer on the cluster first of all, and
-// ends this reconcile; the next one sees it.
+// addFinalizer puts the cleanup finalizer on the cluster before anything
+// else is made for it, and with it the cluster's first availability taint
+// (package taint leaves a cluster without the finalizer to this write): a
+// new cluster is written once, not twice. The rest of the reconcile goes on
+// with the patched cluster rather than waiting for the next one.
 func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
 	if controllerutil.ContainsFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer) {
 		return steps.Continue, nil
 	}
-	controllerutil.AddFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer)
-	if err := r.Client.Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return steps.StopList, fmt.Errorf("adding finalizer: %w", err)
+	finalizers := fieldpatch.Field{Path: "/metadata/finalizers", Have: s.cluster.Finalizers,
+		Want: append(slices.Clone(s.cluster.Finalizers), clusterv1.ManagedClusterFinalizer)}
+	accepted := s.cluster.Spec.HubAcceptsClient
+	taints := taint.Desired(s.cluster.Spec.Taints, s.cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	var err error
+	written := false
+	if !equality.Semantic.DeepEqual(taints, s.cluster.Spec.Taints) {
+		err = r.patch(ctx, s, finalizers, fieldpatch.Field{Path: "/spec/taints", Have: s.cluster.Spec.Taints, Want: taints})
+		written = err == nil
 	}
-	return steps.StopList, nil
+	// The taints may not be what the cache shows (changed, or stored in
+	// another form): then the finalizer alone, and the taint controller
+	// takes the taints from there.
+	if !written && (err == nil || fieldpatch.Changed(err)) {
+		err = r.patch(ctx, s, finalizers)
+	}
+	if err == nil && s.cluster.Spec.HubAcceptsClient != accepted {
+		// The cluster, as the patch returned it, was accepted or denied
+		// since this reconcile chose its steps: the next one acts on it.
+		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+	}
+	return patchResult(ctx, s, err)
 }
+
+// patch writes fields of the cluster, each tested against what the
+// reconcile read rather than the resourceVersion: the taint controller or
+// an admin writing the cluster at the same moment (a cluster that just
+// joined) does not make it fail, and nobody else's finalizer or taint is
+// lost.
+func (r *Reconciler) patch(ctx context.Context, s *scope, fields ...fieldpatch.Field) error {
+	patch, err := fieldpatch.Fields(fields...)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, s.cluster, patch); err != nil {
+		return err
+	}
+	s.original = s.cluster.DeepCopy()
+	return nil
+}
+
+// patchResult is what a finalizer patch means for the reconcile: go on,
+// look again shortly when the fields had changed meanwhile (or the cluster
+// is being deleted) and the cache has to catch up, or fail.
+func patchResult(ctx context.Context, s *scope, err error) (steps.Result, error) {
+	switch {
+	case err == nil:
+		return steps.Continue, nil
+	case fieldpatch.Changed(err):
+		ctrl.LoggerFrom(ctx).V(1).Info("The cluster changed meanwhile; looking again", "cluster", s.cluster.Name, "err", err)
+		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+	}
+	return steps.StopList, fmt.Errorf("patching finalizers: %w", err)
+}
+
+// finalizerRetry is how soon a finalizer patch whose test failed is tried
+// again.
+const finalizerRetry = 100 * time.Millisecond
 
 // applyNamespace makes sure the cluster namespace exists, labelled with the
 // cluster's name.
 func (r *Reconciler) applyNamespace(ctx context.Context, s *scope) (steps.Result, error) {
-	ns := corev1ac.Namespace(s.cluster.Name).WithLabels(clusterLabels(s.cluster.Name))
-	return steps.Continue, r.Client.Apply(ctx, ns, client.FieldOwner(FieldOwner), client.ForceOwnership)
+	return steps.Continue, r.ensure(ctx, corev1ac.Namespace(s.cluster.Name).WithLabels(clusterLabels(s.cluster.Name)))
 }
 
 // applyRBAC grants the cluster's identity what OCM's agent needs, scoped to
 // its own ManagedCluster and namespace.
 func (r *Reconciler) applyRBAC(ctx context.Context, s *scope) (steps.Result, error) {
 	name := s.cluster.Name
-	if err := r.Client.Apply(ctx, clusterRole(name), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.ensure(ctx, clusterRole(name)); err != nil {
 		return steps.Continue, err
 	}
-	if err := r.Client.Apply(ctx, clusterRoleBinding(name), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.ensure(ctx, clusterRoleBinding(name)); err != nil {
 		return steps.Continue, err
 	}
 	for _, rb := range roleBindings(name) {
-		if err := r.Client.Apply(ctx, rb, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		if err := r.ensure(ctx, rb); err != nil {
 			return steps.Continue, err
 		}
 	}

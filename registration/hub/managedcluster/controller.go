@@ -6,6 +6,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -41,8 +42,9 @@ type scope struct {
 }
 
 // SetupWithManager registers the controller, with workers reconciles at
-// once: ManagedClusters, and the namespaces labelled with a cluster name so
-// that a namespace going away finishes that cluster's deletion.
+// once: ManagedClusters, the namespaces labelled with a cluster name so
+// that a namespace going away finishes that cluster's deletion, and the
+// RBAC labelled so (see rbacEvents).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -50,9 +52,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-acceptance").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or[client.Object](
-			acceptanceChanged{}, finalizersOrDeletionChanged{}))).
+			acceptanceChanged{}, finalizerLostOrDeletion{}))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled),
 			builder.WithPredicates(namespaceGoing{})).
+		Watches(&rbacv1.ClusterRole{}, r.rbacEvents()).
+		Watches(&rbacv1.ClusterRoleBinding{}, r.rbacEvents()).
+		Watches(&rbacv1.RoleBinding{}, r.rbacEvents()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -92,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	default:
 		return steps.Run(ctx, s,
 			steps.Step[*scope]{Name: "add finalizer", Run: r.addFinalizer},
-			steps.Step[*scope]{Name: "revoke RBAC", Run: r.deleteRBAC},
+			steps.Step[*scope]{Name: "revoke RBAC", Run: r.revokeRBAC},
 			steps.Step[*scope]{Name: "update status", Run: r.updateStatus},
 		)
 	}

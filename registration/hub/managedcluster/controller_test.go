@@ -2,7 +2,10 @@ package managedcluster
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +16,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -21,7 +26,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -45,6 +52,9 @@ func accepted(mc *clusterv1.ManagedCluster) { mc.Spec.HubAcceptsClient = true }
 func finalized(mc *clusterv1.ManagedCluster) {
 	mc.Finalizers = append(mc.Finalizers, clusterv1.ManagedClusterFinalizer)
 }
+func otherFinalizer(mc *clusterv1.ManagedCluster) {
+	mc.Finalizers = append(mc.Finalizers, "example.com/other")
+}
 func deleting(mc *clusterv1.ManagedCluster) { mc.DeletionTimestamp = &metav1.Time{Time: now} }
 func wasAccepted(mc *clusterv1.ManagedCluster) {
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
@@ -64,6 +74,48 @@ func ownNamespace() *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c1")}}
 }
 
+// newFakeClient is a fake client holding objs, with ManagedCluster status
+// as a subresource.
+func newFakeClient(t *testing.T, objs ...client.Object) client.Client {
+	return fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).
+		WithStatusSubresource(&clusterv1.ManagedCluster{}).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourceApply: applyStatusAtCurrentVersion, Patch: fieldpatch.AsAPIServer}).Build()
+}
+
+// applyStatusAtCurrentVersion works around the fake client of
+// controller-runtime v0.23.1, which refuses a status apply that carries no
+// resourceVersion (kubernetes-sigs/controller-runtime#3442; the API server
+// takes it): it sends the stored object's.
+func applyStatusAtCurrentVersion(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(raw, u); err != nil {
+		return err
+	}
+	current := &unstructured.Unstructured{}
+	current.SetGroupVersionKind(u.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(u), current); err != nil {
+		return err
+	}
+	u.SetResourceVersion(current.GetResourceVersion())
+	return c.SubResource(sub).Apply(ctx, client.ApplyConfigurationFromUnstructured(u), opts...)
+}
+
+// acceptedFootprint is what an accepted cluster must have on the hub.
+func acceptedFootprint() map[client.Object]bool {
+	return map[client.Object]bool{
+		ownNamespace(): true,
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                                  true,
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           true,
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: true,
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}:         true,
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName}}:                    true,
+	}
+}
+
 func TestReconcile(t *testing.T) {
 	cases := map[string]struct {
 		cluster  *clusterv1.ManagedCluster
@@ -71,27 +123,30 @@ func TestReconcile(t *testing.T) {
 		// what must exist (true) or not (false) afterwards
 		wantObjects   map[client.Object]bool
 		wantFinalizer bool
-		wantCondition *metav1.ConditionStatus
-		wantGone      bool
-		wantRequeue   bool
+		// when set, exactly these finalizers
+		wantFinalizers []string
+		wantCondition  *metav1.ConditionStatus
+		wantGone       bool
+		wantRequeue    bool
 	}{
-		"an accepted cluster first gets only the finalizer": {
+		"an accepted cluster gets the finalizer, then namespace, RBAC, lease and condition in the same reconcile": {
 			cluster:       cluster(accepted),
-			wantObjects:   map[client.Object]bool{ownNamespace(): false},
-			wantFinalizer: true,
-		},
-		"an accepted cluster with the finalizer gets namespace, RBAC, lease and condition": {
-			cluster: cluster(accepted, finalized),
-			wantObjects: map[client.Object]bool{
-				ownNamespace(): true,
-				&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                                  true,
-				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           true,
-				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: true,
-				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}:         true,
-				&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName}}:                    true,
-			},
+			wantObjects:   acceptedFootprint(),
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionTrue),
+		},
+		"an accepted cluster with the finalizer gets namespace, RBAC, lease and condition": {
+			cluster:       cluster(accepted, finalized),
+			wantObjects:   acceptedFootprint(),
+			wantFinalizer: true,
+			wantCondition: ptr.To(metav1.ConditionTrue),
+		},
+		"an accepted cluster keeps the finalizers others put on it": {
+			cluster:        cluster(accepted, otherFinalizer),
+			wantObjects:    acceptedFootprint(),
+			wantFinalizer:  true,
+			wantFinalizers: []string{"example.com/other", clusterv1.ManagedClusterFinalizer},
+			wantCondition:  ptr.To(metav1.ConditionTrue),
 		},
 		"a pending cluster gets no namespace and no condition": {
 			cluster:       cluster(finalized),
@@ -124,6 +179,10 @@ func TestReconcile(t *testing.T) {
 			cluster:  cluster(accepted, finalized, deleting),
 			wantGone: true,
 		},
+		"a deleted cluster whose namespace is gone keeps the finalizers of others": {
+			cluster:        cluster(accepted, otherFinalizer, finalized, deleting),
+			wantFinalizers: []string{"example.com/other"},
+		},
 		"a deleted cluster does not delete a namespace that is not its own": {
 			cluster:     cluster(accepted, finalized, deleting),
 			existing:    []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}},
@@ -134,9 +193,7 @@ func TestReconcile(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			c := fake.NewClientBuilder().WithScheme(scheme(t)).
-				WithObjects(append(tc.existing, tc.cluster)...).
-				WithStatusSubresource(&clusterv1.ManagedCluster{}).Build()
+			c := newFakeClient(t, append(tc.existing, tc.cluster)...)
 			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 
 			res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(tc.cluster)})
@@ -166,6 +223,11 @@ func TestReconcile(t *testing.T) {
 			if has := slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer); has != tc.wantFinalizer {
 				t.Errorf("finalizer present = %t, want %t", has, tc.wantFinalizer)
 			}
+			if tc.wantFinalizers != nil {
+				if diff := cmp.Diff(tc.wantFinalizers, got.Finalizers); diff != "" {
+					t.Errorf("finalizers (-want +got):\n%s", diff)
+				}
+			}
 			cond := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
 			var gotStatus *metav1.ConditionStatus
 			if cond != nil {
@@ -175,5 +237,145 @@ func TestReconcile(t *testing.T) {
 				t.Errorf("HubAccepted condition status (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestAddFinalizerWhenFinalizersChangedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	stored := cluster(accepted, otherFinalizer)
+	c := newFakeClient(t, stored)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	read := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(stored), read); err != nil {
+		t.Fatal(err)
+	}
+	read.Finalizers = nil // what a stale cache would have shown
+	s := &scope{cluster: read, original: read.DeepCopy()}
+
+	res, err := r.addFinalizer(ctx, s)
+	if err != nil {
+		t.Fatalf("addFinalizer() = %v, want a retry without an error", err)
+	}
+	if !res.Stop || res.RequeueAfter == 0 {
+		t.Errorf("result = %+v, want the list stopped and a retry", res)
+	}
+	got := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(stored), got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"example.com/other"}, got.Finalizers); diff != "" {
+		t.Errorf("finalizers (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddFinalizerAndFirstTaints(t *testing.T) {
+	available := func(mc *clusterv1.ManagedCluster) {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "R"})
+	}
+	refuseTaints := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		if data, _ := patch.Data(obj); strings.Contains(string(data), "/spec/taints") {
+			return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "test failed", 0, false)
+		}
+		return c.Patch(ctx, obj, patch, opts...)
+	}
+	cases := map[string]struct {
+		cluster     *clusterv1.ManagedCluster
+		patch       func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error
+		wantTaints  []string
+		wantPatches int
+	}{
+		"a new cluster gets its finalizer and its unreachable taint in one write": {
+			cluster: cluster(), wantTaints: []string{clusterv1.ManagedClusterTaintUnreachable}, wantPatches: 1,
+		},
+		"a cluster already available gets the finalizer alone": {
+			cluster: cluster(available), wantPatches: 1,
+		},
+		"a cluster whose taints are not as read gets the finalizer alone, the taints are the taint controller's": {
+			cluster: cluster(), patch: refuseTaints, wantPatches: 2,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			patches := 0
+			intercept := tc.patch
+			if intercept == nil {
+				intercept = fieldpatch.AsAPIServer
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.cluster).
+				WithInterceptorFuncs(interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					patches++
+					return intercept(ctx, c, obj, patch, opts...)
+				}}).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			read := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.cluster), read); err != nil {
+				t.Fatal(err)
+			}
+
+			res, err := r.addFinalizer(ctx, &scope{cluster: read, original: read.DeepCopy()})
+			if err != nil || res.Stop {
+				t.Fatalf("addFinalizer() = %+v, %v; want to go on", res, err)
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.cluster), got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer) {
+				t.Errorf("finalizers = %v, want the cleanup finalizer", got.Finalizers)
+			}
+			var keys []string
+			for _, taint := range got.Spec.Taints {
+				keys = append(keys, taint.Key)
+			}
+			if diff := cmp.Diff(tc.wantTaints, keys); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+			if patches != tc.wantPatches {
+				t.Errorf("%d patches, want %d", patches, tc.wantPatches)
+			}
+		})
+	}
+}
+
+func TestReconcileWhenAcceptedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	pending := cluster()
+	// The admin accepts the cluster just before the finalizer patch lands:
+	// the patch returns the cluster accepted.
+	acceptFirst := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), mc); err != nil {
+			return err
+		}
+		if !mc.Spec.HubAcceptsClient {
+			mc.Spec.HubAcceptsClient = true
+			if err := c.Update(ctx, mc); err != nil {
+				return err
+			}
+		}
+		return fieldpatch.AsAPIServer(ctx, c, obj, patch, opts...)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(pending).
+		WithStatusSubresource(&clusterv1.ManagedCluster{}).
+		WithInterceptorFuncs(interceptor.Funcs{Patch: acceptFirst, SubResourceApply: applyStatusAtCurrentVersion}).Build()
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+
+	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pending)})
+	if err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	if res.RequeueAfter == 0 {
+		t.Errorf("result = %+v, want a look again soon", res)
+	}
+	got := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(pending), got); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); cond != nil {
+		t.Errorf("HubAccepted = %+v before anything was made for the cluster; want it left to the next reconcile", cond)
+	}
+	if !slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer) {
+		t.Errorf("finalizers = %v, want the cleanup finalizer", got.Finalizers)
 	}
 }

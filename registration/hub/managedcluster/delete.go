@@ -3,6 +3,7 @@ package managedcluster
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
 )
 
@@ -19,11 +21,32 @@ import (
 // at besides its watch events.
 const namespaceGoneCheck = 5 * time.Second
 
-// deleteRBAC removes the cluster's own RBAC: used on denial and deletion.
+// deleteRBAC removes the cluster's own RBAC when it is deleted.
 func (r *Reconciler) deleteRBAC(ctx context.Context, s *scope) (steps.Result, error) {
 	var errs []error
 	for _, obj := range rbacObjects(s.cluster.Name) {
 		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return steps.Continue, errors.Join(errs...)
+}
+
+// revokeRBAC removes the RBAC of a cluster that is not accepted: only what
+// the cache holds, so that a cluster waiting to be accepted costs no
+// requests. RBAC the cache has not seen yet brings the cluster back here
+// when it does (rbacEvents).
+func (r *Reconciler) revokeRBAC(ctx context.Context, s *scope) (steps.Result, error) {
+	var errs []error
+	for _, obj := range rbacObjects(s.cluster.Name) {
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err == nil {
+			err = r.Client.Delete(ctx, obj)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
@@ -55,9 +78,13 @@ func (r *Reconciler) deleteNamespace(ctx context.Context, s *scope) (steps.Resul
 
 // removeFinalizer lets the ManagedCluster go once its footprint is gone.
 func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
-	if !controllerutil.RemoveFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer) {
+	if !controllerutil.ContainsFinalizer(s.cluster, clusterv1.ManagedClusterFinalizer) {
 		return steps.Continue, nil
 	}
-	err := r.Client.Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{}))
-	return steps.Continue, client.IgnoreNotFound(err)
+	want := slices.DeleteFunc(slices.Clone(s.cluster.Finalizers), func(f string) bool { return f == clusterv1.ManagedClusterFinalizer })
+	err := r.patch(ctx, s, fieldpatch.Field{Path: "/metadata/finalizers", Have: s.cluster.Finalizers, Want: want})
+	if apierrors.IsNotFound(err) {
+		return steps.Continue, nil
+	}
+	return patchResult(ctx, s, err)
 }

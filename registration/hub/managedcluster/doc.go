@@ -11,7 +11,11 @@
 //   - when the ManagedCluster is deleted: behind its finalizer, the RBAC and
 //     the namespace with everything in it.
 //
-// It watches ManagedClusters and the namespaces labelled with a cluster
-// name; it writes Namespaces, ClusterRoles, ClusterRoleBindings,
-// RoleBindings, Leases and the ManagedCluster's finalizer and status.
+// It watches ManagedClusters and the namespaces, ClusterRoles,
+// ClusterRoleBindings and RoleBindings labelled with a cluster name; it
+// writes those, Leases and the ManagedCluster's finalizer (with its first
+// availability taint, see package taint) and status. It
+// writes only what its cache shows missing or different, so that accepting
+// many clusters at once, or restarting, costs the API server no more than
+// the objects that are not there yet.
 package managedcluster

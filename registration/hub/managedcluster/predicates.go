@@ -9,16 +9,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// finalizersOrDeletionChanged passes updates that change the finalizers or
-// start a deletion, so that "add the finalizer, return" is followed by the
-// next reconcile although status and other metadata updates are filtered.
-type finalizersOrDeletionChanged struct{ predicate.Funcs }
+// finalizerLostOrDeletion passes updates that take the cleanup finalizer
+// away (to put it back) or start a deletion. Adding the finalizer, which
+// this controller does in the middle of a reconcile, passes nothing.
+type finalizerLostOrDeletion struct{ predicate.Funcs }
 
-func (finalizersOrDeletionChanged) Update(e event.UpdateEvent) bool {
+func (finalizerLostOrDeletion) Update(e event.UpdateEvent) bool {
 	if e.ObjectOld == nil || e.ObjectNew == nil {
 		return false
 	}
-	return !slices.Equal(e.ObjectOld.GetFinalizers(), e.ObjectNew.GetFinalizers()) ||
+	return slices.Contains(e.ObjectOld.GetFinalizers(), clusterv1.ManagedClusterFinalizer) &&
+		!slices.Contains(e.ObjectNew.GetFinalizers(), clusterv1.ManagedClusterFinalizer) ||
 		e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 }
 

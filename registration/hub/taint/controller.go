@@ -9,14 +9,23 @@ import (
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/corral-dev/corral/internal/fieldpatch"
 )
 
 // Reconciler maintains the availability taints.
 type Reconciler struct {
 	Client client.Client
-	Clock  clock.PassiveClock
+	// APIReader reads live clusters, past the cache, when a write finds
+	// the cache behind; nil means Client.
+	APIReader client.Reader
+	Clock     clock.PassiveClock
 }
 
 // SetupWithManager registers the controller, with workers reconciles at once.
@@ -26,9 +35,34 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-taint").
-		For(&clusterv1.ManagedCluster{}).
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(availabilityOrTaintsChanged{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// availabilityOrTaintsChanged passes the cluster updates that can change
+// its availability taints: the Available condition, the taints themselves
+// (someone removing one), the cleanup finalizer coming (the cluster is
+// taken in) and the start of a deletion. Other finalizers, the acceptance
+// or the agent's other conditions do not.
+type availabilityOrTaintsChanged struct{ predicate.Funcs }
+
+func (availabilityOrTaintsChanged) Update(e event.UpdateEvent) bool {
+	oldMC, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+	newMC, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !ok1 || !ok2 {
+		return false
+	}
+	available := func(mc *clusterv1.ManagedCluster) metav1.ConditionStatus {
+		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
+			return c.Status
+		}
+		return ""
+	}
+	return available(oldMC) != available(newMC) ||
+		!equality.Semantic.DeepEqual(oldMC.Spec.Taints, newMC.Spec.Taints) ||
+		controllerutil.ContainsFinalizer(oldMC, clusterv1.ManagedClusterFinalizer) != controllerutil.ContainsFinalizer(newMC, clusterv1.ManagedClusterFinalizer) ||
+		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero()
 }
 
 // Reconcile writes the taints the Available condition calls for.
@@ -37,17 +71,51 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !cluster.DeletionTimestamp.IsZero() {
+	if !cluster.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
+		// A cluster the acceptance controller has not taken in yet gets
+		// its first taints with its finalizer, in one write.
 		return ctrl.Result{}, nil
 	}
 	taints := Desired(cluster.Spec.Taints, cluster.Status.Conditions, metav1.NewTime(r.Clock.Now()))
 	if equality.Semantic.DeepEqual(taints, cluster.Spec.Taints) {
 		return ctrl.Result{}, nil
 	}
-	original := cluster.DeepCopy()
-	cluster.Spec.Taints = taints
 	ctrl.LoggerFrom(ctx).V(1).Info("Updating availability taints", "cluster", cluster.Name, "taints", len(taints))
-	return ctrl.Result{}, r.Client.Patch(ctx, cluster, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+	return ctrl.Result{}, r.patchTaints(ctx, cluster, taints)
+}
+
+// patchTaints sets the cluster's taints if they are still what was read.
+// It tests the taints rather than the resourceVersion, so that the
+// acceptance controller or an admin writing the cluster at the same moment
+// does not make it fail. When the test fails — the cache was behind, or the
+// taints are stored in a form the cache does not show (an empty list) — it
+// decides again on the live cluster, under its resourceVersion.
+func (r *Reconciler) patchTaints(ctx context.Context, cluster *clusterv1.ManagedCluster, taints []clusterv1.Taint) error {
+	patch, err := fieldpatch.Set("/spec/taints", cluster.Spec.Taints, taints)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, cluster, patch); !fieldpatch.Changed(err) {
+		return err
+	}
+	live := &clusterv1.ManagedCluster{}
+	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(cluster), live); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	taints = Desired(live.Spec.Taints, live.Status.Conditions, metav1.NewTime(r.Clock.Now()))
+	if equality.Semantic.DeepEqual(taints, live.Spec.Taints) || !live.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	original := live.DeepCopy()
+	live.Spec.Taints = taints
+	return r.Client.Patch(ctx, live, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+}
+
+func (r *Reconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }
 
 // Desired returns current with the availability taints the conditions call

@@ -5,5 +5,11 @@
 // Both have effect NoSelect and a timeAdded from an injected clock; other
 // taints are left alone.
 //
-// It watches ManagedClusters (their status) and writes their spec.taints.
+// A cluster the acceptance controller has not taken in yet (it has no
+// cleanup finalizer) gets its first taint from that controller, in the same
+// write as the finalizer; from then on the taints are this controller's.
+//
+// It watches ManagedClusters (their availability, taints and cleanup
+// finalizer) and writes their spec.taints, guarded by the taints it read
+// rather than the whole object's version.
 package taint

@@ -1,23 +1,30 @@
-// Package registration_test measures the registration hub (issue 4 (a)):
-// N ManagedClusters with hubAcceptsClient: true appear at once; the time
-// until every one has its namespace, its RBAC and HubAcceptedManagedCluster,
-// and the peak RSS of the `corral hub` process doing it. The hub runs
-// without its admission webhooks (--webhook-port=0): they are not what is
-// measured, and their default port may be taken.
+// Package registration_test measures the registration hub, the `corral hub`
+// binary with its defaults, on a local hub control plane (issue 4):
+//
+//   - BenchmarkAccept (a): N ManagedClusters with hubAcceptsClient: true
+//     appear at once; the time until every one has its namespace, its RBAC
+//     and HubAcceptedManagedCluster, and the hub's peak RSS;
+//   - BenchmarkJoin (b): N agents speaking the real protocol join at once;
+//     joins/s and the hub's RSS per cluster;
+//   - BenchmarkLeases (c): 1000 clusters renewing their leases; no false
+//     Available=Unknown, no hub write, the hub's CPU renewing and idle.
+//
+// Each also logs the writes of the hub and of the API server by verb and
+// resource, and the CPU of every process, to tell what the bottleneck is.
+// The machine's load is logged with the figures: they are noisy on a
+// shared machine.
 //
 //	make kube-tools build
-//	go test ./test/benchmark/registration -run x -bench Accept -benchtime 1x
+//	go test ./test/benchmark/registration -run x -bench . -benchtime 1x
+//
+// CORRAL_BENCH_PPROF=127.0.0.1:6060 CORRAL_BENCH_PROFILE_DIR=/tmp also
+// writes CPU profiles of the hub.
 package registration_test
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,12 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-
-	"github.com/corral-dev/corral/internal/localcluster"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
 
 func BenchmarkAccept(b *testing.B) {
@@ -47,62 +50,52 @@ func BenchmarkAccept(b *testing.B) {
 
 func benchmarkAccept(b *testing.B, n int) {
 	ctx := context.Background()
-	binDir, err := localcluster.FindBinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	corral := filepath.Join(binDir, "corral")
-	if _, err := os.Stat(corral); err != nil {
-		b.Fatalf("%s is missing: run make build", corral)
-	}
-	hub, err := localcluster.Start(ctx, localcluster.Options{Name: "hub", Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = hub.Stop() }()
-	if err := registrationcli.InstallHub(ctx, hub.Config, io.Discard); err != nil {
-		b.Fatal(err)
-	}
-	admin := rest.CopyConfig(hub.Config)
-	admin.QPS, admin.Burst = 1000, 2000
-	clusters := clusterclient.NewForConfigOrDie(admin)
-	kube := kubernetes.NewForConfigOrDie(admin)
-	createClusters(ctx, b, clusters, n)
+	f := startHub(ctx, b)
+	createClusters(ctx, b, f.clusters, n, 60)
+	before := apiWrites(ctx, f.kube)
 
 	b.StartTimer()
 	begin := time.Now()
-	cmd := exec.Command(corral, "hub", "--kubeconfig", hub.Kubeconfig, "--leader-elect=false", "--webhook-port=0")
-	logPath := filepath.Join(b.TempDir(), "hub.log")
-	logFile, _ := os.Create(logPath)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+	hub := f.startCorral(b)
+	defer hub.profile(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
+	cpu := newCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
+		"kcm": f.pid("kube-controller-manager"), "bench": os.Getpid()})
+	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	accepted := map[string]bool{}
+	err := watchClusters(waitCtx, f.clusters, func(mc *clusterv1.ManagedCluster) bool {
+		accepted[mc.Name] = meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+		return countTrue(accepted) == n
+	})
+	// HubAccepted is written last, but the footprint is checked all the same.
+	for err == nil && !footprintComplete(waitCtx, f.kube, n) {
+		err = waitCtx.Err()
+		time.Sleep(100 * time.Millisecond) // a benchmark's sampling interval, not a test's synchronisation
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	peak := 0
-	for {
-		if rss := peakRSS(cmd.Process.Pid); rss > peak {
-			peak = rss
-		}
-		if done(ctx, clusters, kube, n) {
-			break
-		}
-		if time.Since(begin) > 10*time.Minute {
-			b.Fatalf("not all %d clusters were accepted in 10 minutes (log: %s)", n, logPath)
-		}
-		time.Sleep(250 * time.Millisecond) // a benchmark's sampling interval, not a test's synchronisation
+	if err != nil {
+		b.Fatalf("not all %d clusters were accepted in 10 minutes (log: %s): %v", n, hub.log, err)
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	if rss := peakRSS(cmd.Process.Pid); rss > peak {
-		peak = rss
-	}
+	peak := procStatus(hub.pid(), "VmHWM")
+	writes, total := writesSince(before, apiWrites(ctx, f.kube))
+	hubWrites := hub.writes()
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
-	b.Logf("%d clusters accepted in %.2fs; corral hub peak RSS %d MB", n, elapsed.Seconds(), peak/1024)
+	b.ReportMetric(float64(hubWrites)/float64(n), "hub-writes/cluster")
+	used := cpu.used()
+	b.ReportMetric(float64(used["hub"].Milliseconds())/float64(n), "hub-cpu-ms/cluster")
+	b.ReportMetric(float64(used["kube-apiserver"].Milliseconds())/float64(n), "apiserver-cpu-ms/cluster")
+	b.Logf("%d clusters accepted in %.2fs; corral hub peak RSS %d MB; load %s", n, elapsed.Seconds(), peak/1024, load())
+	b.Logf("CPU: %s", formatPercent(cpu.percent()))
+	b.Logf("hub requests: %s; reconciles: %s", formatCounts(hub.requests()), formatCounts(hub.reconciles()))
+	b.Logf("hub writes %d (%.1f/cluster); API server writes %d (%.1f/cluster, every client): %s",
+		hubWrites, float64(hubWrites)/float64(n), total, float64(total)/float64(n), formatCounts(writes))
 }
 
-func createClusters(ctx context.Context, b *testing.B, clusters clusterclient.Interface, n int) {
+// createClusters creates n accepted clusters c0000… with the given lease
+// duration.
+func createClusters(ctx context.Context, b *testing.B, clusters clusterclient.Interface, n int, leaseSeconds int32) {
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for range 16 {
@@ -110,7 +103,7 @@ func createClusters(ctx context.Context, b *testing.B, clusters clusterclient.In
 			for i := range work {
 				mc := &clusterv1.ManagedCluster{
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%04d", i)},
-					Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: 60},
+					Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: leaseSeconds},
 				}
 				if _, err := clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
 					b.Error(err)
@@ -125,23 +118,9 @@ func createClusters(ctx context.Context, b *testing.B, clusters clusterclient.In
 	wg.Wait()
 }
 
-// done: every cluster has its condition, its namespace and its RBAC.
-func done(ctx context.Context, clusters clusterclient.Interface, kube kubernetes.Interface, n int) bool {
-	// Lists come from the API server's watch cache (resourceVersion 0), so
-	// that watching does not compete with the hub for the API server.
-	list, err := clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		return false
-	}
-	accepted := 0
-	for _, mc := range list.Items {
-		if meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
-			accepted++
-		}
-	}
-	if accepted < n {
-		return false
-	}
+// footprintComplete: every cluster has its namespace and its RBAC. Lists
+// come from the API server's watch cache (resourceVersion 0).
+func footprintComplete(ctx context.Context, kube kubernetes.Interface, n int) bool {
 	selector := metav1.ListOptions{LabelSelector: clusterv1.ClusterNameLabelKey, ResourceVersion: "0"}
 	namespaces, err := kube.CoreV1().Namespaces().List(ctx, selector)
 	if err != nil || countActive(namespaces.Items) < n {
@@ -171,19 +150,4 @@ func countRoles(ctx context.Context, kube kubernetes.Interface) int {
 		return 0
 	}
 	return len(roles.Items)
-}
-
-// peakRSS is the process's peak resident set (VmHWM), in KiB.
-func peakRSS(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return kb
-		}
-	}
-	return 0
 }

@@ -1,0 +1,421 @@
+package registration_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+)
+
+// hubFixture is a hub control plane prepared as `corral init` does, with
+// admin clients whose own limits are far above what is measured.
+type hubFixture struct {
+	cluster  *localcluster.Cluster
+	admin    *rest.Config
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+	corral   string // the corral binary
+}
+
+func startHub(ctx context.Context, b *testing.B) *hubFixture {
+	b.Helper()
+	binDir, err := localcluster.FindBinDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	corral := filepath.Join(binDir, "corral")
+	if _, err := os.Stat(corral); err != nil {
+		b.Fatalf("%s is missing: run make build", corral)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Name: "hub", Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cluster.Stop() })
+	if err := registrationcli.InstallHub(ctx, cluster.Config, io.Discard); err != nil {
+		b.Fatal(err)
+	}
+	admin := rest.CopyConfig(cluster.Config)
+	admin.QPS, admin.Burst = 5000, 10000
+	return &hubFixture{
+		cluster:  cluster,
+		admin:    admin,
+		kube:     kubernetes.NewForConfigOrDie(admin),
+		clusters: clusterclient.NewForConfigOrDie(admin),
+		corral:   corral,
+	}
+}
+
+// accepted creates an accepted cluster and waits until the hub has
+// accepted it: the hub is up and working.
+func (f *hubFixture) accepted(ctx context.Context, name string) error {
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+	if _, err := f.clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return watchClusters(ctx, f.clusters, func(mc *clusterv1.ManagedCluster) bool {
+		return mc.Name == name && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+	})
+}
+
+// pid is the pid of one of the hub control plane's processes.
+func (f *hubFixture) pid(name string) int {
+	for _, c := range f.cluster.Components() {
+		if c.Name == name {
+			return c.PID
+		}
+	}
+	return 0
+}
+
+// corralHub is a running `corral hub` process with its metrics endpoint.
+type corralHub struct {
+	cmd     *exec.Cmd
+	log     string
+	metrics string // http://…/metrics
+	pprof   string // host:port of /debug/pprof, when CORRAL_BENCH_PPROF names one
+}
+
+// startCorral runs `corral hub` against the fixture's hub with its
+// defaults, but for leader election (one copy), a metrics endpoint and no
+// admission webhooks: they are not what is measured, and their default
+// port may be taken.
+func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
+	b.Helper()
+	addr := freeAddr(b)
+	// The log outlives a failed benchmark, to be read.
+	logDir, err := os.MkdirTemp("", "corral-bench-hub-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if !b.Failed() {
+			_ = os.RemoveAll(logDir)
+		}
+	})
+	h := &corralHub{log: filepath.Join(logDir, "hub.log"), metrics: "http://" + addr + "/metrics"}
+	args = append([]string{"hub", "--kubeconfig", f.cluster.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
+	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
+		args = append(args, "--pprof-bind-address", addr)
+		h.pprof = addr
+	}
+	h.cmd = exec.Command(f.corral, args...)
+	logFile, err := os.Create(h.log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h.cmd.Stdout, h.cmd.Stderr = logFile, logFile
+	if err := h.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = h.cmd.Process.Kill(); _ = h.cmd.Wait(); _ = logFile.Close() })
+	return h
+}
+
+func (h *corralHub) pid() int { return h.cmd.Process.Pid }
+
+// profile writes a CPU profile of the hub over the next d to
+// $CORRAL_BENCH_PROFILE_DIR/name.pprof, when the hub serves pprof
+// (CORRAL_BENCH_PPROF=127.0.0.1:6060); the returned func waits for it.
+func (h *corralHub) profile(b *testing.B, name string, d time.Duration) func() {
+	dir := os.Getenv("CORRAL_BENCH_PROFILE_DIR")
+	if h.pprof == "" || dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.pprof, int(d.Seconds()))
+		resp, err := http.Get(url) //nolint:noctx // a loopback profile
+		// The hub may still be starting: try for a second.
+		for tries := 0; err != nil && tries < 50; tries++ {
+			time.Sleep(20 * time.Millisecond)
+			resp, err = http.Get(url) //nolint:noctx // a loopback profile
+		}
+		if err != nil {
+			b.Logf("profiling the hub: %v", err)
+			return
+		}
+		defer resp.Body.Close()
+		path := filepath.Join(dir, name+".pprof")
+		out, err := os.Create(path)
+		if err == nil {
+			_, err = io.Copy(out, resp.Body)
+			_ = out.Close()
+		}
+		b.Logf("hub CPU profile: %s (%v)", path, err)
+	}()
+	return func() { <-done }
+}
+
+// requests counts the hub's requests so far by method and response code
+// ("PATCH 409"), from the hub's own client metrics.
+func (h *corralHub) requests() map[string]int {
+	return h.scrape("rest_client_requests_total", "method", "code")
+}
+
+// reconciles counts the hub's reconciles so far by controller.
+func (h *corralHub) reconciles() map[string]int {
+	return h.scrape("controller_runtime_reconcile_total", "controller")
+}
+
+// scrape sums a counter of the hub's metrics by the given labels.
+func (h *corralHub) scrape(name string, labels ...string) map[string]int {
+	out := map[string]int{}
+	resp, err := http.Get(h.metrics) //nolint:noctx // a loopback scrape
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") {
+			continue
+		}
+		var key []string
+		for _, l := range labels {
+			key = append(key, label(line, l))
+		}
+		if v := int(metricValue(line)); v > 0 {
+			out[strings.Join(key, " ")] += v
+		}
+	}
+	return out
+}
+
+// writes is how many writes (POST, PUT, PATCH, DELETE) the hub has made
+// so far.
+func (h *corralHub) writes() int {
+	n := 0
+	for k, v := range h.requests() {
+		switch method, _, _ := strings.Cut(k, " "); method {
+		case "POST", "PUT", "PATCH", "DELETE":
+			n += v
+		}
+	}
+	return n
+}
+
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// procStatus reads a field of /proc/<pid>/status in KiB (VmHWM, VmRSS).
+func procStatus(pid int, field string) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return kb
+		}
+	}
+	return 0
+}
+
+// clockTicks is USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
+
+// cpuTime is the user plus system CPU time pid has used.
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command may hold spaces; the fields after its ")" are fixed.
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// cpuMeter measures the CPU share of some processes over an interval.
+type cpuMeter struct {
+	pids  map[string]int
+	start map[string]time.Duration
+	begin time.Time
+}
+
+func newCPUMeter(pids map[string]int) *cpuMeter {
+	m := &cpuMeter{pids: pids, start: map[string]time.Duration{}, begin: time.Now()}
+	for name, pid := range pids {
+		m.start[name] = cpuTime(pid)
+	}
+	return m
+}
+
+// used is each process's CPU time since the meter started.
+func (m *cpuMeter) used() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for name, pid := range m.pids {
+		out[name] = cpuTime(pid) - m.start[name]
+	}
+	return out
+}
+
+// percent is each process's CPU use since the meter started, in percent
+// of one core.
+func (m *cpuMeter) percent() map[string]float64 {
+	wall := time.Since(m.begin)
+	out := map[string]float64{}
+	for name, pid := range m.pids {
+		out[name] = 100 * float64(cpuTime(pid)-m.start[name]) / float64(wall)
+	}
+	return out
+}
+
+func formatPercent(p map[string]float64) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", name, p[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// apiWrites counts the API server's mutating requests so far by verb and
+// resource, from apiserver_request_total: every client's, not only the
+// hub's.
+func apiWrites(ctx context.Context, kube kubernetes.Interface) map[string]int {
+	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		verb := label(line, "verb")
+		switch verb {
+		case "GET", "LIST", "WATCH", "WATCHLIST", "CONNECT":
+			continue
+		}
+		key := verb + " " + label(line, "resource")
+		if sub := label(line, "subresource"); sub != "" {
+			key += "/" + sub
+		}
+		if code := label(line, "code"); !strings.HasPrefix(code, "2") {
+			key += "(" + code + ")"
+		}
+		out[key] += int(metricValue(line))
+	}
+	return out
+}
+
+// writesSince is after minus before, leaving out what did not change.
+func writesSince(before, after map[string]int) (map[string]int, int) {
+	out, total := map[string]int{}, 0
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			out[k] = d
+			total += d
+		}
+	}
+	return out, total
+}
+
+func formatCounts(counts map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func label(line, name string) string {
+	_, rest, ok := strings.Cut(line, name+`="`)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
+func metricValue(line string) float64 {
+	v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+	return v
+}
+
+// load is the machine's 1-minute load average, to read figures by.
+func load() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(data))[0]
+}
+
+// watchClusters calls seen with every ManagedCluster as it is and then as
+// it changes, until seen returns true or ctx ends: one watch instead of
+// polling lists, so that looking costs the API server little.
+func watchClusters(ctx context.Context, clusters clusterclient.Interface, seen func(*clusterv1.ManagedCluster) bool) error {
+	for {
+		list, err := clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			if seen(&list.Items[i]) {
+				return nil
+			}
+		}
+		w, err := clusters.ClusterV1().ManagedClusters().Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			return err
+		}
+		for ev := range w.ResultChan() {
+			if mc, ok := ev.Object.(*clusterv1.ManagedCluster); ok && seen(mc) {
+				w.Stop()
+				return nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+func countTrue(m map[string]bool) int {
+	n := 0
+	for _, v := range m {
+		if v {
+			n++
+		}
+	}
+	return n
+}
