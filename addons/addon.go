@@ -1,0 +1,90 @@
+package addons
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Addon is a built-in addon: what the hub's addon manager, the agent's
+// addon host and `corral addon` need to know of it. A built-in addon is
+// installed like any other (a ManagedClusterAddOn in the cluster
+// namespace); only its agent half runs in-process in `corral agent`
+// instead of arriving as a ManifestWork.
+type Addon struct {
+	// Name is the ClusterManagementAddOn's name and every
+	// ManagedClusterAddOn's: a DNS-1123 label.
+	Name string
+	// Description is what `corral addon list` says of it.
+	Description string
+	// HubRules are what the addon's agent may do in its cluster namespace
+	// on the hub, with its own identity (a Role bound to the addon's
+	// group there); nothing outside that namespace.
+	HubRules []rbacv1.PolicyRule
+	// SetupHub registers the hub half's controllers with the hub's
+	// manager; nil when the addon has no hub half.
+	SetupHub func(mgr ctrl.Manager) error
+	// RunAgent runs the agent half on one managed cluster until ctx ends.
+	// It returns an error (or panics) when it cannot go on: the host
+	// restarts it with backoff and reports it on the addon's conditions.
+	// nil when the addon has no agent half.
+	RunAgent func(ctx context.Context, env AgentEnv) error
+}
+
+// AgentEnv is what an addon's agent half is given.
+type AgentEnv struct {
+	// ClusterName is the managed cluster's name on the hub: its cluster
+	// namespace too.
+	ClusterName string
+	// InstallNamespace is the namespace on the managed cluster the addon
+	// works in (its lease, its secrets).
+	InstallNamespace string
+	// Hub reaches the hub as the addon's own identity (its registration
+	// certificate), never the registration agent's.
+	Hub *rest.Config
+	// Managed reaches the managed cluster.
+	Managed *rest.Config
+}
+
+// Validate says what is wrong with a built-in addon's definition.
+func (a Addon) Validate() error {
+	if errs := validation.IsDNS1123Label(a.Name); len(errs) > 0 {
+		return fmt.Errorf("addon name %q is not a DNS-1123 label: %s", a.Name, strings.Join(errs, "; "))
+	}
+	if a.SetupHub == nil && a.RunAgent == nil {
+		return fmt.Errorf("addon %s has neither a hub half nor an agent half", a.Name)
+	}
+	return nil
+}
+
+// Select picks the named addons out of known, in known's order; no names
+// picks them all. An unknown name is an error listing the known ones.
+func Select(known []Addon, names []string) ([]Addon, error) {
+	if len(names) == 0 {
+		return known, nil
+	}
+	var picked []Addon
+	for _, name := range names {
+		i := slices.IndexFunc(known, func(a Addon) bool { return a.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown addon %q: the built-in addons are %s", name, strings.Join(Names(known), ", "))
+		}
+		picked = append(picked, known[i])
+	}
+	return picked, nil
+}
+
+// Names lists the addons' names.
+func Names(addons []Addon) []string {
+	names := make([]string, len(addons))
+	for i, a := range addons {
+		names[i] = a.Name
+	}
+	return names
+}
