@@ -27,10 +27,12 @@ import (
 
 // Options configure the addon manager.
 type Options struct {
-	// Addons are the built-in addons whose hub halves run here. Every
-	// addon's lifecycle (owner references, install strategies) is run
-	// whatever this holds.
+	// Addons are the built-in addons whose hub halves run here.
 	Addons []addons.Addon
+	// Lifecycle runs every addon's lifecycle (owner references, install
+	// strategies, ClusterManagementAddOn status), whatever Addons holds.
+	// One process of a hub does; `corral hub --no-registration` does not.
+	Lifecycle bool
 	// Workers is how many objects each lifecycle controller works on at
 	// once; 0 means DefaultWorkers.
 	Workers int
@@ -45,14 +47,17 @@ func AddToScheme(s *runtime.Scheme) error {
 	return errors.Join(addonv1alpha1.Install(s), clusterv1beta1.Install(s))
 }
 
-// SetupWithManager registers the addon manager with mgr, whose scheme has
-// AddToScheme's types: the hub halves of opts.Addons, the addon lifecycle
-// controllers, and a runnable that creates the built-in addons'
+// SetupWithManager adds AddToScheme's types to mgr's scheme and registers
+// the addon manager with mgr: the hub halves of opts.Addons, the addon lifecycle
+// controllers (with opts.Lifecycle), and a runnable that creates the built-in addons'
 // ClusterManagementAddOns and then runs the addon framework for them. All
 // of it runs only while mgr leads.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
+	}
+	if err := AddToScheme(mgr.GetScheme()); err != nil {
+		return err
 	}
 	for _, a := range opts.Addons {
 		if err := a.Validate(); err != nil {
@@ -65,11 +70,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("setting up the hub half of addon %s: %w", a.Name, err)
 		}
 	}
-	if err := errors.Join(
-		(&addonowner.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
-		(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
-	); err != nil {
-		return err
+	if opts.Lifecycle {
+		if err := errors.Join(
+			(&addonowner.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+		); err != nil {
+			return err
+		}
 	}
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		return runFramework(ctx, mgr, opts.Addons)

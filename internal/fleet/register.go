@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
@@ -101,6 +102,9 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writ
 		return err
 	}
 	if err := hub.SetupWithManager(mgr, hub.Options{}); err != nil {
+		return err
+	}
+	if err := manager.SetupWithManager(mgr, manager.Options{Lifecycle: true}); err != nil {
 		return err
 	}
 	// Webhooks on a free loopback port, with a CA of this process's own.

@@ -41,7 +41,7 @@ var _ = Describe("Install strategy Placements", func() {
 				InstallStrategy: addonv1alpha1.InstallStrategy{
 					Type: addonv1alpha1.AddonInstallStrategyPlacements,
 					Placements: []addonv1alpha1.PlacementStrategy{{
-						PlacementRef: addonv1alpha1.PlacementRef{Namespace: ns, Name: "spread"},
+						PlacementRef:    addonv1alpha1.PlacementRef{Namespace: ns, Name: "spread"},
 						RolloutStrategy: rolloutAll(),
 					}},
 				},

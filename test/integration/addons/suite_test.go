@@ -12,8 +12,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/kubernetes"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -61,9 +61,6 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("installing on the hub what corral init does")
 	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
 
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(manager.AddToScheme(scheme)).To(Succeed())
 	testScheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
 	Expect(manager.AddToScheme(testScheme)).To(Succeed())
@@ -74,12 +71,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
-		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{helloAddon}})).To(Succeed())
+	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{helloAddon}, Lifecycle: true})).To(Succeed())
 	// The webhooks, as corral hub serves them (the addon CRDs' conversion
 	// among them, once the hub serves it).
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
