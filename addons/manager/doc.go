@@ -7,7 +7,8 @@
 // ClusterManagementAddOn says lifecycle=self) it runs the lifecycle:
 // ManagedClusterAddOns owned by their ClusterManagementAddOn (addonowner),
 // install strategies `Manual` and `Placements` and the
-// ClusterManagementAddOn's status (install).
+// ClusterManagementAddOn's status (install), and each ManagedClusterAddOn's
+// desired configs — defaults, placement's, its own — (addonconfig).
 //
 // For each built-in addon it creates the ClusterManagementAddOn (Manual,
 // AddOnDeploymentConfig supported) when there is none, runs the addon's

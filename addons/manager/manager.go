@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"open-cluster-management.io/addon-framework/pkg/addonmanager"
@@ -21,7 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/manager/addonconfig"
 	"github.com/corral-dev/corral/addons/manager/addonowner"
+	"github.com/corral-dev/corral/addons/manager/addonprogressing"
 	"github.com/corral-dev/corral/addons/manager/install"
 )
 
@@ -49,7 +52,8 @@ func AddToScheme(s *runtime.Scheme) error {
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
 // the addon manager with mgr: the hub halves of opts.Addons, the addon lifecycle
-// controllers (with opts.Lifecycle), and a runnable that creates the built-in addons'
+// controllers (with opts.Lifecycle), the built-ins' Progressing condition,
+// and a runnable that creates the built-in addons'
 // ClusterManagementAddOns and then runs the addon framework for them. All
 // of it runs only while mgr leads.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
@@ -74,7 +78,17 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := errors.Join(
 			(&addonowner.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+			(&addonconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 		); err != nil {
+			return err
+		}
+	}
+	builtins := sets.New(addons.Names(opts.Addons)...)
+	if builtins.Len() > 0 {
+		if err := (&addonprogressing.Reconciler{
+			Client: mgr.GetClient(), Builtins: builtins,
+			Supported: []addonv1alpha1.ConfigGroupResource{{Group: utils.AddOnDeploymentConfigGVR.Group, Resource: utils.AddOnDeploymentConfigGVR.Resource}},
+		}).SetupWithManager(mgr, opts.Workers); err != nil {
 			return err
 		}
 	}

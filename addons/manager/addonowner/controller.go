@@ -28,25 +28,28 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-owner").
 		For(&addonv1alpha1.ManagedClusterAddOn{}).
-		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(r.addonsOf)).
+		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(AddonsNamedAfter(r.Client))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
-// addonsOf maps a ClusterManagementAddOn to its ManagedClusterAddOns.
-func (r *Reconciler) addonsOf(ctx context.Context, cma client.Object) []reconcile.Request {
-	list := &addonv1alpha1.ManagedClusterAddOnList{}
-	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing the ManagedClusterAddOns of an addon", "addon", cma.GetName())
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Name == cma.GetName() {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+// AddonsNamedAfter maps a ClusterManagementAddOn to its
+// ManagedClusterAddOns, read with c.
+func AddonsNamedAfter(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, cma client.Object) []reconcile.Request {
+		list := &addonv1alpha1.ManagedClusterAddOnList{}
+		if err := c.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing the ManagedClusterAddOns of an addon", "addon", cma.GetName())
+			return nil
 		}
+		var reqs []reconcile.Request
+		for i := range list.Items {
+			if list.Items[i].Name == cma.GetName() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		}
+		return reqs
 	}
-	return reqs
 }
 
 // Reconcile adds the owner reference where it is missing.

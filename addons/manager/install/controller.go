@@ -48,34 +48,37 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 			func(_ context.Context, o client.Object) []reconcile.Request {
 				return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
 			})).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.addonsPlacedBy)).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.addonsPlacedBy)).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(AddonsPlacedBy(r.Client))).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(AddonsPlacedBy(r.Client))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
-// addonsPlacedBy maps a Placement, or one of its PlacementDecisions, to the
-// ClusterManagementAddOns whose install strategy names that placement.
-func (r *Reconciler) addonsPlacedBy(ctx context.Context, obj client.Object) []reconcile.Request {
-	placement := addonv1alpha1.PlacementRef{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	if _, ok := obj.(*clusterv1beta1.PlacementDecision); ok {
-		placement.Name = obj.GetLabels()[clusterv1beta1.PlacementLabel]
-	}
-	list := &addonv1alpha1.ClusterManagementAddOnList{}
-	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing ClusterManagementAddOns", "placement", placement)
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		for _, p := range list.Items[i].Spec.InstallStrategy.Placements {
-			if p.PlacementRef.Namespace == placement.Namespace && p.PlacementRef.Name == placement.Name {
-				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
-				break
+// AddonsPlacedBy maps a Placement, or one of its PlacementDecisions, to
+// the ClusterManagementAddOns whose install strategy names that placement,
+// read with c.
+func AddonsPlacedBy(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		placement := addonv1alpha1.PlacementRef{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		if _, ok := obj.(*clusterv1beta1.PlacementDecision); ok {
+			placement.Name = obj.GetLabels()[clusterv1beta1.PlacementLabel]
+		}
+		list := &addonv1alpha1.ClusterManagementAddOnList{}
+		if err := c.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing ClusterManagementAddOns", "placement", placement)
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range list.Items {
+			for _, p := range list.Items[i].Spec.InstallStrategy.Placements {
+				if p.PlacementRef == placement {
+					reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
+					break
+				}
 			}
 		}
+		return reqs
 	}
-	return reqs
 }
 
 // Reconcile runs the addon's install strategy and writes its status.

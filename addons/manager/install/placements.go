@@ -77,25 +77,36 @@ func (r *Reconciler) create(ctx context.Context, cma *addonv1alpha1.ClusterManag
 func (r *Reconciler) decidedClusters(ctx context.Context, placements []addonv1alpha1.PlacementStrategy) (sets.Set[string], error) {
 	wanted := sets.New[string]()
 	for _, p := range placements {
-		ref := p.PlacementRef
-		err := r.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &clusterv1beta1.Placement{})
-		if apierrors.IsNotFound(err) {
-			ctrl.LoggerFrom(ctx).V(1).Info("Placement of the install strategy does not exist", "placement", ref)
-			continue
-		}
+		clusters, err := PlacementClusters(ctx, r.Client, p.PlacementRef)
 		if err != nil {
-			return nil, fmt.Errorf("reading placement %s/%s: %w", ref.Namespace, ref.Name, err)
+			return nil, err
 		}
-		decisions := &clusterv1beta1.PlacementDecisionList{}
-		if err := r.Client.List(ctx, decisions, client.InNamespace(ref.Namespace),
-			client.MatchingLabels{clusterv1beta1.PlacementLabel: ref.Name}); err != nil {
-			return nil, fmt.Errorf("listing the decisions of placement %s/%s: %w", ref.Namespace, ref.Name, err)
-		}
-		for _, d := range decisions.Items {
-			for _, c := range d.Status.Decisions {
-				wanted.Insert(c.ClusterName)
-			}
-		}
+		wanted = wanted.Union(clusters)
 	}
 	return wanted, nil
+}
+
+// PlacementClusters are the clusters the placement decides on: none when
+// it does not exist.
+func PlacementClusters(ctx context.Context, c client.Reader, ref addonv1alpha1.PlacementRef) (sets.Set[string], error) {
+	clusters := sets.New[string]()
+	err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &clusterv1beta1.Placement{})
+	if apierrors.IsNotFound(err) {
+		ctrl.LoggerFrom(ctx).V(1).Info("Placement of the install strategy does not exist", "placement", ref)
+		return clusters, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading placement %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	decisions := &clusterv1beta1.PlacementDecisionList{}
+	if err := c.List(ctx, decisions, client.InNamespace(ref.Namespace),
+		client.MatchingLabels{clusterv1beta1.PlacementLabel: ref.Name}); err != nil {
+		return nil, fmt.Errorf("listing the decisions of placement %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	for _, d := range decisions.Items {
+		for _, cd := range d.Status.Decisions {
+			clusters.Insert(cd.ClusterName)
+		}
+	}
+	return clusters, nil
 }

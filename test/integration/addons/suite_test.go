@@ -51,6 +51,7 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
+	ctrl.SetLogger(GinkgoLogr)
 	var err error
 	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
 		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
