@@ -87,7 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // desiredConfigs are the addon's configs on its cluster: the defaults, the
 // configs of the last placement deciding on the cluster, then its own.
 func (r *Reconciler) desiredConfigs(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn) ([]addonv1alpha1.AddOnConfig, error) {
-	desired := install.PlacementConfigs(cma.Spec.SupportedConfigs, nil)
+	desired := install.PlacementConfigs(cma.Spec.SupportedConfigs, nil) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 	if cma.Spec.InstallStrategy.Type == addonv1alpha1.AddonInstallStrategyPlacements {
 		for _, p := range cma.Spec.InstallStrategy.Placements {
 			clusters, err := install.PlacementClusters(ctx, r.Client, p.PlacementRef)
@@ -95,7 +95,7 @@ func (r *Reconciler) desiredConfigs(ctx context.Context, cma *addonv1alpha1.Clus
 				return nil, err
 			}
 			if clusters.Has(mca.Namespace) {
-				desired = install.PlacementConfigs(cma.Spec.SupportedConfigs, p.Configs)
+				desired = install.PlacementConfigs(cma.Spec.SupportedConfigs, p.Configs) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 			}
 		}
 	}

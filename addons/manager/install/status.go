@@ -17,7 +17,7 @@ import (
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {
 	old := s.cma.DeepCopy()
 	st := &s.cma.Status
-	st.DefaultConfigReferences = DefaultConfigReferences(s.cma.Spec.SupportedConfigs, st.DefaultConfigReferences)
+	st.DefaultConfigReferences = DefaultConfigReferences(s.cma.Spec.SupportedConfigs, st.DefaultConfigReferences) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 	st.InstallProgressions = InstallProgressions(s.cma, st.InstallProgressions)
 	if equality.Semantic.DeepEqual(old.Status, s.cma.Status) {
 		return corralreconcile.Continue, nil
@@ -68,7 +68,7 @@ func InstallProgressions(cma *addonv1alpha1.ClusterManagementAddOn, existing []a
 			progression.Conditions = existing[i].Conditions
 			known = existing[i].ConfigReferences
 		}
-		for _, c := range PlacementConfigs(cma.Spec.SupportedConfigs, p.Configs) {
+		for _, c := range PlacementConfigs(cma.Spec.SupportedConfigs, p.Configs) { //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 			ref := addonv1alpha1.InstallConfigReference{
 				ConfigGroupResource: c.ConfigGroupResource,
 				DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: c.ConfigReferent},
