@@ -45,8 +45,18 @@ type hubOptions struct {
 // newCmdHub returns `corral hub`; builtins are the built-in addons whose
 // hub halves it can run.
 func newCmdHub(builtins ...addons.Addon) *cobra.Command {
-	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, builtins: builtins, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
+	return newHubOptions(builtins...).command()
+}
+
+// newHubOptions returns the defaults: leader election, OCM's lease grace,
+// the webhooks on their default port, every built-in addon.
+func newHubOptions(builtins ...addons.Addon) *hubOptions {
+	return &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, builtins: builtins, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
 		leaseGrace: lease.DefaultGraceMultiplier, webhook: webhook.Options{Port: webhook.DefaultPort}}
+}
+
+// command is `corral hub` with its flags bound to o.
+func (o *hubOptions) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers (registration core, addon manager, addons' hub halves) until stopped",
