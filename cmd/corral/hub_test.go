@@ -21,7 +21,7 @@ func TestHubAddonFlags(t *testing.T) {
 	}{
 		"all by default":             {builtins: builtins, wantSelected: []string{"work", "placement"}, wantLeaseID: "corral-hub"},
 		"some":                       {builtins: builtins, args: []string{"--addons", "placement"}, wantSelected: []string{"placement"}, wantLeaseID: "corral-hub"},
-		"unknown":                    {builtins: builtins, args: []string{"--addons", "wrok"}, wantErr: `--addons: unknown addon "wrok": the built-in addons are work, placement`},
+		"unknown":                    {builtins: builtins, args: []string{"--addons", "health"}, wantErr: `--addons: unknown addon "health": the built-in addons are work, placement`},
 		"unknown, with no built-ins": {args: []string{"--addons", "work"}, wantErr: `--addons: unknown addon "work": this corral has no built-in addons`},
 		"no registration": {builtins: builtins, args: []string{"--addons", "work,placement", "--no-registration"},
 			wantSelected: []string{"work", "placement"}, wantLeaseID: "corral-hub-addons-work-placement"},
