@@ -2,7 +2,7 @@
 // hub's controllers and webhooks wired as `corral hub` wires them, the
 // addon API as users and addon-framework see it: ManagedClusterAddOn and
 // ClusterManagementAddOn read and written in both served versions through
-// the hub's conversion webhook, and `corral addon enable`.
+// the hub's conversion webhook, and `corral addon enable` and `disable`.
 package addonapi_test
 
 import (
@@ -42,6 +42,8 @@ const timeout = 60 * time.Second
 var (
 	admin     client.Client
 	hubConfig *rest.Config
+	// hubKubeconfig is the hub's admin kubeconfig file, for the CLI.
+	hubKubeconfig string
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
@@ -61,7 +63,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	hubConfig = hubCluster.Config
+	hubConfig, hubKubeconfig = hubCluster.Config, hubCluster.Kubeconfig
 
 	By("running the hub's controllers and webhooks as corral hub does")
 	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
