@@ -63,7 +63,7 @@ func (o *DisableOptions) Validate() error {
 	if err := validateNames("addon", o.Addons); err != nil {
 		return err
 	}
-	return o.target.validate(true)
+	return o.validateTarget(true)
 }
 
 // Run deletes the ManagedClusterAddOns.

@@ -81,7 +81,7 @@ func (o *EnableOptions) Validate() error {
 	if err := validateNames("addon", o.Addons); err != nil {
 		return err
 	}
-	if err := o.target.validate(false); err != nil {
+	if err := o.validateTarget(false); err != nil {
 		return err
 	}
 	if o.InstallNamespace != "" {
@@ -158,6 +158,7 @@ func Enable(ctx context.Context, c client.Client, addons []string, clusters []cl
 	return changes, nil
 }
 
+//nolint:staticcheck // installNamespace is the v1alpha1 field `--namespace` sets
 func enableOne(ctx context.Context, c client.Client, addon, cluster string, spec EnableSpec) (string, error) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: addon}, mca)

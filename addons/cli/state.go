@@ -72,6 +72,7 @@ func stateOf(name string, cma *addonv1alpha1.ClusterManagementAddOn, mcas []addo
 	return s
 }
 
+//nolint:staticcheck // the stored v1alpha1 registration names its signer in a deprecated field
 func clusterStateOf(mca *addonv1alpha1.ManagedClusterAddOn) ClusterState {
 	conds := mca.Status.Conditions
 	st := ClusterState{

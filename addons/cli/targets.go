@@ -40,8 +40,8 @@ type target struct {
 	AllClusters bool
 }
 
-// validate checks that exactly one way of naming clusters is given.
-func (t target) validate(allowAll bool) error {
+// validateTarget checks that exactly one way of naming clusters is given.
+func (t target) validateTarget(allowAll bool) error {
 	given := 0
 	for _, set := range []bool{len(t.Clusters) > 0, t.ClusterSet != "", t.AllClusters} {
 		if set {

@@ -16,6 +16,8 @@ type cmaV1alpha1Fields struct {
 
 // ClusterManagementAddOnToV1beta1 converts a v1alpha1
 // ClusterManagementAddOn to v1beta1; in is not changed.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func ClusterManagementAddOnToV1beta1(in *addonv1alpha1.ClusterManagementAddOn) (*addonv1beta1.ClusterManagementAddOn, error) {
 	src := in.DeepCopy()
 	out := &addonv1beta1.ClusterManagementAddOn{}
@@ -38,6 +40,8 @@ func ClusterManagementAddOnToV1beta1(in *addonv1alpha1.ClusterManagementAddOn) (
 // ClusterManagementAddOn to v1alpha1, restoring what
 // ClusterManagementAddOnToV1beta1 carried in an annotation; in is not
 // changed.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func ClusterManagementAddOnToV1alpha1(in *addonv1beta1.ClusterManagementAddOn) (*addonv1alpha1.ClusterManagementAddOn, error) {
 	src := in.DeepCopy()
 	out := &addonv1alpha1.ClusterManagementAddOn{}

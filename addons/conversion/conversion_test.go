@@ -131,6 +131,7 @@ func TestManagedClusterAddOnRoundTrips(t *testing.T) {
 	}
 }
 
+//nolint:staticcheck // the test checks the deprecated v1alpha1 fields
 func TestManagedClusterAddOnV1beta1EditKeepsItsValues(t *testing.T) {
 	beta, err := ManagedClusterAddOnToV1beta1(fullV1alpha1MCA())
 	if err != nil {
@@ -182,6 +183,7 @@ func fullV1alpha1CMA() *addonv1alpha1.ClusterManagementAddOn {
 	}
 }
 
+//nolint:staticcheck // the test checks the deprecated v1alpha1 fields round-trip
 func TestClusterManagementAddOnConversion(t *testing.T) {
 	in := fullV1alpha1CMA()
 	beta, err := ClusterManagementAddOnToV1beta1(in)

@@ -48,6 +48,8 @@ func (f mcaV1alpha1Fields) empty() bool {
 
 // ManagedClusterAddOnToV1beta1 converts a v1alpha1 ManagedClusterAddOn to
 // v1beta1; in is not changed.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func ManagedClusterAddOnToV1beta1(in *addonv1alpha1.ManagedClusterAddOn) (*addonv1beta1.ManagedClusterAddOn, error) {
 	src := in.DeepCopy()
 	out := &addonv1beta1.ManagedClusterAddOn{}
@@ -71,6 +73,8 @@ func ManagedClusterAddOnToV1beta1(in *addonv1alpha1.ManagedClusterAddOn) (*addon
 }
 
 // mcaFieldsOf collects what of in a v1beta1 object would lose.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func mcaFieldsOf(in *addonv1alpha1.ManagedClusterAddOn) mcaV1alpha1Fields {
 	var f mcaV1alpha1Fields
 	if in.Status.AddOnConfiguration != (addonv1alpha1.ConfigCoordinates{}) {
@@ -111,6 +115,8 @@ func impliedReferent(ref addonv1alpha1.ConfigReference) addonv1alpha1.ConfigRefe
 // ManagedClusterAddOnToV1alpha1 converts a v1beta1 ManagedClusterAddOn to
 // v1alpha1, restoring what ManagedClusterAddOnToV1beta1 carried in
 // annotations; in is not changed.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func ManagedClusterAddOnToV1alpha1(in *addonv1beta1.ManagedClusterAddOn) (*addonv1alpha1.ManagedClusterAddOn, error) {
 	src := in.DeepCopy()
 	out := &addonv1alpha1.ManagedClusterAddOn{}
@@ -142,6 +148,8 @@ func ManagedClusterAddOnToV1alpha1(in *addonv1beta1.ManagedClusterAddOn) (*addon
 
 // restoreMCAFields puts back what v1beta1 could not hold, where the
 // v1beta1 object still describes the same thing.
+//
+//nolint:staticcheck // v1alpha1's deprecated fields are what conversion must carry
 func restoreMCAFields(out *addonv1alpha1.ManagedClusterAddOn, f mcaV1alpha1Fields) {
 	if f.AddOnConfiguration != nil {
 		out.Status.AddOnConfiguration = *f.AddOnConfiguration

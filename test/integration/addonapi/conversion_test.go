@@ -112,7 +112,7 @@ var _ = Describe("ManagedClusterAddOn in both versions", func() {
 		By("reading it as v1alpha1")
 		alpha := &addonv1alpha1.ManagedClusterAddOn{}
 		Expect(admin.Get(ctx, client.ObjectKeyFromObject(beta), alpha)).To(Succeed())
-		Expect(alpha.Spec.InstallNamespace).To(Equal("hello-agent"))
+		Expect(alpha.Spec.InstallNamespace).To(Equal("hello-agent")) //nolint:staticcheck // the deprecated v1alpha1 field is what conversion restores
 		Expect(alpha.Annotations).NotTo(HaveKey(addonv1beta1.InstallNamespaceAnnotation))
 		Expect(alpha.Spec.Configs).To(Equal([]addonv1alpha1.AddOnConfig{{ConfigGroupResource: adcConfig,
 			ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: ns, Name: "hello-config"}}}))
