@@ -136,6 +136,24 @@ var _ = Describe("ManagedClusterAddOn in both versions", func() {
 	})
 })
 
+var _ = Describe("Listing ManagedClusterAddOns as v1beta1", func() {
+	It("converts every item, as addon-framework's informers list them", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		for _, name := range []string{"one", "two"} {
+			alpha := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec: addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: name + "-agent"}}
+			Expect(admin.Create(ctx, alpha)).To(Succeed())
+		}
+		list := &addonv1beta1.ManagedClusterAddOnList{}
+		Expect(admin.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		got := map[string]string{}
+		for _, a := range list.Items {
+			got[a.Name] = a.Annotations[addonv1beta1.InstallNamespaceAnnotation]
+		}
+		Expect(got).To(Equal(map[string]string{"one": "one-agent", "two": "two-agent"}))
+	})
+})
+
 var _ = Describe("ClusterManagementAddOn in both versions", func() {
 	It("carries supportedConfigs as defaultConfigs and back, in both directions", func(ctx context.Context) {
 		name := uniqueName("hello")
