@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	addoncli "github.com/corral-dev/corral/addons/cli"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
@@ -54,6 +55,7 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdJoin(streams.Out),
 		registrationcli.NewCmdUnjoin(streams.Out),
 		registrationcli.NewCmdClusterSet(streams.Out),
+		addoncli.NewCmdAddon(streams.Out),
 		get,
 		newCmdHub(),
 		registrationcli.NewCmdAgent(streams.Out),

@@ -11,6 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons"
+	addoncli "github.com/corral-dev/corral/addons/cli"
 	"github.com/corral-dev/corral/internal/localcluster"
 )
 
@@ -24,6 +28,9 @@ type Options struct {
 	BinDir string
 	Reuse  bool
 	Nodes  int
+	// Addons are the built-in addons enabled on every managed cluster once
+	// it is accepted (SelectAddons picks them).
+	Addons []addons.Addon
 	// Progress receives one line per step.
 	Progress io.Writer
 }
@@ -80,6 +87,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err := register(regCtx, clusters[0], clusters[1:], opts.Progress, &registration); err != nil {
 		return fail(state, errors.Join(err, stop()))
 	}
+	if err := enableFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {
+		return fail(state, errors.Join(err, stop()))
+	}
 	state.Phase = PhaseRunning
 	if err := errors.Join(state.write(), writeHowto(opts.Dir, state)); err != nil {
 		return errors.Join(err, stop())
@@ -94,6 +104,26 @@ func Run(ctx context.Context, opts Options) error {
 	err = stop()
 	state.Phase = PhaseStopped
 	return errors.Join(err, state.write())
+}
+
+// enableFleetAddons enables opts.Addons on the managed clusters.
+func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, opts Options) error {
+	if len(opts.Addons) == 0 {
+		return nil
+	}
+	scheme, err := addoncli.Scheme()
+	if err != nil {
+		return err
+	}
+	hub, err := client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(managed))
+	for i, m := range managed {
+		names[i] = m.Name
+	}
+	return enableAddons(ctx, hub, names, opts.Addons, addonManagerTimeout, opts.Progress)
 }
 
 // fail records that the fleet did not start, and why.

@@ -16,7 +16,7 @@ type Profile string
 const (
 	// ProfileHub runs etcd, kube-apiserver and the kube-controller-manager
 	// controllers a hub needs: CSR signing, namespace deletion, garbage
-	// collection and service-account tokens.
+	// collection, service-account tokens and role aggregation.
 	ProfileHub Profile = "hub"
 	// ProfileManaged runs everything a hub does, every controller, plus
 	// kube-scheduler and kwok with fake nodes, so workloads really run.

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -51,23 +48,10 @@ func ValidateClusterName(name string) error {
 
 // newKeyAndRequest makes a fresh key and a PEM certificate request for id.
 func newKeyAndRequest(id Identity) (keyPEM, requestPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
+	return clientcsr.NewKeyAndRequest(pkix.Name{
 		CommonName:   id.CommonName(),
 		Organization: []string{clientcsr.ClusterGroup(id.Cluster), clientcsr.ManagedClustersGroup},
-	}}, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+	})
 }
 
 // certificate is a parsed client certificate.

@@ -130,3 +130,29 @@ func TestApproveAndDeny(t *testing.T) {
 		})
 	}
 }
+
+func TestNewKeyAndRequest(t *testing.T) {
+	keyPEM, reqPEM, err := NewKeyAndRequest(pkix.Name{CommonName: "system:open-cluster-management:c1:a1", Organization: []string{"g1", "g2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(reqPEM)
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := req.CheckSignature(); err != nil {
+		t.Errorf("request signature: %v", err)
+	}
+	if req.Subject.CommonName != "system:open-cluster-management:c1:a1" || strings.Join(req.Subject.Organization, ",") != "g1,g2" {
+		t.Errorf("subject %v, want CN system:open-cluster-management:c1:a1, O g1,g2", req.Subject)
+	}
+	block, _ = pem.Decode(keyPEM)
+	key, err := x509.ParseECPrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !key.PublicKey.Equal(req.PublicKey) {
+		t.Error("the request is not for the key")
+	}
+}

@@ -28,6 +28,12 @@
 // (spec.clusterSet), and creating one needs `create` on managedclustersets/bind
 // for that set.
 //
+// ManagedClusterAddOn and ClusterManagementAddOn (addon.open-cluster-management.io),
+// both served as v1alpha1 (stored) and v1beta1: the CRDs' conversion
+// webhook, at ConvertAddonsPath, converts between them as
+// addons/conversion says, so a v1beta1 client (addon-framework) and a
+// v1alpha1 client see one object with one meaning.
+//
 // Permissions are asked of the hub's API server with SubjectAccessReviews
 // for the requesting user, groups and extra, so RBAC with resourceNames
 // decides per set and per cluster. A refusal is one line naming the user,
@@ -55,15 +61,17 @@
 // CA that signed tls.crt; reloaded when they change) or, without one, from
 // a CA generated in memory at start for this process alone.
 //
-// The three webhook configurations (named as OCM names them) point the hub's
-// API server at one hub process: by URL (default https://127.0.0.1:<port>)
+// The three webhook configurations (named as OCM names them), and the
+// spec.conversion of the two addon CRDs, point the hub's API server at one
+// hub process: by URL (default https://127.0.0.1:<port>)
 // or by Service. Exactly one live hub process keeps them applied: the holder
 // of the Lease `corral-hub-webhook` in open-cluster-management, elected among
 // every `corral hub` and embedded hub on that API server, separately from
 // the controllers' election. The holder applies them (server-side apply,
 // field owner corral-hub-webhook) with its own URL or Service and CA, and
-// re-applies whenever they change or go. When the holder stops it gives up
-// the Lease and another live hub takes over, pointing the configurations at
+// re-applies whenever they change or go (a CRD re-installed by `corral
+// init` comes back with no conversion, and is pointed again at once).
+// When the holder stops it gives up the Lease and another live hub takes over, pointing the configurations at
 // itself; so processes with certificates of their own never fight over the
 // caBundle. With a Service, requests reach every replica, so replicas must
 // share one certificate: SetupWithManager refuses a Service without CertDir.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -39,6 +40,7 @@ const (
 // that runs controllers elsewhere still competes here.
 type registrar struct {
 	kube           kubernetes.Interface
+	crds           apiextensionsclient.Interface
 	certs          certSource
 	endpoint       endpoint
 	leaseNamespace string
@@ -62,6 +64,9 @@ func (r *registrar) Start(ctx context.Context) error {
 	ctx = ctrl.LoggerInto(ctx, log)
 	changed := make(chan struct{}, 1)
 	if err := r.watchConfigurations(ctx, changed); err != nil {
+		return err
+	}
+	if err := watchConvertedCRDs(ctx, r.crds, changed); err != nil {
 		return err
 	}
 	for ctx.Err() == nil {
@@ -153,7 +158,8 @@ func (r *registrar) keepApplied(ctx context.Context, changed <-chan struct{}) {
 	}
 }
 
-// apply server-side applies the three configurations.
+// apply server-side applies the three configurations and the addon CRDs'
+// conversion webhook.
 func (r *registrar) apply(ctx context.Context) error {
 	caBundle, err := r.certs.caBundle()
 	if err != nil {
@@ -170,6 +176,9 @@ func (r *registrar) apply(ctx context.Context) error {
 			return fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", *v.Name, err)
 		}
 	}
-	ctrl.LoggerFrom(ctx).V(4).Info("Applied the admission webhook configurations")
+	if err := applyConversion(ctx, r.crds, r.endpoint, caBundle); err != nil {
+		return err
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Applied the admission webhook configurations and the addon CRDs' conversion webhook")
 	return nil
 }

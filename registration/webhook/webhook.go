@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -24,6 +25,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/corral-dev/corral/addons/conversion"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
@@ -171,7 +173,7 @@ func (s ServiceRef) validate() error {
 }
 
 // SetupWithManager adds to mgr the webhook server, with the three
-// webhooks, and the registrar that keeps the hub's webhook configurations
+// admission webhooks and the addon CRDs' conversion webhook, and the registrar that keeps the hub's webhook configurations
 // pointing at this process while it holds the Lease.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := opts.complete(); err != nil {
@@ -185,6 +187,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	crds, err := apiextensionsclient.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
 	serverOpts := ctrlwebhook.Options{Host: opts.BindAddress, Port: opts.Port}
 	certs.apply(&serverOpts)
 	server := ctrlwebhook.NewServer(serverOpts)
@@ -192,6 +198,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	server.Register(MutateClusterPath, &ctrlwebhook.Admission{Handler: &clusterDefaulter{clock: opts.Clock}})
 	server.Register(ValidateClusterPath, &ctrlwebhook.Admission{Handler: &clusterValidator{kube: kube, access: access}})
 	server.Register(ValidateBindingPath, &ctrlwebhook.Admission{Handler: &bindingValidator{access: access}})
+	server.Register(ConvertAddonsPath, conversion.Handler())
 	if err := mgr.Add(server); err != nil {
 		return err
 	}
@@ -200,7 +207,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return mgr.Add(&registrar{
-		kube: kube, certs: certs, endpoint: endpoint{url: opts.URL, service: opts.Service},
+		kube: kube, crds: crds, certs: certs, endpoint: endpoint{url: opts.URL, service: opts.Service},
 		leaseNamespace: opts.LeaseNamespace, identity: newIdentity(),
 		serving: func() error { return started(nil) },
 	})

@@ -19,6 +19,8 @@ import (
 type ServeOptions struct {
 	Streams
 	fleet.Options
+	// AddonNames are --addons; Options.Addons once resolved.
+	AddonNames []string
 }
 
 func newCmdServe(streams Streams) *cobra.Command {
@@ -32,6 +34,11 @@ func newCmdServe(streams Streams) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
+			addons, err := fleet.SelectAddons(builtinAddons(), o.AddonNames)
+			if err != nil {
+				return err
+			}
+			o.Addons = addons
 			return o.Run(cmd.Context())
 		},
 	}
@@ -41,6 +48,7 @@ func newCmdServe(streams Streams) *cobra.Command {
 	f.IntVar(&o.Nodes, "nodes", localcluster.DefaultNodes, "fake nodes per managed cluster")
 	f.StringVar(&o.BinDir, "bin-dir", "", "directory of the Kubernetes binaries")
 	f.BoolVar(&o.Reuse, "reuse", false, "keep data an earlier run left")
+	f.StringSliceVar(&o.AddonNames, "addons", nil, "built-in addons to enable (default: all)")
 	return cmd
 }
 

@@ -27,6 +27,9 @@ type UpOptions struct {
 	Nodes    int
 	Reuse    bool
 	Timeout  time.Duration
+	// Addons are the built-in addons to enable on every managed cluster;
+	// none named means all.
+	Addons []string
 
 	binDir    string
 	verbosity string // the -v level, passed on to the supervisor
@@ -48,9 +51,13 @@ cluster to the hub and accept it (as 'corral init', 'hub', 'agent' and
 'accept' would by hand), and wait until all are joined and available. Prints
 how to reach them; the same lines are in <dir>/HOWTO.txt.
 
+Every built-in addon is enabled on every managed cluster once it is accepted,
+or only those --addons names.
+
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
-  corral dev up --clusters 3 --dir /tmp/fleet`,
+  corral dev up --clusters 3 --dir /tmp/fleet
+  corral dev up --addons work,placement`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if v := cmd.Flag("v"); v != nil {
@@ -77,6 +84,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
+	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, e.g. work,placement,health,properties (default: all)")
 }
 
 // Complete makes the directory absolute.
@@ -92,6 +100,9 @@ func (o *UpOptions) Complete() error {
 // Validate checks the flags and that the fleet can start here.
 func (o *UpOptions) Validate() error {
 	if err := (fleet.Options{Dir: o.Dir, Clusters: o.Clusters}).Validate(); err != nil {
+		return err
+	}
+	if _, err := fleet.SelectAddons(builtinAddons(), o.Addons); err != nil {
 		return err
 	}
 	if o.Nodes < 1 {
@@ -170,6 +181,9 @@ func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
 		"--nodes", strconv.Itoa(o.Nodes), "--bin-dir", o.binDir}
 	if o.Reuse {
 		args = append(args, "--reuse")
+	}
+	if len(o.Addons) > 0 {
+		args = append(args, "--addons", strings.Join(o.Addons, ","))
 	}
 	if o.verbosity != "" && o.verbosity != "0" {
 		args = append(args, "--v="+o.verbosity)

@@ -13,12 +13,7 @@ package registration_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"slices"
@@ -275,25 +270,12 @@ func (d *joinDriver) beat(ctx context.Context, kube kubernetes.Interface, cluste
 }
 
 // keyAndRequest makes an agent's key and join request, as OCM's agent
-// does: ECDSA P-256, CN system:open-cluster-management:<cluster>:<agent>.
+// does: CN system:open-cluster-management:<cluster>:<agent>.
 func keyAndRequest(cluster string) (keyPEM, requestPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
+	return clientcsr.NewKeyAndRequest(pkix.Name{
 		CommonName:   clientcsr.ClusterGroup(cluster) + ":bench",
 		Organization: []string{clientcsr.ClusterGroup(cluster), clientcsr.ManagedClustersGroup},
-	}}, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+	})
 }
 
 // mailbox hands values to whoever waits for their key, whichever comes

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// EnableOptions are the options of `corral addon enable`.
+type EnableOptions struct {
+	hubOptions
+	Addons []string
+	target
+	// InstallNamespace is the namespace on the managed cluster the addon's
+	// agent is installed in; empty leaves the hub's default
+	// (open-cluster-management-agent-addon).
+	InstallNamespace string
+	// ConfigFlags are the --config values; Configs once completed.
+	ConfigFlags []string
+	Configs     []addonv1alpha1.AddOnConfig
+}
+
+// NewEnableOptions returns the defaults.
+func NewEnableOptions(out io.Writer) *EnableOptions {
+	return &EnableOptions{hubOptions: newHubOptions(out)}
+}
+
+// NewCmdEnable returns `corral addon enable`.
+func NewCmdEnable(out io.Writer) *cobra.Command {
+	o := NewEnableOptions(out)
+	cmd := &cobra.Command{
+		Use:   "enable ADDON... (--clusters CLUSTER,... | --clusterset SET)",
+		Short: "Enable addons on clusters: create their ManagedClusterAddOns",
+		Long: `Enable addons on clusters: create a ManagedClusterAddOn for each addon in each
+cluster's namespace on the hub; the addon's agent then runs on that cluster.
+
+Every addon must be known to the hub (a ClusterManagementAddOn: see 'corral
+addon list') and every cluster accepted. Everything is checked first: when a
+check fails nothing is created. Safe to run again; on an addon already
+enabled, --namespace and --config, when given, replace what it had.`,
+		Example: `  corral addon enable hello --clusters cluster1,cluster2
+  corral addon enable hello --clusterset prod --namespace hello-agent
+  corral addon enable hello --clusters cluster1 \
+    --config addon.open-cluster-management.io/addondeploymentconfigs/cluster1/hello-config`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Addons = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	f := cmd.Flags()
+	f.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to enable the addons on")
+	f.StringVar(&o.ClusterSet, "clusterset", "", "enable the addons on every cluster of this cluster set")
+	f.StringVar(&o.InstallNamespace, "namespace", "", "namespace on the managed cluster to install the addon agent in (default: open-cluster-management-agent-addon)")
+	f.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable)")
+	return cmd
+}
+
+// Validate checks names, the clusters flags, the namespace and configs.
+func (o *EnableOptions) Validate() error {
+	if err := validateNames("addon", o.Addons); err != nil {
+		return err
+	}
+	if err := o.validateTarget(false); err != nil {
+		return err
+	}
+	if o.InstallNamespace != "" {
+		if errs := validation.IsDNS1123Label(o.InstallNamespace); len(errs) > 0 {
+			return fmt.Errorf("--namespace %q is not a namespace name: %s", o.InstallNamespace, errs[0])
+		}
+	}
+	o.Configs = nil
+	for _, s := range o.ConfigFlags {
+		ref, err := ParseConfig(s)
+		if err != nil {
+			return err
+		}
+		o.Configs = append(o.Configs, ref)
+	}
+	return nil
+}
+
+// Run checks every addon and cluster, then enables.
+func (o *EnableOptions) Run(ctx context.Context) error {
+	clusters, err := o.resolve(ctx, o.client)
+	if err != nil {
+		return err
+	}
+	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs})
+	for _, ch := range changes {
+		fmt.Fprintf(o.Out, "addon %s %s on cluster %s\n", ch.Addon, ch.Action, ch.Cluster)
+	}
+	return err
+}
+
+// EnableSpec is what enable writes into each ManagedClusterAddOn; empty
+// fields are left as the hub defaults them (or as they were).
+type EnableSpec struct {
+	InstallNamespace string
+	Configs          []addonv1alpha1.AddOnConfig
+}
+
+// What Enable did on one cluster.
+const (
+	ActionEnabled   = "enabled"
+	ActionUpdated   = "updated"
+	ActionUnchanged = "already enabled"
+)
+
+// Change is what Enable did for one addon on one cluster.
+type Change struct {
+	Addon, Cluster, Action string
+}
+
+// Enable creates the ManagedClusterAddOn of every addon on every cluster,
+// after checking that the hub knows every addon and has accepted every
+// cluster: when a check fails it writes nothing. An addon already enabled
+// keeps its spec, except the fields spec gives.
+func Enable(ctx context.Context, c client.Client, addons []string, clusters []clusterv1.ManagedCluster, spec EnableSpec) ([]Change, error) {
+	if err := checkAddonsKnown(ctx, c, addons); err != nil {
+		return nil, err
+	}
+	if err := checkAccepted(clusters); err != nil {
+		return nil, err
+	}
+	log := ctrl.LoggerFrom(ctx)
+	var changes []Change
+	for _, mc := range clusters {
+		for _, addon := range addons {
+			action, err := enableOne(ctx, c, addon, mc.Name, spec)
+			if err != nil {
+				return changes, fmt.Errorf("enabling addon %s on cluster %s: %w", addon, mc.Name, err)
+			}
+			log.V(1).Info("Enabled addon", "addon", addon, "cluster", mc.Name, "action", action)
+			changes = append(changes, Change{Addon: addon, Cluster: mc.Name, Action: action})
+		}
+	}
+	return changes, nil
+}
+
+//nolint:staticcheck // installNamespace is the v1alpha1 field `--namespace` sets
+func enableOne(ctx context.Context, c client.Client, addon, cluster string, spec EnableSpec) (string, error) {
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: addon}, mca)
+	if apierrors.IsNotFound(err) {
+		mca = &addonv1alpha1.ManagedClusterAddOn{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: addon},
+			Spec:       addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: spec.InstallNamespace, Configs: spec.Configs},
+		}
+		if err := c.Create(ctx, mca); err != nil && !apierrors.IsAlreadyExists(err) {
+			return "", err
+		}
+		return ActionEnabled, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !mca.DeletionTimestamp.IsZero() {
+		return "", errors.New("it is being disabled: run enable again once it is gone")
+	}
+	changed := false
+	if spec.InstallNamespace != "" && spec.InstallNamespace != mca.Spec.InstallNamespace {
+		mca.Spec.InstallNamespace, changed = spec.InstallNamespace, true
+	}
+	if len(spec.Configs) > 0 && !slices.Equal(spec.Configs, mca.Spec.Configs) {
+		mca.Spec.Configs, changed = spec.Configs, true
+	}
+	if !changed {
+		return ActionUnchanged, nil
+	}
+	if err := c.Update(ctx, mca); err != nil {
+		return "", err
+	}
+	return ActionUpdated, nil
+}
+
+// WaitForAddons waits, up to timeout, until the hub knows every addon (its
+// ClusterManagementAddOn exists): the hub's addon manager creates them as
+// it starts. The error names the addons still missing.
+func WaitForAddons(ctx context.Context, c client.Reader, addons []string, timeout time.Duration) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = checkAddonsKnown(ctx, c, addons)
+		if last != nil && !errors.Is(last, errUnknownAddon) {
+			return false, last
+		}
+		return last == nil, nil
+	})
+	if err != nil && errors.Is(last, errUnknownAddon) {
+		return fmt.Errorf("waited %s for the hub's addon manager: %w", timeout, last)
+	}
+	return err
+}

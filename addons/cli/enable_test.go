@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func TestEnable(t *testing.T) {
+	adc := addonv1alpha1.AddOnConfig{
+		ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"},
+		ConfigReferent:      addonv1alpha1.ConfigReferent{Namespace: "c1", Name: "cfg"},
+	}
+	cases := map[string]struct {
+		objs      []client.Object
+		opts      func(*EnableOptions)
+		wantErr   string
+		wantOut   string
+		wantAddon map[string]addonv1alpha1.ManagedClusterAddOnSpec // cluster/addon → spec; others must not exist
+	}{
+		"named clusters": {
+			objs: []client.Object{cma("hello"), cluster("c1", true), cluster("c2", true)},
+			opts: func(o *EnableOptions) {
+				o.Clusters, o.InstallNamespace = []string{"c1", "c2"}, "hello-agent"
+				o.ConfigFlags = []string{"addon.open-cluster-management.io/addondeploymentconfigs/c1/cfg"}
+			},
+			wantOut: "addon hello enabled on cluster c1\naddon hello enabled on cluster c2\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{
+				"c1/hello": {InstallNamespace: "hello-agent", Configs: []addonv1alpha1.AddOnConfig{adc}},
+				"c2/hello": {InstallNamespace: "hello-agent", Configs: []addonv1alpha1.AddOnConfig{adc}},
+			},
+		},
+		"a cluster set": {
+			objs:      []client.Object{cma("hello"), clusterSet("prod"), cluster("c1", true), cluster("c2", true)},
+			opts:      func(o *EnableOptions) { o.ClusterSet = "prod" },
+			wantOut:   "addon hello enabled on cluster c1\naddon hello enabled on cluster c2\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}, "c2/hello": {}},
+		},
+		"twice is idempotent": {
+			objs:      []client.Object{cma("hello"), cluster("c1", true), mca("hello", "c1")},
+			opts:      func(o *EnableOptions) { o.Clusters = []string{"c1"} },
+			wantOut:   "addon hello already enabled on cluster c1\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
+		},
+		"again with a namespace updates it": {
+			objs:      []client.Object{cma("hello"), cluster("c1", true), mca("hello", "c1")},
+			opts:      func(o *EnableOptions) { o.Clusters, o.InstallNamespace = []string{"c1"}, "elsewhere" },
+			wantOut:   "addon hello updated on cluster c1\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {InstallNamespace: "elsewhere"}},
+		},
+		"an unknown addon creates nothing": {
+			objs:    []client.Object{cma("hello"), cluster("c1", true)},
+			opts:    func(o *EnableOptions) { o.Addons, o.Clusters = []string{"hello", "nope"}, []string{"c1"} },
+			wantErr: "the hub has no addon nope (no ClusterManagementAddOn; see corral addon list); nothing was enabled",
+		},
+		"a cluster not accepted creates nothing": {
+			objs:    []client.Object{cma("hello"), cluster("c1", true), cluster("c2", false)},
+			opts:    func(o *EnableOptions) { o.Clusters = []string{"c1", "c2"} },
+			wantErr: "cluster c2 is not accepted: accept it first (corral accept c2); nothing was enabled",
+		},
+		"a set with a cluster not accepted creates nothing": {
+			objs:    []client.Object{cma("hello"), clusterSet("prod"), cluster("c1", true), cluster("c2", false)},
+			opts:    func(o *EnableOptions) { o.ClusterSet = "prod" },
+			wantErr: "cluster c2 is not accepted",
+		},
+		"a missing cluster creates nothing": {
+			objs:    []client.Object{cma("hello"), cluster("c1", true)},
+			opts:    func(o *EnableOptions) { o.Clusters = []string{"c1", "ghost"} },
+			wantErr: "no such cluster on the hub: ghost",
+		},
+		"a missing set": {
+			objs:    []client.Object{cma("hello")},
+			opts:    func(o *EnableOptions) { o.ClusterSet = "nope" },
+			wantErr: `no cluster set "nope" on the hub`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, tc.objs...)
+			hub, out := hubOpts(c)
+			o := &EnableOptions{hubOptions: hub, Addons: []string{"hello"}}
+			tc.opts(o)
+			if err := o.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			err := o.Run(context.Background())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.wantOut {
+				t.Errorf("printed %q, want %q", out.String(), tc.wantOut)
+			}
+			list := &addonv1alpha1.ManagedClusterAddOnList{}
+			if err := c.List(context.Background(), list); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]addonv1alpha1.ManagedClusterAddOnSpec{}
+			for _, a := range list.Items {
+				got[a.Namespace+"/"+a.Name] = a.Spec
+			}
+			want := tc.wantAddon
+			if want == nil {
+				want = map[string]addonv1alpha1.ManagedClusterAddOnSpec{}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("ManagedClusterAddOns (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestEnableValidate(t *testing.T) {
+	cases := map[string]struct {
+		o       EnableOptions
+		wantErr string
+	}{
+		"no clusters":        {o: EnableOptions{Addons: []string{"hello"}}, wantErr: "give exactly one of --clusters or --clusterset"},
+		"clusters and a set": {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}, ClusterSet: "s"}}, wantErr: "give exactly one"},
+		"bad addon name":     {o: EnableOptions{Addons: []string{"Hello"}, target: target{Clusters: []string{"c1"}}}, wantErr: `addon name "Hello" is not valid`},
+		"bad namespace":      {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, InstallNamespace: "a_b"}, wantErr: `--namespace "a_b" is not a namespace name`},
+		"bad config":         {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{"just-a-name"}}, wantErr: `--config "just-a-name" is not group/resource/[namespace/]name`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tc.o.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	cases := map[string]addonv1alpha1.AddOnConfig{
+		"g/r/name":            {ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "g", Resource: "r"}, ConfigReferent: addonv1alpha1.ConfigReferent{Name: "name"}},
+		"g/r/ns/name":         {ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "g", Resource: "r"}, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "name"}},
+		"/configmaps/ns/name": {ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Resource: "configmaps"}, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "name"}},
+	}
+	for in, want := range cases {
+		got, err := ParseConfig(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", in, d)
+		}
+	}
+	for _, bad := range []string{"g/r", "g/r/", "a/b/c/d/e"} {
+		if _, err := ParseConfig(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func TestWaitForAddons(t *testing.T) {
+	c := fakeHub(t, cma("hello"))
+	if err := WaitForAddons(context.Background(), c, []string{"hello"}, time.Second); err != nil {
+		t.Errorf("a known addon: %v", err)
+	}
+	err := WaitForAddons(context.Background(), c, []string{"hello", "later"}, 100*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "the hub has no addon later") {
+		t.Errorf("a missing addon: %v, want one naming it", err)
+	}
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const available = addonv1alpha1.ManagedClusterAddOnConditionAvailable
+
+func TestList(t *testing.T) {
+	objs := []client.Object{cma("hello"), cma("idle"),
+		mca("hello", "c1", cond(available, metav1.ConditionTrue, "lease updated")),
+		mca("hello", "c2", cond(available, metav1.ConditionFalse, "lease stopped")),
+		mca("orphan", "c1")}
+	hub, out := hubOpts(fakeHub(t, objs...))
+	o := &ListOptions{hubOptions: hub}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"NAME    INSTALL  ENABLED  AVAILABLE  CLUSTERS  DESCRIPTION",
+		"hello   Manual   2        1/2        c1,c2     hello addon",
+		"idle    Manual   0        0/0        -         idle addon",
+		"orphan  -        1        0/1        c1        not known to the hub (no ClusterManagementAddOn)",
+	}
+	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(out.String()), "\n")); d != "" {
+		t.Errorf("table (-want +got):\n%s", d)
+	}
+
+	hub, out = hubOpts(fakeHub(t, objs...))
+	o = &ListOptions{hubOptions: hub, Output: "json"}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got AddonList
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Items) != 3 || got.Items[0].Name != "hello" || len(got.Items[0].Clusters) != 2 ||
+		got.Items[0].Clusters[1].Available != "False" || got.Items[2].Known {
+		t.Errorf("json: %+v", got)
+	}
+}
+
+func TestListEmpty(t *testing.T) {
+	hub, out := hubOpts(fakeHub(t))
+	if err := (&ListOptions{hubOptions: hub}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "No addons on this hub yet.\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	healthy := mca("hello", "c1",
+		cond(available, metav1.ConditionTrue, "lease updated"),
+		cond(addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionFalse, ""),
+		cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionTrue, ""),
+		cond(CertificateRotatedCondition, metav1.ConditionTrue, ""))
+	healthy.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}}
+	pending := mca("hello", "c2", cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse, "no permission yet"))
+	pending.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}, {SignerName: "example.com/s"}}
+	fresh := mca("hello", "c3")
+
+	hub, out := hubOpts(fakeHub(t, cma("hello"), healthy, pending, fresh))
+	o := &StatusOptions{hubOptions: hub, Addon: "hello"}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"CLUSTER  AVAILABLE  DEGRADED  PROGRESSING  REGISTRATIONS              CREDENTIALS                             MESSAGE",
+		"c1       True       False     -            kube-client                ready                                   lease updated",
+		"c2       -          -         -            kube-client,example.com/s  permission failed, certificate pending  no permission yet",
+		"c3       -          -         -            -                          none                                    waiting for the addon manager and agent to report",
+	}
+	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(out.String()), "\n")); d != "" {
+		t.Errorf("table (-want +got):\n%s", d)
+	}
+}
+
+func TestStatusUnknownAddon(t *testing.T) {
+	hub, _ := hubOpts(fakeHub(t))
+	err := (&StatusOptions{hubOptions: hub, Addon: "nope"}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the hub has no addon nope") {
+		t.Errorf("error %v, want one naming the addon", err)
+	}
+}
+
+func TestStatusNotEnabled(t *testing.T) {
+	hub, out := hubOpts(fakeHub(t, cma("hello")))
+	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Addon hello is not enabled on any cluster") {
+		t.Errorf("printed %q", out.String())
+	}
+}

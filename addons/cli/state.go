@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+)
+
+// CertificateRotatedCondition is the condition the registration agent
+// sets on a ManagedClusterAddOn when its registrations' certificates are
+// issued (OCM's agent names it so; the api module has no constant).
+const CertificateRotatedCondition = "ClusterCertificateRotated"
+
+// kubeClientName is how a registration with the kube-apiserver-client
+// signer is shown.
+const kubeClientName = "kube-client"
+
+// AddonState is what `corral addon list` and `status` say of one addon.
+type AddonState struct {
+	Name            string `json:"name"`
+	DisplayName     string `json:"displayName,omitempty"`
+	Description     string `json:"description,omitempty"`
+	InstallStrategy string `json:"installStrategy,omitempty"`
+	// Known is false for an addon enabled on clusters that the hub has
+	// no ClusterManagementAddOn for.
+	Known    bool           `json:"known"`
+	Clusters []ClusterState `json:"clusters"`
+}
+
+// ClusterState is one addon's state on one cluster: its conditions'
+// statuses ("" when not reported), its registrations and what is wrong.
+type ClusterState struct {
+	Cluster       string   `json:"cluster"`
+	Available     string   `json:"available"`
+	Degraded      string   `json:"degraded"`
+	Progressing   string   `json:"progressing"`
+	Registrations []string `json:"registrations,omitempty"`
+	// Credentials is the registrations' state: ready, or what is pending
+	// or failed.
+	Credentials string `json:"credentials"`
+	Message     string `json:"message,omitempty"`
+}
+
+// availableCount is how many clusters report the addon Available.
+func (a AddonState) availableCount() int {
+	n := 0
+	for _, c := range a.Clusters {
+		if c.Available == string(metav1.ConditionTrue) {
+			n++
+		}
+	}
+	return n
+}
+
+// stateOf builds an addon's state from its ClusterManagementAddOn (nil
+// when the hub has none) and its ManagedClusterAddOns.
+func stateOf(name string, cma *addonv1alpha1.ClusterManagementAddOn, mcas []addonv1alpha1.ManagedClusterAddOn) AddonState {
+	s := AddonState{Name: name, Clusters: []ClusterState{}}
+	if cma != nil {
+		s.Known = true
+		s.DisplayName, s.Description = cma.Spec.AddOnMeta.DisplayName, cma.Spec.AddOnMeta.Description
+		s.InstallStrategy = cma.Spec.InstallStrategy.Type
+	}
+	for i := range mcas {
+		s.Clusters = append(s.Clusters, clusterStateOf(&mcas[i]))
+	}
+	slices.SortFunc(s.Clusters, func(a, b ClusterState) int { return strings.Compare(a.Cluster, b.Cluster) })
+	return s
+}
+
+//nolint:staticcheck // the stored v1alpha1 registration names its signer in a deprecated field
+func clusterStateOf(mca *addonv1alpha1.ManagedClusterAddOn) ClusterState {
+	conds := mca.Status.Conditions
+	st := ClusterState{
+		Cluster:     mca.Namespace,
+		Available:   conditionStatus(conds, addonv1alpha1.ManagedClusterAddOnConditionAvailable),
+		Degraded:    conditionStatus(conds, addonv1alpha1.ManagedClusterAddOnConditionDegraded),
+		Progressing: conditionStatus(conds, addonv1alpha1.ManagedClusterAddOnConditionProgressing),
+		Credentials: credentials(mca),
+		Message:     message(mca),
+	}
+	for _, r := range mca.Status.Registrations {
+		name := r.SignerName
+		if name == certificatesv1.KubeAPIServerClientSignerName {
+			name = kubeClientName
+		}
+		st.Registrations = append(st.Registrations, name)
+	}
+	return st
+}
+
+func conditionStatus(conds []metav1.Condition, typ string) string {
+	if c := meta.FindStatusCondition(conds, typ); c != nil {
+		return string(c.Status)
+	}
+	return ""
+}
+
+// credentials says where the addon's registrations are: none needed,
+// permission (hub RBAC) and certificate (from the agent) each pending,
+// failed or ready.
+func credentials(mca *addonv1alpha1.ManagedClusterAddOn) string {
+	if len(mca.Status.Registrations) == 0 {
+		return "none"
+	}
+	var problems []string
+	for _, step := range []struct{ cond, what string }{
+		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, "permission"},
+		{CertificateRotatedCondition, "certificate"},
+	} {
+		switch conditionStatus(mca.Status.Conditions, step.cond) {
+		case string(metav1.ConditionTrue):
+		case string(metav1.ConditionFalse):
+			problems = append(problems, step.what+" failed")
+		default:
+			problems = append(problems, step.what+" pending")
+		}
+	}
+	if len(problems) == 0 {
+		return "ready"
+	}
+	return strings.Join(problems, ", ")
+}
+
+// message is the message of the first condition that says something is
+// wrong, else Available's.
+func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
+	conds := mca.Status.Conditions
+	for _, bad := range []struct {
+		typ    string
+		status metav1.ConditionStatus
+	}{
+		{addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionTrue},
+		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse},
+		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse},
+		{CertificateRotatedCondition, metav1.ConditionFalse},
+		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown},
+	} {
+		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status {
+			return c.Message
+		}
+	}
+	if c := meta.FindStatusCondition(conds, addonv1alpha1.ManagedClusterAddOnConditionAvailable); c != nil {
+		return c.Message
+	}
+	return "waiting for the addon manager and agent to report"
+}
+
+// orDash shows an empty value as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

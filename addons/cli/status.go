@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/output"
+)
+
+// StatusOptions are the options of `corral addon status`.
+type StatusOptions struct {
+	hubOptions
+	Addon  string
+	Output string
+}
+
+// NewStatusOptions returns the defaults: a table.
+func NewStatusOptions(out io.Writer) *StatusOptions {
+	return &StatusOptions{hubOptions: newHubOptions(out)}
+}
+
+// NewCmdStatus returns `corral addon status`.
+func NewCmdStatus(out io.Writer) *cobra.Command {
+	o := NewStatusOptions(out)
+	cmd := &cobra.Command{
+		Use:   "status ADDON",
+		Short: "Show an addon's state on every cluster it is enabled on",
+		Long: `Show an addon's state on every cluster it is enabled on: its Available,
+Degraded and Progressing conditions, its registrations (the hub identities its
+agent asks for) with whether their permissions and certificates are ready, and
+what is wrong, if anything.`,
+		Example: "  corral addon status hello\n  corral addon status hello -o json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Addon = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	output.AddFlag(cmd.Flags(), &o.Output)
+	return cmd
+}
+
+// Validate checks the addon name and output format.
+func (o *StatusOptions) Validate() error {
+	if err := validateNames("addon", []string{o.Addon}); err != nil {
+		return err
+	}
+	return output.Validate(o.Output)
+}
+
+// Run reads the addon and prints its state per cluster.
+func (o *StatusOptions) Run(ctx context.Context) error {
+	var cma *addonv1alpha1.ClusterManagementAddOn
+	got := &addonv1alpha1.ClusterManagementAddOn{}
+	switch err := o.client.Get(ctx, client.ObjectKey{Name: o.Addon}, got); {
+	case err == nil:
+		cma = got
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading addon %s: %w", o.Addon, err)
+	}
+	mcas := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := o.client.List(ctx, mcas); err != nil {
+		return fmt.Errorf("listing enabled addons: %w", err)
+	}
+	var enabled []addonv1alpha1.ManagedClusterAddOn
+	for _, mca := range mcas.Items {
+		if mca.Name == o.Addon {
+			enabled = append(enabled, mca)
+		}
+	}
+	if cma == nil && len(enabled) == 0 {
+		return fmt.Errorf("the hub has no addon %s (no ClusterManagementAddOn, enabled nowhere): see corral addon list", o.Addon)
+	}
+	state := stateOf(o.Addon, cma, enabled)
+	return output.Print(o.Out, o.Output, state, func(w io.Writer) { printStatus(w, state) })
+}
+
+func printStatus(w io.Writer, s AddonState) {
+	if !s.Known {
+		fmt.Fprintf(w, "Addon %s is not known to the hub (no ClusterManagementAddOn) but is enabled on clusters:\n", s.Name)
+	}
+	if len(s.Clusters) == 0 {
+		fmt.Fprintf(w, "Addon %s is not enabled on any cluster: corral addon enable %s --clusters ...\n", s.Name, s.Name)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLUSTER\tAVAILABLE\tDEGRADED\tPROGRESSING\tREGISTRATIONS\tCREDENTIALS\tMESSAGE")
+	for _, c := range s.Clusters {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Cluster, orDash(c.Available), orDash(c.Degraded), orDash(c.Progressing),
+			orDash(strings.Join(c.Registrations, ",")), c.Credentials, c.Message)
+	}
+	_ = tw.Flush()
+}

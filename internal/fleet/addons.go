@@ -1,0 +1,62 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons"
+	addoncli "github.com/corral-dev/corral/addons/cli"
+)
+
+// addonManagerTimeout bounds the wait for the hub's addon manager to
+// create the ClusterManagementAddOns of the fleet's addons.
+const addonManagerTimeout = 2 * time.Minute
+
+// SelectAddons picks the built-in addons `dev up --addons` names out of
+// known; no names picks them all. It says in one line when a name is
+// unknown, or when this build has no built-in addons at all.
+func SelectAddons(known []addons.Addon, names []string) ([]addons.Addon, error) {
+	if len(known) == 0 && len(names) > 0 {
+		return nil, fmt.Errorf("--addons %s: this corral has no built-in addons yet", names[0])
+	}
+	picked, err := addons.Select(known, names)
+	if err != nil {
+		return nil, fmt.Errorf("--addons: %w", err)
+	}
+	return picked, nil
+}
+
+// enableAddons enables the fleet's addons on every managed cluster, as
+// `corral addon enable` would, once the hub knows them: the hub's addon
+// manager creates their ClusterManagementAddOns as it starts, so a missing
+// one is waited for, up to wait, before enable gives up.
+func enableAddons(ctx context.Context, hub client.Client, clusters []string, selected []addons.Addon, wait time.Duration, progress io.Writer) error {
+	if len(selected) == 0 || len(clusters) == 0 {
+		return nil
+	}
+	names := addons.Names(selected)
+	if err := addoncli.WaitForAddons(ctx, hub, names, wait); err != nil {
+		return fmt.Errorf("enabling the fleet's addons: %w", err)
+	}
+	var managed []clusterv1.ManagedCluster
+	for _, name := range clusters {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+			return fmt.Errorf("enabling the fleet's addons on %s: %w", name, err)
+		}
+		managed = append(managed, *mc)
+	}
+	changes, err := addoncli.Enable(ctx, hub, names, managed, addoncli.EnableSpec{})
+	for _, ch := range changes {
+		fmt.Fprintf(progress, "%s: addon %s %s\n", ch.Cluster, ch.Addon, ch.Action)
+	}
+	if err != nil {
+		return fmt.Errorf("enabling the fleet's addons: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+// Package addonapi_test runs, against a real hub control plane with the
+// hub's controllers and webhooks wired as `corral hub` wires them, the
+// addon API as users and addon-framework see it: ManagedClusterAddOn and
+// ClusterManagementAddOn read and written in both served versions through
+// the hub's conversion webhook, and `corral addon enable` and `disable`.
+package addonapi_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
+)
+
+func TestAddonAPI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "addon API")
+}
+
+// timeout bounds every wait: the registrar, the hub's controllers; generous
+// for a busy 2-core machine.
+const timeout = 60 * time.Second
+
+var (
+	admin     client.Client
+	hubConfig *rest.Config
+	// hubKubeconfig is the hub's admin kubeconfig file, for the CLI.
+	hubKubeconfig string
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	hubCluster, err := localcluster.Start(ctx, localcluster.Options{
+		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(hubCluster.Stop)
+
+	By("installing on the hub what corral init does")
+	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
+
+	scheme, err := hub.Scheme()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(addonv1alpha1.Install(scheme)).To(Succeed())
+	Expect(addonv1beta1.Install(scheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
+	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	hubConfig, hubKubeconfig = hubCluster.Config, hubCluster.Kubeconfig
+
+	By("running the hub's controllers and webhooks as corral hub does")
+	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
+	})
+	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
+	for _, name := range webhook.ConvertedCRDs {
+		expectConversionWebhook(ctx, name)
+	}
+}, NodeTimeout(localcluster.DefaultStartTimeout+4*time.Minute))
+
+// expectConversionWebhook waits until the CRD name converts through a
+// webhook.
+func expectConversionWebhook(ctx context.Context, name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
+		g.Expect(crd.Spec.Conversion).NotTo(BeNil())
+		g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter))
+		g.Expect(crd.Spec.Conversion.Webhook.ClientConfig.CABundle).NotTo(BeEmpty())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+var nameCounter atomic.Int64
+
+// uniqueName is prefix with a number no other spec uses.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, nameCounter.Add(1))
+}
+
+// newNamespace is a namespace for one spec, deleted after it.
+func newNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("addon-spec")}}
+	Expect(admin.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, ns))).To(Succeed()) })
+	return ns.Name
+}
