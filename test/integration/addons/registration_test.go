@@ -74,7 +74,6 @@ var _ = Describe("Addon registration", func() {
 	})
 
 	It("declares the agent's kube-client registration with the framework's default subject", func(ctx context.Context) {
-		requireConversion(ctx)
 		cluster := newCluster(ctx, true)
 		enable(ctx, cluster, helloAddon.Name)
 		Eventually(func(g Gomega) {

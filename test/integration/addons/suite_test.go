@@ -88,16 +88,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
 	})
 	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
-}, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
-
-// requireConversion skips a spec that reads what the addon framework writes
-// through v1beta1 while the hub does not convert the addon CRDs (their
-// registrations differ between the versions): the conversion webhook
-// comes with the hub's webhooks.
-func requireConversion(ctx context.Context) {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	Expect(admin.Get(ctx, client.ObjectKey{Name: "managedclusteraddons.addon.open-cluster-management.io"}, crd)).To(Succeed())
-	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
-		Skip("the hub does not convert ManagedClusterAddOns between v1alpha1 and v1beta1 yet")
+	for _, name := range webhook.ConvertedCRDs {
+		Eventually(func(g Gomega) {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
+			g.Expect(crd.Spec.Conversion).NotTo(BeNil())
+			g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the hub converts %s", name)
 	}
-}
+}, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
