@@ -75,6 +75,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	if opts.Lifecycle {
+		if err := addonowner.IndexByName(context.Background(), mgr); err != nil {
+			return fmt.Errorf("indexing ManagedClusterAddOns by name: %w", err)
+		}
 		if err := errors.Join(
 			(&addonowner.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),

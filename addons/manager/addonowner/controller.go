@@ -33,20 +33,29 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		Complete(r)
 }
 
+// NameIndex indexes ManagedClusterAddOns by name in the manager's cache:
+// an addon's ManagedClusterAddOns, one per cluster, share its name.
+const NameIndex = "addon.corral.dev/name"
+
+// IndexByName adds NameIndex to mgr's cache; the lifecycle controllers
+// list by it.
+func IndexByName(ctx context.Context, mgr ctrl.Manager) error {
+	return mgr.GetFieldIndexer().IndexField(ctx, &addonv1alpha1.ManagedClusterAddOn{}, NameIndex,
+		func(o client.Object) []string { return []string{o.GetName()} })
+}
+
 // AddonsNamedAfter maps a ClusterManagementAddOn to its
-// ManagedClusterAddOns, read with c.
+// ManagedClusterAddOns, read with c (a cache with NameIndex).
 func AddonsNamedAfter(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, cma client.Object) []reconcile.Request {
 		list := &addonv1alpha1.ManagedClusterAddOnList{}
-		if err := c.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		if err := c.List(ctx, list, client.MatchingFields{NameIndex: cma.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Listing the ManagedClusterAddOns of an addon", "addon", cma.GetName())
 			return nil
 		}
-		var reqs []reconcile.Request
+		reqs := make([]reconcile.Request, 0, len(list.Items))
 		for i := range list.Items {
-			if list.Items[i].Name == cma.GetName() {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-			}
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 		}
 		return reqs
 	}

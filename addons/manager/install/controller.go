@@ -102,14 +102,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // listAddons finds the addon's ManagedClusterAddOns.
 func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.Result, error) {
 	list := &addonv1alpha1.ManagedClusterAddOnList{}
-	if err := r.Client.List(ctx, list); err != nil {
+	if err := r.Client.List(ctx, list, client.MatchingFields{addonowner.NameIndex: s.cma.Name}); err != nil {
 		return corralreconcile.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
 	}
-	s.addons = map[string]*addonv1alpha1.ManagedClusterAddOn{}
+	s.addons = make(map[string]*addonv1alpha1.ManagedClusterAddOn, len(list.Items))
 	for i := range list.Items {
-		if list.Items[i].Name == s.cma.Name {
-			s.addons[list.Items[i].Namespace] = &list.Items[i]
-		}
+		s.addons[list.Items[i].Namespace] = &list.Items[i]
 	}
 	return corralreconcile.Continue, nil
 }
