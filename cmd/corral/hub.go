@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/lease"
@@ -29,17 +32,47 @@ type hubOptions struct {
 	webhook webhook.Options
 	// webhookService is --webhook-service, parsed into webhook.Service.
 	webhookService string
+
+	// builtins are the built-in addons this binary knows; addonNames
+	// (--addons) those whose hub halves run, all when empty.
+	builtins       []addons.Addon
+	addonNames     []string
+	noRegistration bool
+	// selected is what --addons picks out of builtins.
+	selected []addons.Addon
 }
 
-func newCmdHub() *cobra.Command {
-	o := &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
+// newCmdHub returns `corral hub`; builtins are the built-in addons whose
+// hub halves it can run.
+func newCmdHub(builtins ...addons.Addon) *cobra.Command {
+	return newHubOptions(builtins...).command()
+}
+
+// newHubOptions returns the defaults: leader election, OCM's lease grace,
+// the webhooks on their default port, every built-in addon.
+func newHubOptions(builtins ...addons.Addon) *hubOptions {
+	return &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, builtins: builtins, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
 		leaseGrace: lease.DefaultGraceMultiplier, webhook: webhook.Options{Port: webhook.DefaultPort}}
+}
+
+// command is `corral hub` with its flags bound to o.
+func (o *hubOptions) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hub",
-		Short: "Run the hub's controllers (the registration core) until stopped",
+		Short: "Run the hub's controllers (registration core, addon manager, addons' hub halves) until stopped",
 		Long: `Run the hub's controllers against a hub prepared with 'corral init': they
 accept, deny and clean up ManagedClusters and watch their leases. Several
 copies may run; one leads.
+
+It also runs the addon manager: every addon's lifecycle (ManagedClusterAddOns
+owned by their ClusterManagementAddOn, the Manual and Placements install
+strategies), and for the built-in addons named by --addons (default: all)
+their ClusterManagementAddOns, their hub halves, and their agents'
+registration (CSRs approved only for an enabled addon on an accepted cluster,
+with the addon's RBAC in the cluster namespace). With --no-registration it
+runs only the named addons' hub halves and registration, and no webhooks:
+for hosted deployments, debugging and benchmarks (run the main hub with the
+other addons, so that no addon runs twice).
 
 It also serves the registration admission webhooks (only a user allowed
 managedclustersets/join may put a cluster in a set, managedclusters/accept
@@ -53,6 +86,7 @@ for a hub running in the cluster, --webhook-service, which needs a
 --webhook-cert-dir every replica shares. The configurations stay when the
 hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
+  corral hub --addons placement --no-registration --kubeconfig hub.kubeconfig
   corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,6 +98,9 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f)
+	f.StringSliceVar(&o.addonNames, "addons", nil, "built-in addons whose hub halves run here, comma-separated (default: all: "+
+		strings.Join(addons.Names(o.builtins), ",")+")")
+	f.BoolVar(&o.noRegistration, "no-registration", false, "run only the named addons' hub halves: no registration controllers, addon lifecycle or webhooks")
 	f.BoolVar(&o.leaderElect, "leader-elect", o.leaderElect, "elect a leader among several copies")
 	f.StringVar(&o.leaderElectNS, "leader-elect-namespace", o.leaderElectNS, "namespace of the leader election lease")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
@@ -84,7 +121,10 @@ func (o *hubOptions) validate() error {
 	if o.leaseGrace < 0 {
 		return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.leaseGrace)
 	}
-	if o.webhook.Port == 0 {
+	if err := o.selectAddons(); err != nil {
+		return err
+	}
+	if o.webhook.Port == 0 || o.noRegistration {
 		return nil // no webhooks: the other webhook flags do not matter
 	}
 	if o.webhookService != "" {
@@ -97,6 +137,31 @@ func (o *hubOptions) validate() error {
 	return o.webhook.Validate()
 }
 
+// selectAddons picks the --addons out of the built-ins.
+func (o *hubOptions) selectAddons() error {
+	if len(o.builtins) == 0 && len(o.addonNames) > 0 {
+		return fmt.Errorf("--addons: unknown addon %q: this corral has no built-in addons", o.addonNames[0])
+	}
+	selected, err := addons.Select(o.builtins, o.addonNames)
+	if err != nil {
+		return fmt.Errorf("--addons: %w", err)
+	}
+	if o.noRegistration && len(selected) == 0 {
+		return fmt.Errorf("--no-registration runs only the named addons' hub halves, and there are none: name them with --addons")
+	}
+	o.selected = selected
+	return nil
+}
+
+// leaderElectionID is the Lease one of several copies holds: a hub with
+// --no-registration leads only among copies running the same addons.
+func (o *hubOptions) leaderElectionID() string {
+	if !o.noRegistration {
+		return "corral-hub"
+	}
+	return "corral-hub-addons-" + strings.Join(addons.Names(o.selected), "-")
+}
+
 func (o *hubOptions) run(ctx context.Context) error {
 	cfg, err := o.kube.RESTConfig()
 	if err != nil {
@@ -107,12 +172,27 @@ func (o *hubOptions) run(ctx context.Context) error {
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "corral-hub",
+		LeaderElectionID:        o.leaderElectionID(),
 		LeaderElectionNamespace: o.leaderElectNS,
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the hub's controllers: %w", err)
 	}
+	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Lifecycle: !o.noRegistration}); err != nil {
+		return fmt.Errorf("setting up the addon manager: %w", err)
+	}
+	if !o.noRegistration {
+		if err := o.setupRegistration(mgr); err != nil {
+			return err
+		}
+	}
+	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host, "addons", addons.Names(o.selected), "registration", !o.noRegistration)
+	return mgr.Start(ctx)
+}
+
+// setupRegistration adds the registration core's controllers and the
+// webhooks.
+func (o *hubOptions) setupRegistration(mgr ctrl.Manager) error {
 	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace, AutoApproveUsers: o.autoApprove}); err != nil {
 		return err
 	}
@@ -121,6 +201,5 @@ func (o *hubOptions) run(ctx context.Context) error {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}
 	}
-	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host)
-	return mgr.Start(ctx)
+	return nil
 }

@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
@@ -42,14 +44,14 @@ const (
 // the hub, corral hub, a corral agent per managed cluster, and corral
 // accept for each. It returns once every cluster has joined and is
 // available; the controllers and agents run, tracked by wg, until ctx ends.
-func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer, wg *sync.WaitGroup) error {
+func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, builtins []addons.Addon, progress io.Writer, wg *sync.WaitGroup) error {
 	say := func(who, format string, args ...any) {
 		fmt.Fprintf(progress, "%s: %s\n", who, fmt.Sprintf(format, args...))
 	}
 	if err := registrationcli.InstallHub(ctx, hubCluster.Config, prefixed{progress, "hub: "}); err != nil {
 		return fmt.Errorf("preparing the hub: %w", err)
 	}
-	if err := startHubControllers(ctx, hubCluster.Config, progress, wg); err != nil {
+	if err := startHubControllers(ctx, hubCluster.Config, builtins, progress, wg); err != nil {
 		return err
 	}
 	say("hub", "registration controllers and admission webhooks running")
@@ -95,12 +97,15 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 	return nil
 }
 
-func startHubControllers(ctx context.Context, cfg *rest.Config, progress io.Writer, wg *sync.WaitGroup) error {
+func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addons.Addon, progress io.Writer, wg *sync.WaitGroup) error {
 	mgr, err := hub.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		return err
 	}
 	if err := hub.SetupWithManager(mgr, hub.Options{}); err != nil {
+		return err
+	}
+	if err := manager.SetupWithManager(mgr, manager.Options{Addons: builtins, Lifecycle: true}); err != nil {
 		return err
 	}
 	// Webhooks on a free loopback port, with a CA of this process's own.

@@ -84,7 +84,7 @@ func Run(ctx context.Context, opts Options) error {
 		registration.Wait()
 		return stopAll(clusters)
 	}
-	if err := register(regCtx, clusters[0], clusters[1:], opts.Progress, &registration); err != nil {
+	if err := register(regCtx, clusters[0], clusters[1:], opts.Addons, opts.Progress, &registration); err != nil {
 		return fail(state, errors.Join(err, stop()))
 	}
 	if err := enableFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -50,8 +51,7 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	agentCSR := predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
-		return ok && csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName &&
-			csr.Labels[clusterv1.ClusterNameLabelKey] != ""
+		return ok && isAgentCSR(csr)
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr-approval").
@@ -59,6 +59,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.csrsOfCluster), builder.WithPredicates(becameAccepted)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// isAgentCSR says whether csr is a cluster agent's own client certificate
+// request: an addon's (labelled with the addon's name too) is the addon
+// manager's to decide, and left alone here without a word.
+func isAgentCSR(csr *certificatesv1.CertificateSigningRequest) bool {
+	return csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName &&
+		csr.Labels[clusterv1.ClusterNameLabelKey] != "" && csr.Labels[addonv1alpha1.AddonLabelKey] == ""
 }
 
 // becameAccepted passes only an update that turns spec.hubAcceptsClient on.
@@ -82,6 +90,9 @@ func (r *Reconciler) csrsOfCluster(ctx context.Context, obj client.Object) []rec
 	}
 	reqs := make([]reconcile.Request, 0, len(csrs.Items))
 	for i := range csrs.Items {
+		if !isAgentCSR(&csrs.Items[i]) {
+			continue
+		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: csrs.Items[i].Name}})
 	}
 	return reqs
@@ -93,7 +104,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !clientcsr.Pending(csr) {
+	if !isAgentCSR(csr) || !clientcsr.Pending(csr) {
 		return ctrl.Result{}, nil
 	}
 	approve, why, err := r.decide(ctx, csr)

@@ -23,6 +23,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -157,6 +158,36 @@ func TestReconcile(t *testing.T) {
 	}
 }
 
+// TestAddonCSRLeftAlone: an addon agent's request, even one that would
+// pass as the cluster's own renewal, is the addon manager's: no approval,
+// no access review, no event.
+func TestAddonCSRLeftAlone(t *testing.T) {
+	csr := agentCSR(t, agentUser)
+	csr.Labels[addonv1alpha1.AddonLabelKey] = "hello"
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterv1.Install(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(csr.DeepCopy(), held()).Build()
+	kube := kubefake.NewClientset(csr.DeepCopy())
+	recorder := events.NewFakeRecorder(10)
+	r := &Reconciler{Client: c, Kube: kube, Recorder: recorder}
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Name: csr.Name}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(kube.Actions()) != 0 {
+		t.Errorf("the reconciler acted on an addon CSR: %v", kube.Actions())
+	}
+	select {
+	case ev := <-recorder.Events:
+		t.Errorf("event on an addon CSR: %q", ev)
+	default:
+	}
+}
+
 // TestRenewalReview: a renewal is checked as the requester, with every
 // attribute of its identity, for renew on managedclusters/clientcertificates.
 func TestRenewalReview(t *testing.T) {
@@ -225,7 +256,9 @@ func TestCSRsOfCluster(t *testing.T) {
 	other.Name, other.Labels = "c2-abcde", map[string]string{clusterv1.ClusterNameLabelKey: "c2"}
 	unlabelled := agentCSR(t, bootstrapUser)
 	unlabelled.Name, unlabelled.Labels = "node-csr", nil
-	c := fake.NewClientBuilder().WithObjects(mine, again, other, unlabelled).Build()
+	addon := agentCSR(t, agentUser)
+	addon.Name, addon.Labels[addonv1alpha1.AddonLabelKey] = "addon-c1-hello-abcde", "hello"
+	c := fake.NewClientBuilder().WithObjects(mine, again, other, unlabelled, addon).Build()
 
 	got := (&Reconciler{Client: c}).csrsOfCluster(context.Background(), cluster(true))
 	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "c1-abcde"}}, {NamespacedName: types.NamespacedName{Name: "c1-fghij"}}}

@@ -9,7 +9,8 @@
 //
 // Everything else stays pending, with an event on the CSR saying why. It
 // watches CSRs for kubernetes.io/kube-apiserver-client labelled with a
-// cluster name, and ManagedClusters whose spec.hubAcceptsClient turns true
+// cluster name but not with an addon name (an addon agent's request, which
+// the addon manager decides on, gets no event here), and ManagedClusters whose spec.hubAcceptsClient turns true
 // (mapped to their CSRs, which may now be approved); it writes CSR
 // approvals and events.
 package csrapproval

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/corral-dev/corral/addons"
+)
+
+func TestHubAddonFlags(t *testing.T) {
+	run := func(context.Context, addons.AgentEnv) error { return nil }
+	builtins := []addons.Addon{{Name: "work", RunAgent: run}, {Name: "placement", RunAgent: run}}
+	cases := map[string]struct {
+		builtins []addons.Addon
+		args     []string
+		// wantErr is in the one-line error; "" means valid.
+		wantErr      string
+		wantSelected []string
+		wantLeaseID  string
+	}{
+		"all by default":             {builtins: builtins, wantSelected: []string{"work", "placement"}, wantLeaseID: "corral-hub"},
+		"some":                       {builtins: builtins, args: []string{"--addons", "placement"}, wantSelected: []string{"placement"}, wantLeaseID: "corral-hub"},
+		"unknown":                    {builtins: builtins, args: []string{"--addons", "health"}, wantErr: `--addons: unknown addon "health": the built-in addons are work, placement`},
+		"unknown, with no built-ins": {args: []string{"--addons", "work"}, wantErr: `--addons: unknown addon "work": this corral has no built-in addons`},
+		"no registration": {builtins: builtins, args: []string{"--addons", "work,placement", "--no-registration"},
+			wantSelected: []string{"work", "placement"}, wantLeaseID: "corral-hub-addons-work-placement"},
+		"no registration, no addons": {args: []string{"--no-registration"}, wantErr: "--no-registration runs only the named addons' hub halves"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := newHubOptions(tc.builtins...)
+			if err := o.command().ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			err := o.validate()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("validate = %v, want one line with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(addons.Names(o.selected), ","); got != strings.Join(tc.wantSelected, ",") {
+				t.Errorf("selected %s, want %v", got, tc.wantSelected)
+			}
+			if got := o.leaderElectionID(); got != tc.wantLeaseID {
+				t.Errorf("leader election ID %s, want %s", got, tc.wantLeaseID)
+			}
+		})
+	}
+}
