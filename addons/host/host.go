@@ -182,7 +182,7 @@ func (h *Host) Run(ctx context.Context) error {
 	defer h.stopAll(ctx)
 	defer h.queue.ShutDown()
 	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
-		return ctx.Err()
+		return nil // ctx ended
 	}
 	log(ctx).Info("Watching the cluster's addons", "cluster", h.opts.ClusterName, "builtins", len(h.builtins))
 	go h.resync(ctx)
