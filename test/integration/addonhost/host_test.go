@@ -219,7 +219,7 @@ var _ = Describe("the addon host", func() {
 		}).WithContext(ctx).WithTimeout(timeout).ShouldNot(BeEmpty())
 		csr := csrs[0]
 		Expect(csr.Spec.SignerName).To(Equal(certificatesv1.KubeAPIServerClientSignerName))
-		Expect(csr.Spec.Username).To(Equal("system:open-cluster-management:" + cluster + ":agent1"), "asked by the registration agent")
+		Expect(csr.Spec.Username).To(Equal("system:open-cluster-management:"+cluster+":agent1"), "asked by the registration agent")
 		block, _ := pem.Decode(csr.Spec.Request)
 		request, err := x509.ParseCertificateRequest(block.Bytes)
 		Expect(err).NotTo(HaveOccurred())
