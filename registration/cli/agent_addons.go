@@ -62,7 +62,12 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	defer cancel()
 	hostDone := make(chan error, 1)
 	go func() {
-		hostDone <- runHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+		err := runHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+		if err != nil {
+			cancel() // the agent does not go on without its addon host
+			err = fmt.Errorf("the addon host: %w", err)
+		}
+		hostDone <- err
 	}()
 	err = a.Run(ctx)
 	cancel()
