@@ -105,7 +105,7 @@ func TestRotateAt(t *testing.T) {
 
 // recorder is a crashReporter that remembers what it was told.
 type recorder struct {
-	mu        sync.Mutex
+	mu         sync.Mutex
 	crashes    []time.Duration
 	recoveries int
 }

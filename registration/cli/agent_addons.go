@@ -84,14 +84,11 @@ func runHost(ctx context.Context, managed *rest.Config, opts host.Options) error
 	}
 	var last []byte
 	for ctx.Err() == nil {
-		var kubeconfig []byte
-		err := wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
-			kubeconfig, opts.AgentName, err = registrationIdentity(ctx, kube)
-			return err == nil && len(kubeconfig) > 0 && !bytes.Equal(kubeconfig, last), nil
-		})
-		if err != nil {
+		kubeconfig, agentName, ok := nextIdentity(ctx, kube, last)
+		if !ok {
 			return nil // ctx ended
 		}
+		opts.AgentName = agentName
 		last = kubeconfig
 		if opts.Hub, err = clientcmd.RESTConfigFromKubeConfig(kubeconfig); err != nil {
 			return fmt.Errorf("the registration agent's stored hub kubeconfig: %w", err)
@@ -101,6 +98,17 @@ func runHost(ctx context.Context, managed *rest.Config, opts host.Options) error
 		}
 	}
 	return nil
+}
+
+// nextIdentity waits until the registration agent has stored a hub
+// identity other than last; ok is false when ctx ended first.
+func nextIdentity(ctx context.Context, kube kubernetes.Interface, last []byte) (kubeconfig []byte, agentName string, ok bool) {
+	err := wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		kubeconfig, agentName, err = registrationIdentity(ctx, kube)
+		return err == nil && len(kubeconfig) > 0 && !bytes.Equal(kubeconfig, last), nil
+	})
+	return kubeconfig, agentName, err == nil
 }
 
 // runHostUntilChanged runs a host until ctx ends or the stored identity is

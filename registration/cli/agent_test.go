@@ -32,7 +32,9 @@ func TestAgentValidateAddons(t *testing.T) {
 			wantErr: "--no-registration needs --hub-kubeconfig",
 		},
 		"no registration of addons with no agent half": {
-			set:     func(o *AgentOptions) { o.NoRegistration, o.HubKubeconfig, o.Addons = true, "hub.kubeconfig", []string{"hubonly"} },
+			set: func(o *AgentOptions) {
+				o.NoRegistration, o.HubKubeconfig, o.Addons = true, "hub.kubeconfig", []string{"hubonly"}
+			},
 			wantErr: "none of the addons [hubonly] has an agent half",
 		},
 		"no registration with a bootstrap kubeconfig": {
