@@ -369,3 +369,7 @@ var _ = Describe("the addon host", func() {
 		Expect(c.Reason).To(Equal(host.ReasonCertificateUpdated))
 	})
 })
+
+func namespace(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
