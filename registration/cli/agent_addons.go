@@ -62,7 +62,7 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	defer cancel()
 	hostDone := make(chan error, 1)
 	go func() {
-		err := runHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+		err := RunAddonHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
 		if err != nil {
 			cancel() // the agent does not go on without its addon host
 			err = fmt.Errorf("the addon host: %w", err)
@@ -74,10 +74,13 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	return errors.Join(err, <-hostDone)
 }
 
-// runHost runs the addon host with the registration agent's hub identity,
-// as stored on the managed cluster, once there is one; it starts the host
-// again when the identity changes.
-func runHost(ctx context.Context, managed *rest.Config, opts host.Options) error {
+// RunAddonHost runs the addon host with the registration agent's hub
+// identity, as stored on the managed cluster, once there is one; it starts
+// the host again when the identity changes (rotated). opts.Hub and
+// opts.AgentName are filled from the stored identity. It returns when ctx
+// ends. `corral agent` runs it beside the registration agent; so can an
+// embedded fleet.
+func RunAddonHost(ctx context.Context, managed *rest.Config, opts host.Options) error {
 	kube, err := kubernetes.NewForConfig(managed)
 	if err != nil {
 		return err
