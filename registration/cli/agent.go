@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -23,16 +26,33 @@ type AgentOptions struct {
 	HubKubeconfigFile   string
 	ClusterURL          string
 	LeaseSeconds        int32
+	// Builtins are the built-in addons this binary knows; Addons names
+	// those whose agent halves run (none named: all).
+	Builtins []addons.Addon
+	Addons   []string
+	// NoRegistration runs only the named addons' agent halves, with
+	// HubKubeconfig as their hub identity and AddonNamespace as their
+	// install namespace.
+	NoRegistration bool
+	HubKubeconfig  string
+	AddonNamespace string
+
+	selected []addons.Addon
 }
 
-// NewAgentOptions returns the defaults: OCM's lease period.
-func NewAgentOptions(out io.Writer) *AgentOptions {
-	return &AgentOptions{managedOptions: newManagedOptions(out), LeaseSeconds: common.DefaultLeaseDurationSeconds}
+// NewAgentOptions returns the defaults: OCM's lease period, every
+// built-in addon.
+func NewAgentOptions(out io.Writer, builtins ...addons.Addon) *AgentOptions {
+	return &AgentOptions{
+		managedOptions: newManagedOptions(out), LeaseSeconds: common.DefaultLeaseDurationSeconds,
+		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace,
+	}
 }
 
-// NewCmdAgent returns `corral agent`.
-func NewCmdAgent(out io.Writer) *cobra.Command {
-	o := NewAgentOptions(out)
+// NewCmdAgent returns `corral agent`; builtins are the built-in addons it
+// can run.
+func NewCmdAgent(out io.Writer, builtins ...addons.Addon) *cobra.Command {
+	o := NewAgentOptions(out, builtins...)
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a managed cluster's agent: join the hub, then keep the cluster reported",
@@ -41,18 +61,25 @@ asks the hub to join (a ManagedCluster and a CSR) and waits until a hub admin
 accepts ('corral accept <cluster>'); then it stores its own hub kubeconfig on
 the managed cluster (open-cluster-management-agent/hub-kubeconfig-secret),
 renews its lease and reports the cluster's availability. A restart reuses the
-stored identity.`,
-		Example: "  corral agent --cluster-name cluster1 --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig managed.kubeconfig",
-		Args:    cobra.NoArgs,
+stored identity.
+
+It also hosts the cluster's addons, as OCM's agent does: for every
+ManagedClusterAddOn in the cluster namespace on the hub it obtains the client
+certificates the addon registers for (the <addon>-hub-kubeconfig Secret in
+the addon's install namespace), rotates them, and reports the addon's lease
+as its Available condition; the agent halves of the built-in addons named by
+--addons (default: all) run in-process with their own hub identity.
+
+With --no-registration it runs only the named addons' agent halves, with
+--hub-kubeconfig as their hub identity: for hosted deployments and debugging.`,
+		Example: `  corral agent --cluster-name cluster1 --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig managed.kubeconfig
+  corral agent --addons work --no-registration --cluster-name c1 --hub-kubeconfig hub.kubeconfig --kubeconfig managed.kubeconfig`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			a, err := o.Complete(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return a.Run(cmd.Context())
+			return o.Run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
@@ -62,6 +89,11 @@ stored identity.`,
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	f.StringVar(&o.ClusterURL, "cluster-url", "", "https address of the managed cluster's API server, for the hub (optional)")
 	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "how often the lease is renewed")
+	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated (default: all: "+
+		strings.Join(addons.Names(o.Builtins), ",")+")")
+	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' agent halves, with --hub-kubeconfig as their hub identity")
+	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")
+	f.StringVar(&o.AddonNamespace, "addon-namespace", o.AddonNamespace, "with --no-registration: the addons' install namespace on the managed cluster")
 	return cmd
 }
 
@@ -69,6 +101,17 @@ stored identity.`,
 func (o *AgentOptions) Validate() error {
 	if err := o.validateClusterName(); err != nil {
 		return err
+	}
+	selected, err := addons.Select(o.Builtins, o.Addons)
+	if err != nil {
+		return fmt.Errorf("--addons: %w", err)
+	}
+	o.selected = selected
+	if o.NoRegistration {
+		return o.validateNoRegistration()
+	}
+	if o.HubKubeconfig != "" {
+		return fmt.Errorf("--hub-kubeconfig is for --no-registration; the registration agent keeps its own hub kubeconfig")
 	}
 	if o.LeaseSeconds < 1 {
 		return fmt.Errorf("--lease-duration-seconds is %d: it must be 1 or more", o.LeaseSeconds)

@@ -1,0 +1,165 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+)
+
+// Keys of an addon's credential Secret, as OCM's agent writes them.
+const (
+	KeyKubeconfig  = "kubeconfig"
+	KeyCert        = "tls.crt"
+	KeyKey         = "tls.key"
+	KeyClusterName = "cluster-name"
+)
+
+// The condition and reasons OCM's agent reports an addon's certificate
+// with.
+const (
+	ConditionCertificateRotated   = "ClusterCertificateRotated"
+	ReasonCertificateUpdated      = "ClientCertificateUpdated"
+	ReasonCertificateUpdateFailed = "ClientCertificateUpdateFailed"
+)
+
+const (
+	kubeClientSigner = certificatesv1.KubeAPIServerClientSignerName
+	addonLabelKey    = addonv1beta1.AddonLabelKey
+)
+
+// want is one registration an addon declares: which signer, which subject,
+// and where its Secret goes.
+type want struct {
+	addon      string
+	signer     string
+	subject    pkix.Name
+	namespace  string
+	secretName string
+}
+
+// key identifies a registration: a change of any of its parts is a new
+// registration (the old Secret goes, a new one is made).
+func (w want) key() string {
+	b, _ := json.Marshal([]any{w.signer, w.subject.CommonName, w.subject.Organization, w.subject.OrganizationalUnit, w.namespace})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// kubeClient says whether the registration is for a hub kubeconfig.
+func (w want) kubeClient() bool { return w.signer == kubeClientSigner }
+
+// SecretName is where OCM's agent writes the credentials of a
+// registration with signer for addon.
+func SecretName(addon, signer string) string {
+	if signer == kubeClientSigner {
+		return addon + "-hub-kubeconfig"
+	}
+	return addon + "-" + strings.ReplaceAll(signer, "/", "-") + "-client-cert"
+}
+
+// DefaultSubject is the subject OCM's agent asks for when a registration
+// names none: user …:addon:<addon>:agent:<agent>, and, for a hub
+// kubeconfig, the group system:open-cluster-management:cluster:<c>:addon:<a>.
+func DefaultSubject(cluster, addon, agent, signer string) pkix.Name {
+	org := fmt.Sprintf("system:open-cluster-management:cluster:%s:addon:%s", cluster, addon)
+	s := pkix.Name{CommonName: org + ":agent:" + agent}
+	if signer == kubeClientSigner {
+		s.Organization = []string{org}
+	}
+	return s
+}
+
+// wants reads the registrations an addon declares in its status.
+func (h *Host) wants(mca *addonv1beta1.ManagedClusterAddOn) []want {
+	ns := installNamespace(mca)
+	var out []want
+	for _, reg := range mca.Status.Registrations {
+		w := want{addon: mca.Name, namespace: ns}
+		switch {
+		case reg.Type == addonv1beta1.KubeClient:
+			w.signer = kubeClientSigner
+			if reg.KubeClient != nil {
+				w.subject = pkix.Name{CommonName: reg.KubeClient.Subject.User, Organization: reg.KubeClient.Subject.Groups}
+			}
+		case reg.Type == addonv1beta1.CustomSigner && reg.CustomSigner != nil && reg.CustomSigner.SignerName != "":
+			w.signer = reg.CustomSigner.SignerName
+			s := reg.CustomSigner.Subject
+			w.subject = pkix.Name{CommonName: s.User, Organization: s.Groups, OrganizationalUnit: s.OrganizationUnits}
+		default:
+			continue
+		}
+		def := DefaultSubject(h.opts.ClusterName, mca.Name, h.opts.AgentName, w.signer)
+		if w.subject.CommonName == "" {
+			w.subject.CommonName = def.CommonName
+		}
+		if len(w.subject.Organization) == 0 {
+			w.subject.Organization = def.Organization
+		}
+		w.secretName = SecretName(mca.Name, w.signer)
+		out = append(out, w)
+	}
+	return out
+}
+
+// syncRegistrations starts a certificate loop for every new registration
+// of the addon and stops (and deletes the Secret of) every stale one.
+func (h *Host) syncRegistrations(ctx context.Context, st *addonState, mca *addonv1beta1.ManagedClusterAddOn) error {
+	wanted := map[string]want{}
+	for _, w := range h.wants(mca) {
+		wanted[w.key()] = w
+	}
+	var errs []error
+	for key, r := range st.registrations {
+		if _, ok := wanted[key]; ok {
+			r.kick()
+			continue
+		}
+		if err := h.stopRegistration(ctx, r); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		delete(st.registrations, key)
+	}
+	for key, w := range wanted {
+		if _, ok := st.registrations[key]; ok {
+			continue
+		}
+		log(ctx).V(1).Info("Starting the addon's registration", "addon", w.addon, "signer", w.signer,
+			"subject", w.subject.CommonName, "secret", w.namespace+"/"+w.secretName)
+		st.registrations[key] = h.startRegistration(ctx, w)
+	}
+	return errors.Join(errs...)
+}
+
+// stopRegistration stops the loop and deletes the Secret it kept.
+func (h *Host) stopRegistration(ctx context.Context, r *registration) error {
+	r.stop()
+	err := h.managed.CoreV1().Secrets(r.want.namespace).Delete(ctx, r.want.secretName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return errorf(r.want.addon, "deleting Secret "+r.want.namespace+"/"+r.want.secretName, err)
+	}
+	log(ctx).V(1).Info("Stopped the addon's registration and removed its Secret", "addon", r.want.addon,
+		"secret", r.want.namespace+"/"+r.want.secretName)
+	return nil
+}
+
+// kubeClientCredentials returns the addon's current hub kubeconfig
+// credentials, if a registration has them.
+func (st *addonState) kubeClientCredentials() *credentials {
+	for _, r := range st.registrations {
+		if r.want.kubeClient() {
+			return r.current()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/host"
+	"github.com/corral-dev/corral/registration/agent"
+)
+
+// identityCheckInterval is how often the addon host looks whether the
+// registration agent's hub identity changed (it rotated).
+const identityCheckInterval = 30 * time.Second
+
+// validateNoRegistration checks what --no-registration needs.
+func (o *AgentOptions) validateNoRegistration() error {
+	if o.HubKubeconfig == "" {
+		return fmt.Errorf("--no-registration needs --hub-kubeconfig: the kubeconfig the addons' agents reach the hub with")
+	}
+	if o.BootstrapKubeconfig != "" || o.HubKubeconfigFile != "" || o.AgentID != "" || o.ClusterURL != "" {
+		return fmt.Errorf("--no-registration runs no registration agent: drop --bootstrap-kubeconfig, --hub-kubeconfig-file, --agent-id and --cluster-url")
+	}
+	for _, a := range o.selected {
+		if a.RunAgent != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("--no-registration: none of the addons %v has an agent half to run", addons.Names(o.selected))
+}
+
+// Run runs the agent: the registration agent and the addon host, or, with
+// --no-registration, only the addons' agent halves.
+func (o *AgentOptions) Run(ctx context.Context) error {
+	managed, err := o.Managed.RESTConfig()
+	if err != nil {
+		return err
+	}
+	if o.NoRegistration {
+		hub, err := clientcmd.BuildConfigFromFlags("", o.HubKubeconfig)
+		if err != nil {
+			return fmt.Errorf("--hub-kubeconfig %s: %w", o.HubKubeconfig, err)
+		}
+		return host.RunAgents(ctx, host.Options{ClusterName: o.ClusterName, Hub: hub, Managed: managed, Addons: o.selected}, o.AddonNamespace)
+	}
+	a, err := o.Complete(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hostDone := make(chan error, 1)
+	go func() {
+		err := RunAddonHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+		if err != nil {
+			cancel() // the agent does not go on without its addon host
+			err = fmt.Errorf("the addon host: %w", err)
+		}
+		hostDone <- err
+	}()
+	err = a.Run(ctx)
+	cancel()
+	return errors.Join(err, <-hostDone)
+}
+
+// RunAddonHost runs the addon host with the registration agent's hub
+// identity, as stored on the managed cluster, once there is one; it starts
+// the host again when the identity changes (rotated). opts.Hub and
+// opts.AgentName are filled from the stored identity. It returns when ctx
+// ends. `corral agent` runs it beside the registration agent; so can an
+// embedded fleet.
+func RunAddonHost(ctx context.Context, managed *rest.Config, opts host.Options) error {
+	kube, err := kubernetes.NewForConfig(managed)
+	if err != nil {
+		return err
+	}
+	var last []byte
+	for ctx.Err() == nil {
+		kubeconfig, agentName, ok := nextIdentity(ctx, kube, last)
+		if !ok {
+			return nil // ctx ended
+		}
+		opts.AgentName = agentName
+		last = kubeconfig
+		if opts.Hub, err = clientcmd.RESTConfigFromKubeConfig(kubeconfig); err != nil {
+			return fmt.Errorf("the registration agent's stored hub kubeconfig: %w", err)
+		}
+		if err := runHostUntilChanged(ctx, kube, opts, kubeconfig); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextIdentity waits until the registration agent has stored a hub
+// identity other than last; ok is false when ctx ended first.
+func nextIdentity(ctx context.Context, kube kubernetes.Interface, last []byte) (kubeconfig []byte, agentName string, ok bool) {
+	err := wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		kubeconfig, agentName, err = registrationIdentity(ctx, kube)
+		return err == nil && len(kubeconfig) > 0 && !bytes.Equal(kubeconfig, last), nil
+	})
+	return kubeconfig, agentName, err == nil
+}
+
+// runHostUntilChanged runs a host until ctx ends or the stored identity is
+// no longer kubeconfig.
+func runHostUntilChanged(ctx context.Context, kube kubernetes.Interface, opts host.Options, kubeconfig []byte) error {
+	h, err := host.New(opts)
+	if err != nil {
+		return err
+	}
+	hostCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_ = wait.PollUntilContextCancel(hostCtx, identityCheckInterval, false, func(ctx context.Context) (bool, error) {
+			now, _, err := registrationIdentity(ctx, kube)
+			return err == nil && len(now) > 0 && !bytes.Equal(now, kubeconfig), nil
+		})
+		if hostCtx.Err() == nil {
+			klog.FromContext(ctx).Info("The registration agent's hub identity changed; restarting the addon host")
+		}
+		cancel()
+	}()
+	return h.Run(hostCtx)
+}
+
+// registrationIdentity reads the registration agent's stored hub
+// kubeconfig and agent name.
+func registrationIdentity(ctx context.Context, kube kubernetes.Interface) ([]byte, string, error) {
+	s, err := kube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, agent.DefaultSecretName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return s.Data[agent.KeyKubeconfig], string(s.Data[agent.KeyAgentName]), nil
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/corral-dev/corral/addons"
+)
+
+func TestAgentValidateAddons(t *testing.T) {
+	builtins := []addons.Addon{
+		{Name: "work", RunAgent: func(context.Context, addons.AgentEnv) error { return nil }},
+		{Name: "hubonly"},
+	}
+	cases := map[string]struct {
+		set     func(o *AgentOptions)
+		wantErr string
+	}{
+		"all built-ins by default": {set: func(*AgentOptions) {}},
+		"named built-ins":          {set: func(o *AgentOptions) { o.Addons = []string{"work"} }},
+		"an unknown addon": {
+			set:     func(o *AgentOptions) { o.Addons = []string{"nope"} },
+			wantErr: `--addons: unknown addon "nope": the built-in addons are work, hubonly`,
+		},
+		"no registration with a hub kubeconfig": {
+			set: func(o *AgentOptions) { o.NoRegistration, o.HubKubeconfig = true, "hub.kubeconfig" },
+		},
+		"no registration without a hub kubeconfig": {
+			set:     func(o *AgentOptions) { o.NoRegistration = true },
+			wantErr: "--no-registration needs --hub-kubeconfig",
+		},
+		"no registration of addons with no agent half": {
+			set: func(o *AgentOptions) {
+				o.NoRegistration, o.HubKubeconfig, o.Addons = true, "hub.kubeconfig", []string{"hubonly"}
+			},
+			wantErr: "none of the addons [hubonly] has an agent half",
+		},
+		"no registration with a bootstrap kubeconfig": {
+			set: func(o *AgentOptions) {
+				o.NoRegistration, o.HubKubeconfig, o.BootstrapKubeconfig = true, "hub.kubeconfig", "boot.kubeconfig"
+			},
+			wantErr: "--no-registration runs no registration agent",
+		},
+		"a hub kubeconfig without no registration": {
+			set:     func(o *AgentOptions) { o.HubKubeconfig = "hub.kubeconfig" },
+			wantErr: "--hub-kubeconfig is for --no-registration",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := NewAgentOptions(io.Discard, builtins...)
+			o.ClusterName = "c1"
+			tc.set(o)
+			err := o.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Validate = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
