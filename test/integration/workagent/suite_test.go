@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -178,4 +179,13 @@ func deleteWork(ctx context.Context, name string) {
 	Eventually(func() error {
 		return hub.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: name}, &workv1.ManifestWork{})
 	}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(ContainSubstring("not found")))
+}
+
+func toUnstructured(o obj) *unstructured.Unstructured {
+	GinkgoHelper()
+	raw, err := json.Marshal(o)
+	Expect(err).NotTo(HaveOccurred())
+	u := &unstructured.Unstructured{}
+	Expect(u.UnmarshalJSON(raw)).To(Succeed())
+	return u
 }
