@@ -123,9 +123,15 @@ var _ = Describe("Letting go of what a work applied", func() {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a",
 			OwnerReferences: []metav1.OwnerReference{appliedwork.Owner(amw)}}}
 		Expect(managed.Create(ctx, cm)).To(Succeed())
-		amw.Status.AppliedResources = []workv1.AppliedManifestResourceMeta{{
-			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "a"}, Version: "v1", UID: string(cm.UID)}}
-		Expect(managed.Status().Update(ctx, amw)).To(Succeed())
+		// The agent may be writing the eviction start time at the same moment.
+		Eventually(func() error {
+			if err := managed.Get(ctx, client.ObjectKeyFromObject(amw), amw); err != nil {
+				return err
+			}
+			amw.Status.AppliedResources = []workv1.AppliedManifestResourceMeta{{
+				ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "a"}, Version: "v1", UID: string(cm.UID)}}
+			return managed.Status().Update(ctx, amw)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		Eventually(func(g Gomega) {
 			g.Expect(managed.Get(ctx, client.ObjectKeyFromObject(amw), amw)).To(Succeed())

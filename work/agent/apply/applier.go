@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -42,6 +43,9 @@ type Request struct {
 	// CachedVersion is the object's resourceVersion as the managed
 	// cluster's watch last saw it; "" when unknown.
 	CachedVersion string
+	// Absent says the managed cluster's watch does not have the object:
+	// it is most likely to be created.
+	Absent bool
 	// NeedObject asks for the object even when nothing changed (for
 	// status feedback).
 	NeedObject bool
@@ -129,6 +133,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	if req.Mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		desired.SetNamespace("")
 	}
+	foldStringData(desired)
 	key := KeyFor(desired, req.Mapping)
 	res := Result{Key: key}
 	if key.Namespace == "" && req.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -155,11 +160,11 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeReadOnly:
 		res.Object, res.Err = a.get(ctx, ri, key)
 	case workv1.UpdateStrategyTypeCreateOnly:
-		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner)
+		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
 		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, known && last.hash == hash)
 	case workv1.UpdateStrategyTypeUpdate:
-		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner)
+		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent)
 	default:
 		res.Err = fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)
 	}
@@ -199,17 +204,20 @@ func (a *Applier) get(ctx context.Context, ri dynamic.ResourceInterface, key Key
 	return obj, nil
 }
 
-// createOrGet creates desired, or returns the existing object.
-func (a *Applier) createOrGet(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference) (obj *unstructured.Unstructured, created bool, err error) {
-	existing, err := a.get(ctx, ri, key)
-	if err != nil || existing != nil {
-		return existing, false, err
+// createOrGet creates desired, or returns the existing object. When
+// absent says the watch has not seen the object, creating comes first.
+func (a *Applier) createOrGet(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (obj *unstructured.Unstructured, created bool, err error) {
+	if !absent {
+		existing, err := a.get(ctx, ri, key)
+		if err != nil || existing != nil {
+			return existing, false, err
+		}
 	}
 	toCreate := desired.DeepCopy()
 	toCreate.SetOwnerReferences(withOwner(toCreate.GetOwnerReferences(), owner))
 	obj, err = ri.Create(ctx, toCreate, metav1.CreateOptions{FieldManager: a.fieldManager})
 	if apierrors.IsAlreadyExists(err) {
-		existing, err = a.get(ctx, ri, key)
+		existing, err := a.get(ctx, ri, key)
 		return existing, false, err
 	}
 	if err != nil {
@@ -218,8 +226,8 @@ func (a *Applier) createOrGet(ctx context.Context, ri dynamic.ResourceInterface,
 	return obj, true, nil
 }
 
-func (a *Applier) createOnly(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference) (*unstructured.Unstructured, bool, error) {
-	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner)
+func (a *Applier) createOnly(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (*unstructured.Unstructured, bool, error) {
+	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
 	if err != nil || created || obj == nil || hasOwner(obj.GetOwnerReferences(), owner) {
 		return obj, created, err
 	}
@@ -244,8 +252,8 @@ func (a *Applier) addOwner(ctx context.Context, ri dynamic.ResourceInterface, ke
 	return updated, nil
 }
 
-func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference) (*unstructured.Unstructured, bool, error) {
-	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner)
+func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (*unstructured.Unstructured, bool, error) {
+	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
 	if err != nil || created || obj == nil {
 		return obj, created, err
 	}
@@ -323,4 +331,26 @@ func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []meta
 		return refs
 	}
 	return append(append([]metav1.OwnerReference(nil), refs...), owner)
+}
+
+// foldStringData writes a Secret's stringData into its data, as the API
+// server stores it, so that the stored Secret can be compared with the
+// manifest.
+func foldStringData(obj *unstructured.Unstructured) {
+	if obj.GroupVersionKind().GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
+		return
+	}
+	stringData, found, err := unstructured.NestedStringMap(obj.Object, "stringData")
+	if !found || err != nil {
+		return
+	}
+	data, _, _ := unstructured.NestedMap(obj.Object, "data")
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range stringData {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	_ = unstructured.SetNestedMap(obj.Object, data, "data")
+	unstructured.RemoveNestedField(obj.Object, "stringData")
 }

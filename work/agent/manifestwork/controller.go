@@ -46,7 +46,7 @@ type Options struct {
 	AgentID string
 	// EvictionGracePeriod; DefaultEvictionGracePeriod when zero.
 	EvictionGracePeriod time.Duration
-	// MaxConcurrentReconciles; 10 when zero.
+	// MaxConcurrentReconciles; 32 when zero.
 	MaxConcurrentReconciles int
 	// RawFeedbackJSON returns structured feedback values as raw JSON
 	// (the RawFeedbackJsonString feature).
@@ -82,7 +82,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		opts.EvictionGracePeriod = DefaultEvictionGracePeriod
 	}
 	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = 10
+		opts.MaxConcurrentReconciles = 32
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -128,8 +128,7 @@ func crdMeta() *metav1.PartialObjectMetadata {
 
 func deletionChanged() predicate.Funcs {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil) ||
-			len(e.ObjectOld.GetFinalizers()) != len(e.ObjectNew.GetFinalizers())
+		return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
 	}}
 }
 

@@ -100,7 +100,7 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 		err := r.managed.Create(ctx, amw)
 		if apierrors.IsAlreadyExists(err) {
 			// Created by an earlier reconcile the cache has not seen yet.
-			return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
+			err = r.cache.GetAPIReader().Get(ctx, client.ObjectKey{Name: name}, amw)
 		}
 		if err != nil {
 			return reconcile.StopList, fmt.Errorf("creating AppliedManifestWork %s: %w", name, err)
@@ -173,16 +173,22 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	if id, ok := m.identifier(); ok {
 		m.config = configFor(s.work.Spec.ManifestConfigs, id)
 	}
+	if err := r.authorize(ctx, s.work, m); err != nil {
+		m.err = err
+		return
+	}
 	if err := r.watch(mapping); err != nil {
 		m.err = err
 		return
 	}
 	cached := &metav1.PartialObjectMetadata{}
 	cached.SetGroupVersionKind(mapping.GroupVersionKind)
-	if err := r.cache.GetCache().Get(ctx, client.ObjectKey{Namespace: m.result.Key.Namespace, Name: m.obj.GetName()}, cached); err != nil {
+	err = r.cache.GetCache().Get(ctx, client.ObjectKey{Namespace: m.result.Key.Namespace, Name: m.obj.GetName()}, cached)
+	absent := apierrors.IsNotFound(err)
+	if err != nil {
 		cached = &metav1.PartialObjectMetadata{}
 	}
-	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion}
+	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent}
 	if m.config != nil {
 		req.Strategy = m.config.UpdateStrategy
 		req.NeedObject = len(m.config.FeedbackRules) > 0
