@@ -29,6 +29,7 @@ import (
 
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/apply"
+	"github.com/corral-dev/corral/work/agent/status"
 )
 
 // DefaultEvictionGracePeriod is how long an AppliedManifestWork whose
@@ -64,6 +65,7 @@ type Reconciler struct {
 	mapper  meta.RESTMapper
 	cache   cluster.Cluster
 	applier *apply.Applier
+	rules   *status.Rules
 
 	ctrl    controller.Controller
 	mu      sync.Mutex
@@ -87,13 +89,17 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	rules, err := status.NewRules()
+	if err != nil {
+		return err
+	}
 	dyn, err := dynamic.NewForConfig(managed.GetConfig())
 	if err != nil {
 		return fmt.Errorf("managed cluster client: %w", err)
 	}
 	r := &Reconciler{
 		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
-		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn),
+		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
 		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{},
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })

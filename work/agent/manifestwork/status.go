@@ -3,6 +3,7 @@ package manifestwork
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -36,11 +37,16 @@ const (
 func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result, error) {
 	for i := range s.manifests {
 		m := &s.manifests[i]
-		if m.config == nil || len(m.config.FeedbackRules) == 0 || m.result.Object == nil {
+		if m.config == nil || m.result.Object == nil {
 			continue
 		}
-		m.feedback, m.feedbackErr = status.Read(m.result.Object, m.config.FeedbackRules, r.opts.RawFeedbackJSON)
-		m.feedbackRead = true
+		if len(m.config.FeedbackRules) > 0 {
+			m.feedback, m.feedbackErr = status.Read(m.result.Object, m.config.FeedbackRules, r.opts.RawFeedbackJSON)
+			m.feedbackRead = true
+		}
+		if len(m.config.ConditionRules) > 0 {
+			m.ruled = r.rules.Evaluate(m.result.Object, m.config.ConditionRules, s.work.Generation)
+		}
 	}
 	return reconcile.Continue, nil
 }
@@ -108,6 +114,9 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 		mc.StatusFeedbacks = m.feedback
 		set(status.ConditionStatusFeedbackSynced, metav1.ConditionTrue, status.ReasonFeedbackSynced, "status feedback read from the managed cluster")
 	}
+	for _, c := range m.ruled {
+		meta.SetStatusCondition(&mc.Conditions, c)
+	}
 	return mc
 }
 
@@ -158,6 +167,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 		}
 	}
 	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
+	r.setComplete(s, st)
 	if equality.Semantic.DeepEqual(*st, s.before.Status) {
 		return reconcile.Continue, nil
 	}
@@ -166,4 +176,31 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 		return reconcile.StopList, fmt.Errorf("writing the status: %w", err)
 	}
 	return reconcile.Continue, nil
+}
+
+// setComplete sets the work's Complete condition when manifests have a
+// Complete condition rule: True once all of those are Complete.
+func (r *Reconciler) setComplete(s *scope, st *workv1.ManifestWorkStatus) {
+	ruled, complete := 0, 0
+	for i, m := range s.manifests {
+		if m.config == nil || !slices.ContainsFunc(m.config.ConditionRules, func(c workv1.ConditionRule) bool {
+			return c.Condition == workv1.ManifestComplete || (c.Condition == "" && c.Type == workv1.WellKnownConditionsType)
+		}) {
+			continue
+		}
+		ruled++
+		if meta.IsStatusConditionTrue(st.ResourceStatus.Manifests[i].Conditions, workv1.ManifestComplete) {
+			complete++
+		}
+	}
+	if ruled == 0 {
+		meta.RemoveStatusCondition(&st.Conditions, workv1.WorkComplete)
+		return
+	}
+	c := metav1.Condition{Type: workv1.WorkComplete, Status: metav1.ConditionFalse, Reason: workv1.WorkManifestsComplete,
+		Message: fmt.Sprintf("%d of %d manifests with a Complete rule are complete", complete, ruled), ObservedGeneration: s.work.Generation}
+	if complete == ruled {
+		c.Status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&st.Conditions, c)
 }

@@ -50,6 +50,8 @@ type manifest struct {
 	feedback     workv1.StatusFeedbackResult
 	feedbackRead bool
 	feedbackErr  error
+	// ruled are the conditions the manifest's conditionRules set.
+	ruled []metav1.Condition
 }
 
 func (m manifest) readOnly() bool {
@@ -191,7 +193,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent}
 	if m.config != nil {
 		req.Strategy = m.config.UpdateStrategy
-		req.NeedObject = len(m.config.FeedbackRules) > 0
+		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
 	}
 	m.result = r.applier.Apply(ctx, req)
 	m.uid = cached.UID
