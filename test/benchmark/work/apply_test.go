@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,6 +140,29 @@ func BenchmarkApplyWorks(b *testing.B) {
 	elapsed := time.Since(began)
 	b.StopTimer()
 	b.ReportMetric(elapsed.Seconds(), "s/all-applied")
+
+	// Steady state: nothing changes; the agent should do next to nothing.
+	// This process only waits meanwhile, so its CPU time is the agent's.
+	before := cpuTime(b)
+	idle := time.NewTimer(idleWindow)
+	select {
+	case err := <-done:
+		b.Fatalf("agent stopped: %v", err)
+	case <-idle.C:
+	}
+	b.ReportMetric(float64((cpuTime(b)-before).Milliseconds())/idleWindow.Seconds(), "idle-cpu-ms/s")
 	cancel()
 	<-done
+}
+
+// idleWindow is how long the agent's steady-state CPU is measured.
+const idleWindow = 20 * time.Second
+
+// cpuTime is this process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

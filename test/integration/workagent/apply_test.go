@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("Applying a ManifestWork", func() {
@@ -139,6 +138,16 @@ var _ = Describe("Applying a ManifestWork", func() {
 		Expect(cm.OwnerReferences).To(BeEmpty())
 		_, err = getConfigMap(ctx, ns, "missing")
 		Expect(err).To(MatchError(ContainSubstring("not found")))
-		_ = client.IgnoreNotFound
+
+		By("the object changing on the managed cluster: the feedback follows, the object stays as changed")
+		cm.Data["a"] = "spoke-changed"
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+		Eventually(func(g Gomega) {
+			fb := work(ctx, w).Status.ResourceStatus.Manifests[0].StatusFeedbacks.Values
+			g.Expect(fb).To(ConsistOf(HaveField("Value.String", HaveValue(Equal("spoke-changed")))))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		cm, err = getConfigMap(ctx, ns, "exists")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("a", "spoke-changed"))
 	})
 })

@@ -162,7 +162,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, known && last.hash == hash)
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, req.CachedVersion, known && last.hash == hash)
 	case workv1.UpdateStrategyTypeUpdate:
 		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent)
 	default:
@@ -271,7 +271,7 @@ func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key 
 	return updated, true, nil
 }
 
-func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, owner metav1.OwnerReference, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
+func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, owner metav1.OwnerReference, before string, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
 	if cfg == nil {
 		cfg = &workv1.ServerSideApplyConfig{}
 	}
@@ -281,7 +281,6 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 	}
 	config := desired.DeepCopy()
 	config.SetOwnerReferences([]metav1.OwnerReference{owner})
-	var before string
 	if len(cfg.IgnoreFields) > 0 {
 		existing, err := a.get(ctx, ri, key)
 		if err != nil {

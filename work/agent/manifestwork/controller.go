@@ -71,6 +71,9 @@ type Reconciler struct {
 	mu      sync.Mutex
 	watched map[schema.GroupVersionKind]bool
 	waiting map[string]bool // works with a manifest whose kind is not installed
+	// readers are the works reading an object they do not own (ReadOnly),
+	// which its watch events cannot name through owner references.
+	readers map[apply.Key]map[string]bool
 }
 
 // SetupWithManager registers the controller with hubMgr (whose cache
@@ -100,7 +103,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 	r := &Reconciler{
 		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
-		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{},
+		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{},
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
 	c, err := ctrl.NewControllerManagedBy(hubMgr).
@@ -196,6 +199,9 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 		} else if r.applier.IsEcho(key, o.ResourceVersion) {
 			return
 		}
+		for _, work := range r.readersOf(key) {
+			q.Add(r.request(work))
+		}
 		for _, ref := range o.OwnerReferences {
 			if ref.Kind != "AppliedManifestWork" {
 				continue
@@ -235,4 +241,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return r.reconcileDelete(ctx, s)
 	}
 	return r.reconcileLive(ctx, s)
+}
+
+// setReader records whether work reads key without owning it.
+func (r *Reconciler) setReader(key apply.Key, work string, reads bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case reads && r.readers[key] == nil:
+		r.readers[key] = map[string]bool{work: true}
+	case reads:
+		r.readers[key][work] = true
+	case r.readers[key] != nil:
+		delete(r.readers[key], work)
+		if len(r.readers[key]) == 0 {
+			delete(r.readers, key)
+		}
+	}
+}
+
+func (r *Reconciler) readersOf(key apply.Key) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var works []string
+	for w := range r.readers[key] {
+		works = append(works, w)
+	}
+	return works
 }

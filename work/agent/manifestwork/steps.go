@@ -175,6 +175,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	if id, ok := m.identifier(); ok {
 		m.config = configFor(s.work.Spec.ManifestConfigs, id)
 	}
+	r.setReader(m.result.Key, s.work.Name, m.readOnly())
 	if err := r.authorize(ctx, s.work, m); err != nil {
 		m.err = err
 		return
