@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/work/agent/apply"
 )
 
 var _ = Describe("Applying a ManifestWork", func() {
@@ -55,6 +57,7 @@ var _ = Describe("Applying a ManifestWork", func() {
 
 		cm, err := getConfigMap(ctx, ns, "cm")
 		Expect(err).NotTo(HaveOccurred())
+		corrected := apply.DriftCorrections()
 		cm.Data["a"] = "changed"
 		Expect(managed.Update(ctx, cm)).To(Succeed())
 		Eventually(func(g Gomega) {
@@ -62,6 +65,7 @@ var _ = Describe("Applying a ManifestWork", func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(cm.Data).To(HaveKeyWithValue("a", "1"))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Expect(apply.DriftCorrections()).To(BeNumerically(">", corrected), "the correction is counted")
 
 		Expect(managed.Delete(ctx, cm)).To(Succeed())
 		Eventually(func(g Gomega) {
