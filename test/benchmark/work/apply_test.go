@@ -24,6 +24,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/localcluster"
@@ -151,6 +152,7 @@ func BenchmarkApplyWorks(b *testing.B) {
 	case <-idle.C:
 	}
 	b.ReportMetric(float64((cpuTime(b)-before).Milliseconds())/idleWindow.Seconds(), "idle-cpu-ms/s")
+	reportRequests(b)
 	cancel()
 	<-done
 }
@@ -165,4 +167,25 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportRequests logs the requests this process's clients made, by method
+// and code (client-go's metrics, which controller-runtime registers).
+func reportRequests(b *testing.B) {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "rest_client_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := ""
+			for _, l := range m.GetLabel() {
+				labels += l.GetName() + "=" + l.GetValue() + " "
+			}
+			b.Logf("requests %s: %.0f", labels, m.GetCounter().GetValue())
+		}
+	}
 }

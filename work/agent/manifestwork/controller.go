@@ -2,6 +2,7 @@ package manifestwork
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -74,6 +75,8 @@ type Reconciler struct {
 	// readers are the works reading an object they do not own (ReadOnly),
 	// which its watch events cannot name through owner references.
 	readers map[apply.Key]map[string]bool
+	// written is the hash of the status last written per work.
+	written map[types.UID][sha256.Size]byte
 }
 
 // SetupWithManager registers the controller with hubMgr (whose cache
@@ -103,7 +106,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 	r := &Reconciler{
 		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
-		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{},
+		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{}, written: map[types.UID][sha256.Size]byte{},
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
 	c, err := ctrl.NewControllerManagedBy(hubMgr).
