@@ -1,0 +1,40 @@
+package workagent_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+)
+
+var _ = Describe("Condition rules", func() {
+	It("sets a manifest's condition from CEL, and the work's Complete once the object is complete", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "job"},
+			UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly},
+			ConditionRules: []workv1.ConditionRule{{
+				Condition: workv1.ManifestComplete, Type: workv1.CelConditionExpressionsType,
+				CelExpressions:    []string{`has(object.data) && object.data.phase == "done"`},
+				MessageExpression: `result ? "finished" : "still running"`,
+			}},
+		}}}, configMap(ns, "job", map[string]any{"phase": "running"}))
+		Eventually(func(g Gomega) {
+			c := manifestCondition(ctx, w, 0, workv1.ManifestComplete)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Message).To(Equal("still running"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionFalse)
+
+		By("the object finishing on the managed cluster")
+		cm, err := getConfigMap(ctx, ns, "job")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data["phase"] = "done"
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
+		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Message", "finished"))
+	})
+})

@@ -1,0 +1,97 @@
+package workagent_test
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// ssa is a ServerSideApply config for one ConfigMap.
+func ssa(ns, name string, cfg workv1.ServerSideApplyConfig) workv1.ManifestConfigOption {
+	return workv1.ManifestConfigOption{
+		ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Name: name, Namespace: ns},
+		UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply, ServerSideApply: &cfg},
+	}
+}
+
+// applyByHand server-side applies a ConfigMap's data as another field manager.
+func applyByHand(ctx context.Context, ns, name string, data map[string]string) {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
+	//nolint:staticcheck // client.Apply is the plain way to apply a typed object here.
+	Expect(managed.Patch(ctx, cm, client.Apply, client.FieldOwner("someone-else"), client.ForceOwnership)).To(Succeed())
+}
+
+var _ = Describe("ServerSideApply", func() {
+	It("reports a conflict with another field manager and does not overwrite it", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		applyByHand(ctx, ns, "cm", map[string]string{"a": "theirs"})
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{ssa(ns, "cm", workv1.ServerSideApplyConfig{})}},
+			configMap(ns, "cm", map[string]any{"a": "ours"}))
+		Eventually(func(g Gomega) {
+			c := manifestCondition(ctx, w, 0, workv1.ManifestApplied)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(workv1.AppliedManifestFailed))
+			g.Expect(c.Message).To(ContainSubstring("conflicts with another field manager"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionFalse)
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("a", "theirs"))
+	})
+
+	It("takes the fields over with force, and puts them back when changed", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		applyByHand(ctx, ns, "cm", map[string]string{"a": "theirs"})
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{ssa(ns, "cm", workv1.ServerSideApplyConfig{Force: true})}},
+			configMap(ns, "cm", map[string]any{"a": "ours"}))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("a", "ours"))
+		managers := []string{}
+		for _, f := range cm.ManagedFields {
+			if strings.Contains(string(f.FieldsV1.Raw), `"f:a"`) {
+				managers = append(managers, f.Manager)
+			}
+		}
+		Expect(managers).To(ConsistOf(workv1.DefaultFieldManager))
+
+		applyByHand(ctx, ns, "cm", map[string]string{"a": "theirs-again"})
+		Eventually(func(g Gomega) {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.Data).To(HaveKeyWithValue("a", "ours"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
+	It("leaves ignored fields as they are on the managed cluster (ignoreFields OnSpokePresent)", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{ssa(ns, "cm", workv1.ServerSideApplyConfig{
+			Force:        true,
+			IgnoreFields: []workv1.IgnoreField{{Condition: workv1.IgnoreFieldsConditionOnSpokePresent, JSONPaths: []string{".data.ignored"}}},
+		})}}, configMap(ns, "cm", map[string]any{"ignored": "hub", "kept": "hub"}))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data = map[string]string{"ignored": "spoke", "kept": "spoke"}
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.Data).To(HaveKeyWithValue("kept", "hub"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		cm, err = getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("ignored", "spoke"))
+	})
+})

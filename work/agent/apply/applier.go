@@ -1,0 +1,355 @@
+package apply
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Key names one object on the managed cluster.
+type Key struct {
+	GVR       schema.GroupVersionResource
+	Namespace string
+	Name      string
+}
+
+func (k Key) String() string {
+	return fmt.Sprintf("%s %s/%s", k.GVR.GroupResource(), k.Namespace, k.Name)
+}
+
+// Request is one manifest to apply.
+type Request struct {
+	// Object is the manifest as the ManifestWork carries it.
+	Object *unstructured.Unstructured
+	// Mapping is Object's kind's REST mapping.
+	Mapping *meta.RESTMapping
+	// Strategy is the manifest's update strategy; nil means Update.
+	Strategy *workv1.UpdateStrategy
+	// Owner is the AppliedManifestWork the object is tracked by.
+	Owner metav1.OwnerReference
+	// CachedVersion is the object's resourceVersion as the managed
+	// cluster's watch last saw it; "" when unknown.
+	CachedVersion string
+	// Absent says the managed cluster's watch does not have the object:
+	// it is most likely to be created.
+	Absent bool
+	// NeedObject asks for the object even when nothing changed (for
+	// status feedback).
+	NeedObject bool
+}
+
+// Result is what became of one manifest.
+type Result struct {
+	Key Key
+	// Object is the object on the managed cluster after the apply; nil
+	// when Unchanged and not needed, or when it does not exist.
+	Object *unstructured.Unstructured
+	// Unchanged says the object is as last applied and was not read.
+	Unchanged bool
+	// Exists says the object is on the managed cluster.
+	Exists bool
+	// Wrote says the apply wrote the object; Drift that the write put
+	// back a change made on the managed cluster.
+	Wrote, Drift bool
+	// Err is why the manifest could not be applied.
+	Err error
+}
+
+type memo struct{ version, hash string }
+
+// Applier applies manifests to the managed cluster.
+type Applier struct {
+	client       dynamic.Interface
+	fieldManager string
+
+	mu   sync.Mutex
+	seen map[Key]memo
+}
+
+// NewApplier returns an Applier writing through client.
+func NewApplier(client dynamic.Interface) *Applier {
+	return &Applier{client: client, fieldManager: workv1.DefaultFieldManager, seen: map[Key]memo{}}
+}
+
+// KeyFor is the key of obj under mapping.
+func KeyFor(obj *unstructured.Unstructured, mapping *meta.RESTMapping) Key {
+	k := Key{GVR: mapping.Resource, Name: obj.GetName()}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		k.Namespace = obj.GetNamespace()
+	}
+	return k
+}
+
+// IsEcho reports whether version is the resourceVersion the applier last
+// wrote or checked for key: the watch event of an object nobody else
+// changed.
+func (a *Applier) IsEcho(key Key, version string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, ok := a.seen[key]
+	return ok && m.version == version
+}
+
+// Forget drops what the applier remembers of key (the object was deleted).
+func (a *Applier) Forget(key Key) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.seen, key)
+}
+
+func (a *Applier) remember(key Key, version, hash string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seen[key] = memo{version: version, hash: hash}
+}
+
+func (a *Applier) recall(key Key) (memo, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, ok := a.seen[key]
+	return m, ok
+}
+
+// Apply applies req with its strategy.
+func (a *Applier) Apply(ctx context.Context, req Request) Result {
+	desired := req.Object.DeepCopy()
+	unstructured.RemoveNestedField(desired.Object, "status")
+	unstructured.RemoveNestedField(desired.Object, "metadata", "resourceVersion")
+	unstructured.RemoveNestedField(desired.Object, "metadata", "uid")
+	unstructured.RemoveNestedField(desired.Object, "metadata", "creationTimestamp")
+	if req.Mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		desired.SetNamespace("")
+	}
+	foldStringData(desired)
+	key := KeyFor(desired, req.Mapping)
+	res := Result{Key: key}
+	if key.Namespace == "" && req.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		res.Err = fmt.Errorf("%s %s is namespace-scoped but has no metadata.namespace: set it in the manifest", desired.GetKind(), desired.GetName())
+		return res
+	}
+	strategy := workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeUpdate}
+	if req.Strategy != nil && req.Strategy.Type != "" {
+		strategy = *req.Strategy
+	}
+	hash, err := hashOf(desired, strategy, req.Owner)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	last, known := a.recall(key)
+	if known && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion && last.hash == hash {
+		res.Unchanged, res.Exists = true, true
+		return res
+	}
+	ri := a.resource(key)
+	log := ctrl.LoggerFrom(ctx).WithValues("object", key.String(), "strategy", strategy.Type)
+	switch strategy.Type {
+	case workv1.UpdateStrategyTypeReadOnly:
+		res.Object, res.Err = a.get(ctx, ri, key)
+	case workv1.UpdateStrategyTypeCreateOnly:
+		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
+	case workv1.UpdateStrategyTypeServerSideApply:
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, req.CachedVersion, known && last.hash == hash)
+	case workv1.UpdateStrategyTypeUpdate:
+		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent)
+	default:
+		res.Err = fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)
+	}
+	res.Exists = res.Object != nil
+	if res.Wrote && known && last.hash == hash {
+		res.Drift = true
+		driftCorrections.Inc()
+		log.V(1).Info("Put back a change made on the managed cluster")
+	}
+	switch {
+	case res.Object != nil:
+		a.remember(key, res.Object.GetResourceVersion(), hash)
+	case res.Err != nil || !res.Exists:
+		a.Forget(key)
+	}
+	if res.Wrote {
+		log.V(4).Info("Applied manifest")
+	}
+	return res
+}
+
+func (a *Applier) resource(key Key) dynamic.ResourceInterface {
+	if key.Namespace == "" {
+		return a.client.Resource(key.GVR)
+	}
+	return a.client.Resource(key.GVR).Namespace(key.Namespace)
+}
+
+func (a *Applier) get(ctx context.Context, ri dynamic.ResourceInterface, key Key) (*unstructured.Unstructured, error) {
+	obj, err := ri.Get(ctx, key.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	return obj, nil
+}
+
+// createOrGet creates desired, or returns the existing object. When
+// absent says the watch has not seen the object, creating comes first.
+func (a *Applier) createOrGet(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (obj *unstructured.Unstructured, created bool, err error) {
+	if !absent {
+		existing, err := a.get(ctx, ri, key)
+		if err != nil || existing != nil {
+			return existing, false, err
+		}
+	}
+	toCreate := desired.DeepCopy()
+	toCreate.SetOwnerReferences(withOwner(toCreate.GetOwnerReferences(), owner))
+	obj, err = ri.Create(ctx, toCreate, metav1.CreateOptions{FieldManager: a.fieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		existing, err := a.get(ctx, ri, key)
+		return existing, false, err
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("creating %s: %w", key, err)
+	}
+	return obj, true, nil
+}
+
+func (a *Applier) createOnly(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (*unstructured.Unstructured, bool, error) {
+	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
+	if err != nil || created || obj == nil || hasOwner(obj.GetOwnerReferences(), owner) {
+		return obj, created, err
+	}
+	updated, err := a.addOwner(ctx, ri, key, obj, owner)
+	return updated, err == nil, err
+}
+
+// addOwner adds owner to obj's ownerReferences, guarded by its
+// resourceVersion.
+func (a *Applier) addOwner(ctx context.Context, ri dynamic.ResourceInterface, key Key, obj *unstructured.Unstructured, owner metav1.OwnerReference) (*unstructured.Unstructured, error) {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": obj.GetResourceVersion(),
+		"ownerReferences": withOwner(obj.GetOwnerReferences(), owner),
+	}})
+	if err != nil {
+		return nil, err
+	}
+	updated, err := ri.Patch(ctx, key.Name, "application/merge-patch+json", patch, metav1.PatchOptions{FieldManager: a.fieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("adding the AppliedManifestWork owner to %s: %w", key, err)
+	}
+	return updated, nil
+}
+
+func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (*unstructured.Unstructured, bool, error) {
+	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
+	if err != nil || created || obj == nil {
+		return obj, created, err
+	}
+	if hasOwner(obj.GetOwnerReferences(), owner) && Contains(obj.Object, desired.Object) {
+		return obj, false, nil
+	}
+	merged := obj.DeepCopy()
+	merged.Object = Merge(merged.Object, desired.Object).(map[string]any)
+	merged.SetOwnerReferences(withOwner(obj.GetOwnerReferences(), owner))
+	merged.SetResourceVersion(obj.GetResourceVersion())
+	updated, err := ri.Update(ctx, merged, metav1.UpdateOptions{FieldManager: a.fieldManager})
+	if err != nil {
+		return nil, false, fmt.Errorf("updating %s: %w", key, err)
+	}
+	return updated, true, nil
+}
+
+func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, owner metav1.OwnerReference, before string, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
+	if cfg == nil {
+		cfg = &workv1.ServerSideApplyConfig{}
+	}
+	manager := cfg.FieldManager
+	if manager == "" {
+		manager = a.fieldManager
+	}
+	config := desired.DeepCopy()
+	config.SetOwnerReferences([]metav1.OwnerReference{owner})
+	if len(cfg.IgnoreFields) > 0 {
+		existing, err := a.get(ctx, ri, key)
+		if err != nil {
+			return nil, false, err
+		}
+		if existing != nil {
+			before = existing.GetResourceVersion()
+			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	data, err := json.Marshal(config.Object)
+	if err != nil {
+		return nil, false, err
+	}
+	obj, err := ri.Patch(ctx, key.Name, "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: manager, Force: &cfg.Force})
+	if apierrors.IsConflict(err) {
+		return nil, false, fmt.Errorf("server-side apply of %s conflicts with another field manager (set serverSideApply.force to take the fields over): %w", key, err)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("server-side applying %s: %w", key, err)
+	}
+	return obj, obj.GetResourceVersion() != before, nil
+}
+
+func hashOf(desired *unstructured.Unstructured, strategy workv1.UpdateStrategy, owner metav1.OwnerReference) (string, error) {
+	raw, err := json.Marshal([]any{desired.Object, strategy, owner.UID})
+	if err != nil {
+		return "", fmt.Errorf("hashing the manifest: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func hasOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) bool {
+	for _, r := range refs {
+		if r.UID == owner.UID {
+			return true
+		}
+	}
+	return false
+}
+
+func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []metav1.OwnerReference {
+	if hasOwner(refs, owner) {
+		return refs
+	}
+	return append(append([]metav1.OwnerReference(nil), refs...), owner)
+}
+
+// foldStringData writes a Secret's stringData into its data, as the API
+// server stores it, so that the stored Secret can be compared with the
+// manifest.
+func foldStringData(obj *unstructured.Unstructured) {
+	if obj.GroupVersionKind().GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
+		return
+	}
+	stringData, found, err := unstructured.NestedStringMap(obj.Object, "stringData")
+	if !found || err != nil {
+		return
+	}
+	data, _, _ := unstructured.NestedMap(obj.Object, "data")
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range stringData {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	_ = unstructured.SetNestedMap(obj.Object, data, "data")
+	unstructured.RemoveNestedField(obj.Object, "stringData")
+}

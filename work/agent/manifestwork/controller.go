@@ -1,0 +1,274 @@
+package manifestwork
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/corral-dev/corral/work/agent/appliedwork"
+	"github.com/corral-dev/corral/work/agent/apply"
+	"github.com/corral-dev/corral/work/agent/status"
+)
+
+// DefaultEvictionGracePeriod is how long an AppliedManifestWork whose
+// ManifestWork vanished from the hub is kept before what it applied is
+// deleted (upstream OCM's default).
+const DefaultEvictionGracePeriod = 60 * time.Minute
+
+// Options configure the controller.
+type Options struct {
+	// ClusterName is the cluster namespace on the hub.
+	ClusterName string
+	// HubHash identifies the hub (appliedwork.HubHash of its address).
+	HubHash string
+	// AgentID is recorded in the AppliedManifestWorks.
+	AgentID string
+	// EvictionGracePeriod; DefaultEvictionGracePeriod when zero.
+	EvictionGracePeriod time.Duration
+	// MaxConcurrentReconciles; 32 when zero.
+	MaxConcurrentReconciles int
+	// RawFeedbackJSON returns structured feedback values as raw JSON
+	// (the RawFeedbackJsonString feature).
+	RawFeedbackJSON bool
+	// Clock; the real one when nil.
+	Clock clock.Clock
+}
+
+// Reconciler applies the ManifestWorks of one cluster namespace.
+type Reconciler struct {
+	opts    Options
+	hub     client.Client
+	managed client.Client
+	dynamic dynamic.Interface
+	mapper  meta.RESTMapper
+	cache   cluster.Cluster
+	applier *apply.Applier
+	rules   *status.Rules
+
+	ctrl    controller.Controller
+	mu      sync.Mutex
+	watched map[schema.GroupVersionKind]bool
+	waiting map[string]bool // works with a manifest whose kind is not installed
+	// readers are the works reading an object they do not own (ReadOnly),
+	// which its watch events cannot name through owner references.
+	readers map[apply.Key]map[string]bool
+	// written is the hash of the status last written per work.
+	written map[types.UID][sha256.Size]byte
+}
+
+// SetupWithManager registers the controller with hubMgr (whose cache
+// holds the cluster namespace's ManifestWorks) and managed (the managed
+// cluster, which hubMgr must run).
+func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options) error {
+	if opts.ClusterName == "" || opts.HubHash == "" {
+		return fmt.Errorf("the work agent needs a cluster name and a hub hash")
+	}
+	if opts.EvictionGracePeriod == 0 {
+		opts.EvictionGracePeriod = DefaultEvictionGracePeriod
+	}
+	if opts.MaxConcurrentReconciles == 0 {
+		opts.MaxConcurrentReconciles = 32
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	rules, err := status.NewRules()
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(managed.GetConfig())
+	if err != nil {
+		return fmt.Errorf("managed cluster client: %w", err)
+	}
+	r := &Reconciler{
+		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
+		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
+		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{}, written: map[types.UID][sha256.Size]byte{},
+	}
+	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
+	c, err := ctrl.NewControllerManagedBy(hubMgr).
+		Named("workagent-manifestwork").
+		For(&workv1.ManifestWork{}, builder.WithPredicates(onlyThisNamespace, predicate.Or(
+			predicate.GenerationChangedPredicate{}, deletionChanged(), predicate.AnnotationChangedPredicate{}))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		WatchesRawSource(source.Kind(managed.GetCache(), &workv1.AppliedManifestWork{},
+			handler.TypedEnqueueRequestsFromMapFunc(r.forAppliedWork), appliedWorkAppearsOrGoes())).
+		WatchesRawSource(source.Kind(managed.GetCache(), crdMeta(), handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+			CreateFunc: func(_ context.Context, _ event.TypedCreateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				r.retryWaiting(q)
+			},
+			UpdateFunc: func(_ context.Context, _ event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				r.retryWaiting(q)
+			},
+		})).
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.ctrl = c
+	return nil
+}
+
+func crdMeta() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	return m
+}
+
+func deletionChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+	}}
+}
+
+func appliedWorkAppearsOrGoes() predicate.TypedFuncs[*workv1.AppliedManifestWork] {
+	return predicate.TypedFuncs[*workv1.AppliedManifestWork]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*workv1.AppliedManifestWork]) bool {
+			return (e.ObjectOld.DeletionTimestamp == nil) != (e.ObjectNew.DeletionTimestamp == nil)
+		},
+	}
+}
+
+func (r *Reconciler) request(work string) reconcile.Request {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.opts.ClusterName, Name: work}}
+}
+
+func (r *Reconciler) forAppliedWork(_ context.Context, amw *workv1.AppliedManifestWork) []reconcile.Request {
+	work, ok := appliedwork.WorkName(r.opts.HubHash, amw.Name)
+	if !ok {
+		return nil
+	}
+	return []reconcile.Request{r.request(work)}
+}
+
+func (r *Reconciler) retryWaiting(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for work := range r.waiting {
+		q.Add(r.request(work))
+	}
+}
+
+func (r *Reconciler) setWaiting(work string, waiting bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if waiting {
+		r.waiting[work] = true
+	} else {
+		delete(r.waiting, work)
+	}
+}
+
+// watch makes sure objects of gvk applied by a work are watched (metadata
+// only), so that a change made on the managed cluster brings its work
+// back.
+func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
+	gvk := mapping.GroupVersionKind
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watched[gvk] {
+		return nil
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(gvk)
+	gvr := mapping.Resource
+	enqueue := func(o *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
+		key := apply.Key{GVR: gvr, Namespace: o.Namespace, Name: o.Name}
+		if deleted {
+			r.applier.Forget(key)
+		} else if r.applier.IsEcho(key, o.ResourceVersion) {
+			return
+		}
+		for _, work := range r.readersOf(key) {
+			q.Add(r.request(work))
+		}
+		for _, ref := range o.OwnerReferences {
+			if ref.Kind != "AppliedManifestWork" {
+				continue
+			}
+			if work, ok := appliedwork.WorkName(r.opts.HubHash, ref.Name); ok {
+				q.Add(r.request(work))
+			}
+		}
+	}
+	h := handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.ObjectNew, q, false)
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.Object, q, true)
+		},
+	}
+	if err := r.ctrl.Watch(source.Kind(r.cache.GetCache(), obj, h)); err != nil {
+		return fmt.Errorf("watching %s on the managed cluster: %w", gvk, err)
+	}
+	r.watched[gvk] = true
+	return nil
+}
+
+// Reconcile brings one ManifestWork and the managed cluster together.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	work := &workv1.ManifestWork{}
+	err := r.hub.Get(ctx, req.NamespacedName, work)
+	if apierrors.IsNotFound(err) {
+		return r.reconcileVanished(ctx, req.Name)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{work: work, before: work.DeepCopy()}
+	if work.DeletionTimestamp != nil {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcileLive(ctx, s)
+}
+
+// setReader records whether work reads key without owning it.
+func (r *Reconciler) setReader(key apply.Key, work string, reads bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case reads && r.readers[key] == nil:
+		r.readers[key] = map[string]bool{work: true}
+	case reads:
+		r.readers[key][work] = true
+	case r.readers[key] != nil:
+		delete(r.readers[key], work)
+		if len(r.readers[key]) == 0 {
+			delete(r.readers, key)
+		}
+	}
+}
+
+func (r *Reconciler) readersOf(key apply.Key) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var works []string
+	for w := range r.readers[key] {
+		works = append(works, w)
+	}
+	return works
+}

@@ -1,0 +1,124 @@
+package manifestwork
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/work/agent/appliedwork"
+	"github.com/corral-dev/corral/work/agent/apply"
+)
+
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(s.work, workv1.ManifestWorkFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	r.setWaiting(s.work.Name, false)
+	return reconcile.Run(ctx, s,
+		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
+			return r.releaseAll(ctx, s.work.Name, s.work.Spec.DeleteOption)
+		}},
+		reconcile.Step[*scope]{Name: "finalizer", Run: r.removeFinalizer},
+	)
+}
+
+// releaseAll lets go of everything the work applied, as opt says, then
+// deletes its AppliedManifestWork. It stops the list until that is done.
+func (r *Reconciler) releaseAll(ctx context.Context, work string, opt *workv1.DeleteOption) (reconcile.Result, error) {
+	name := appliedwork.Name(r.opts.HubHash, work)
+	amw := &workv1.AppliedManifestWork{}
+	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
+	if apierrors.IsNotFound(err) {
+		return reconcile.Continue, nil
+	}
+	if err != nil {
+		return reconcile.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
+	}
+	var left []workv1.AppliedManifestResourceMeta
+	var errs []error
+	for _, res := range amw.Status.AppliedResources {
+		gone, err := appliedwork.Release(ctx, r.dynamic, res, amw.UID, appliedwork.Orphaned(opt, res.ResourceIdentifier))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !gone {
+			left = append(left, res)
+			continue
+		}
+		r.applier.Forget(apply.Key{GVR: appliedwork.GVR(res), Namespace: res.Namespace, Name: res.Name})
+	}
+	if err := r.recordApplied(ctx, amw, left); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, fmt.Errorf("%v", errs)
+	}
+	if len(left) > 0 {
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the work's resources to be deleted", "left", len(left))
+		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
+	}
+	if controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
+		old := amw.DeepCopy()
+		controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
+		if err := r.managed.Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.StopList, fmt.Errorf("removing the finalizer of %s: %w", name, err)
+		}
+	}
+	uid := amw.UID
+	if err := r.managed.Delete(ctx, amw, &client.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.StopList, fmt.Errorf("deleting AppliedManifestWork %s: %w", name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Released everything the work applied", "appliedManifestWork", name)
+	return reconcile.Continue, nil
+}
+
+func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (reconcile.Result, error) {
+	old := s.work.DeepCopy()
+	controllerutil.RemoveFinalizer(s.work, workv1.ManifestWorkFinalizer)
+	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.StopList, fmt.Errorf("removing the finalizer: %w", err)
+	}
+	return reconcile.Continue, nil
+}
+
+// reconcileVanished handles an AppliedManifestWork whose ManifestWork is
+// not on the hub (and was not deleted through the agent): what it applied
+// is released only after the eviction grace period, so that a hub that
+// loses its works (restored from an old backup, say) does not empty the
+// managed cluster at once.
+func (r *Reconciler) reconcileVanished(ctx context.Context, work string) (ctrl.Result, error) {
+	r.setWaiting(work, false)
+	name := appliedwork.Name(r.opts.HubHash, work)
+	amw := &workv1.AppliedManifestWork{}
+	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
+	}
+	now := r.opts.Clock.Now()
+	if amw.Status.EvictionStartTime == nil {
+		old := amw.DeepCopy()
+		amw.Status.EvictionStartTime = &metav1.Time{Time: now}
+		if err := r.managed.Status().Patch(ctx, amw, client.MergeFrom(old)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("starting the eviction of %s: %w", name, err)
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("ManifestWork gone from the hub; evicting what it applied after the grace period",
+			"appliedManifestWork", name, "gracePeriod", r.opts.EvictionGracePeriod)
+		return ctrl.Result{RequeueAfter: r.opts.EvictionGracePeriod}, nil
+	}
+	if left := amw.Status.EvictionStartTime.Add(r.opts.EvictionGracePeriod).Sub(now); left > 0 {
+		return ctrl.Result{RequeueAfter: left}, nil
+	}
+	return reconcile.Run(ctx, &scope{}, reconcile.Step[*scope]{Name: "evict", Run: func(ctx context.Context, _ *scope) (reconcile.Result, error) {
+		return r.releaseAll(ctx, work, nil)
+	}})
+}

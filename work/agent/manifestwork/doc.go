@@ -1,0 +1,19 @@
+// Package manifestwork is the work agent's ManifestWork controller.
+//
+// It owns the ManifestWorks in the cluster namespace on the hub (their
+// finalizer and status) and their AppliedManifestWorks on the managed
+// cluster. It watches ManifestWorks on the hub; on the managed cluster it
+// watches AppliedManifestWorks, the CRDs (a manifest whose kind is not
+// installed yet is retried when one appears) and, metadata only, every
+// kind it has applied, so that an object changed or deleted there is put
+// back without polling objects nobody changed.
+//
+// A reconcile of a live ManifestWork: add the finalizer, make sure its
+// AppliedManifestWork exists, apply the manifests (Namespaces and CRDs
+// first), let go of what the work no longer applies, read status
+// feedback, and write the status once if it changed. A deleted
+// ManifestWork: release what it applied (as its deleteOption says), then
+// drop the AppliedManifestWork and the finalizer. A ManifestWork gone from
+// the hub without that: its AppliedManifestWork is evicted after the
+// grace period.
+package manifestwork

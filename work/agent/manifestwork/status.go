@@ -1,0 +1,234 @@
+package manifestwork
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/work/agent/status"
+)
+
+// Reasons of the conditions the agent writes.
+const (
+	ReasonResourceAvailable    = "ResourceAvailable"
+	ReasonResourceNotAvailable = "ResourceNotAvailable"
+	ReasonResourceUnknown      = "ResourceStatusUnknown"
+
+	ReasonWorkApplied        = "AppliedManifestWorkComplete"
+	ReasonWorkApplyFailed    = "AppliedManifestWorkFailed"
+	ReasonWorkAvailable      = "ResourcesAvailable"
+	ReasonWorkNotAvailable   = "ResourcesNotAvailable"
+	ReasonWorkStatusUnknown  = "ResourcesStatusUnknown"
+	ReasonWorkDegraded       = "ManifestsDegraded"
+	ReasonWorkNotDegraded    = "ManifestsNotDegraded"
+	manifestAvailableMessage = "the resource exists on the managed cluster"
+	manifestMissingMessage   = "the resource does not exist on the managed cluster"
+	manifestAppliedMessage   = "applied to the managed cluster"
+	manifestReadOnlyMessage  = "read only: watched, never written"
+)
+
+func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result, error) {
+	for i := range s.manifests {
+		m := &s.manifests[i]
+		if m.config == nil || m.result.Object == nil {
+			continue
+		}
+		if len(m.config.FeedbackRules) > 0 {
+			m.feedback, m.feedbackErr = status.Read(m.result.Object, m.config.FeedbackRules, r.opts.RawFeedbackJSON)
+			m.feedbackRead = true
+		}
+		if len(m.config.ConditionRules) > 0 {
+			m.ruled = r.rules.Evaluate(m.result.Object, m.config.ConditionRules, s.work.Generation)
+		}
+	}
+	return reconcile.Continue, nil
+}
+
+// previous is the manifest's condition in the status as it was, to keep
+// transition times and feedback that was not read again.
+func previous(old []workv1.ManifestCondition, ordinal int32) *workv1.ManifestCondition {
+	for i := range old {
+		if old[i].ResourceMeta.Ordinal == ordinal {
+			return &old[i]
+		}
+	}
+	return nil
+}
+
+func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition {
+	m := s.manifests[i]
+	gen := s.work.Generation
+	mc := workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Ordinal: int32(i)}}
+	if m.obj != nil {
+		gvk := m.obj.GroupVersionKind()
+		mc.ResourceMeta.Group, mc.ResourceMeta.Version, mc.ResourceMeta.Kind = gvk.Group, gvk.Version, gvk.Kind
+		mc.ResourceMeta.Name, mc.ResourceMeta.Namespace = m.obj.GetName(), m.obj.GetNamespace()
+	}
+	if m.mapping != nil {
+		mc.ResourceMeta.Resource = m.mapping.Resource.Resource
+		mc.ResourceMeta.Namespace = m.result.Key.Namespace
+	}
+	prev := previous(s.before.Status.ResourceStatus.Manifests, int32(i))
+	if prev != nil && prev.ResourceMeta == mc.ResourceMeta {
+		mc.Conditions = append(mc.Conditions, prev.Conditions...)
+		mc.StatusFeedbacks = prev.StatusFeedbacks
+	}
+	err := m.err
+	if err == nil {
+		err = m.result.Err
+	}
+	set := func(t string, st metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&mc.Conditions, metav1.Condition{Type: t, Status: st, Reason: reason, Message: msg, ObservedGeneration: gen})
+	}
+	switch {
+	case err != nil:
+		set(workv1.ManifestApplied, metav1.ConditionFalse, workv1.AppliedManifestFailed, err.Error())
+		set(workv1.ManifestAvailable, metav1.ConditionUnknown, ReasonResourceUnknown, "the manifest was not applied: "+err.Error())
+	case m.readOnly():
+		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestReadOnlyMessage)
+	default:
+		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestAppliedMessage)
+	}
+	if err == nil {
+		if m.result.Exists {
+			set(workv1.ManifestAvailable, metav1.ConditionTrue, ReasonResourceAvailable, manifestAvailableMessage)
+		} else {
+			set(workv1.ManifestAvailable, metav1.ConditionFalse, ReasonResourceNotAvailable, manifestMissingMessage)
+		}
+	}
+	switch {
+	case m.config == nil || len(m.config.FeedbackRules) == 0:
+		meta.RemoveStatusCondition(&mc.Conditions, status.ConditionStatusFeedbackSynced)
+		mc.StatusFeedbacks = workv1.StatusFeedbackResult{}
+	case m.feedbackErr != nil:
+		mc.StatusFeedbacks = m.feedback
+		set(status.ConditionStatusFeedbackSynced, metav1.ConditionFalse, status.ReasonFeedbackNotSynced, m.feedbackErr.Error())
+	case m.feedbackRead:
+		mc.StatusFeedbacks = m.feedback
+		set(status.ConditionStatusFeedbackSynced, metav1.ConditionTrue, status.ReasonFeedbackSynced, "status feedback read from the managed cluster")
+	}
+	for _, c := range m.ruled {
+		meta.SetStatusCondition(&mc.Conditions, c)
+	}
+	return mc
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Result, error) {
+	st := s.work.Status.DeepCopy()
+	st.ResourceStatus.Manifests = make([]workv1.ManifestCondition, len(s.manifests))
+	applied, available, unknown := 0, 0, 0
+	for i := range s.manifests {
+		mc := r.manifestCondition(s, i)
+		st.ResourceStatus.Manifests[i] = mc
+		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestApplied) {
+			applied++
+		}
+		switch c := meta.FindStatusCondition(mc.Conditions, workv1.ManifestAvailable); {
+		case c == nil || c.Status == metav1.ConditionUnknown:
+			unknown++
+		case c.Status == metav1.ConditionTrue:
+			available++
+		}
+	}
+	n := len(s.manifests)
+	gen := s.work.Generation
+	set := func(t string, ok bool, yes, no, msg string) {
+		c := metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: yes, Message: msg, ObservedGeneration: gen}
+		if !ok {
+			c.Status, c.Reason = metav1.ConditionFalse, no
+		}
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	set(workv1.WorkApplied, applied == n, ReasonWorkApplied, ReasonWorkApplyFailed, fmt.Sprintf("%d of %d manifests applied", applied, n))
+	if unknown > 0 && available+unknown == n {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: workv1.WorkAvailable, Status: metav1.ConditionUnknown,
+			Reason: ReasonWorkStatusUnknown, Message: fmt.Sprintf("%d of %d manifests have no known status", unknown, n), ObservedGeneration: gen})
+	} else {
+		set(workv1.WorkAvailable, available == n, ReasonWorkAvailable, ReasonWorkNotAvailable, fmt.Sprintf("%d of %d resources available", available, n))
+	}
+	done := applied == n && available == n
+	progressing := metav1.Condition{Type: workv1.WorkProgressing, Status: metav1.ConditionFalse, Reason: workv1.WorkProgressingReasonCompleted,
+		Message: "every manifest is applied and available", ObservedGeneration: gen}
+	if !done {
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, workv1.WorkProgressingReasonApplying, "not every manifest is applied and available yet"
+	}
+	meta.SetStatusCondition(&st.Conditions, progressing)
+	degraded := 0
+	for _, mc := range st.ResourceStatus.Manifests {
+		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestDegraded) {
+			degraded++
+		}
+	}
+	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
+	r.setComplete(s, st)
+	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.alreadyWritten(s.work.UID, st) {
+		return reconcile.Continue, nil
+	}
+	s.work.Status = *st
+	if err := r.hub.Status().Patch(ctx, s.work, client.MergeFrom(s.before)); err != nil {
+		r.forgetWritten(s.work.UID)
+		return reconcile.StopList, fmt.Errorf("writing the status: %w", err)
+	}
+	return reconcile.Continue, nil
+}
+
+// alreadyWritten says whether st is the status last written for the work
+// with uid, remembering it if not: a reconcile that reads the work from a
+// cache that has not seen that write yet must not write it again.
+func (r *Reconciler) alreadyWritten(uid types.UID, st *workv1.ManifestWorkStatus) bool {
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(raw)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.written[uid] == sum {
+		return true
+	}
+	r.written[uid] = sum
+	return false
+}
+
+func (r *Reconciler) forgetWritten(uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.written, uid)
+}
+
+// setComplete sets the work's Complete condition when manifests have a
+// Complete condition rule: True once all of those are Complete.
+func (r *Reconciler) setComplete(s *scope, st *workv1.ManifestWorkStatus) {
+	ruled, complete := 0, 0
+	for i, m := range s.manifests {
+		if m.config == nil || !slices.ContainsFunc(m.config.ConditionRules, func(c workv1.ConditionRule) bool {
+			return c.Condition == workv1.ManifestComplete || (c.Condition == "" && c.Type == workv1.WellKnownConditionsType)
+		}) {
+			continue
+		}
+		ruled++
+		if meta.IsStatusConditionTrue(st.ResourceStatus.Manifests[i].Conditions, workv1.ManifestComplete) {
+			complete++
+		}
+	}
+	if ruled == 0 {
+		meta.RemoveStatusCondition(&st.Conditions, workv1.WorkComplete)
+		return
+	}
+	c := metav1.Condition{Type: workv1.WorkComplete, Status: metav1.ConditionFalse, Reason: workv1.WorkManifestsComplete,
+		Message: fmt.Sprintf("%d of %d manifests with a Complete rule are complete", complete, ruled), ObservedGeneration: s.work.Generation}
+	if complete == ruled {
+		c.Status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&st.Conditions, c)
+}

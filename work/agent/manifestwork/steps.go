@@ -1,0 +1,271 @@
+package manifestwork
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/work/agent/appliedwork"
+	"github.com/corral-dev/corral/work/agent/apply"
+)
+
+// kindRetry is how soon a work waiting for a kind to be installed looks
+// again, besides when a CRD changes.
+const kindRetry = 5 * time.Second
+
+// releaseRetry is how soon a work waiting for what it let go of to be
+// deleted looks again.
+const releaseRetry = time.Second
+
+type scope struct {
+	work, before *workv1.ManifestWork
+	amw          *workv1.AppliedManifestWork
+	manifests    []manifest
+	waiting      bool
+}
+
+// manifest is one manifest of the work and what became of it.
+type manifest struct {
+	obj     *unstructured.Unstructured
+	mapping *meta.RESTMapping
+	config  *workv1.ManifestConfigOption
+	result  apply.Result
+	uid     types.UID
+	// err is why the manifest could not even be tried.
+	err error
+	// feedback is the manifest's status feedback, and whether it was read.
+	feedback     workv1.StatusFeedbackResult
+	feedbackRead bool
+	feedbackErr  error
+	// ruled are the conditions the manifest's conditionRules set.
+	ruled []metav1.Condition
+}
+
+func (m manifest) readOnly() bool {
+	return m.config != nil && m.config.UpdateStrategy != nil && m.config.UpdateStrategy.Type == workv1.UpdateStrategyTypeReadOnly
+}
+
+func (m manifest) identifier() (workv1.ResourceIdentifier, bool) {
+	if m.mapping == nil {
+		return workv1.ResourceIdentifier{}, false
+	}
+	return workv1.ResourceIdentifier{Group: m.mapping.Resource.Group, Resource: m.mapping.Resource.Resource,
+		Namespace: m.result.Key.Namespace, Name: m.result.Key.Name}, true
+}
+
+func (r *Reconciler) reconcileLive(ctx context.Context, s *scope) (ctrl.Result, error) {
+	return reconcile.Run(ctx, s,
+		reconcile.Step[*scope]{Name: "finalizer", Run: r.addFinalizer},
+		reconcile.Step[*scope]{Name: "applied work", Run: r.ensureAppliedWork},
+		reconcile.Step[*scope]{Name: "apply", Run: r.applyManifests},
+		reconcile.Step[*scope]{Name: "release", Run: r.releaseDropped},
+		reconcile.Step[*scope]{Name: "feedback", Run: r.readFeedback},
+		reconcile.Step[*scope]{Name: "status", Run: r.writeStatus},
+	)
+}
+
+func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (reconcile.Result, error) {
+	if controllerutil.ContainsFinalizer(s.work, workv1.ManifestWorkFinalizer) {
+		return reconcile.Continue, nil
+	}
+	old := s.work.DeepCopy()
+	controllerutil.AddFinalizer(s.work, workv1.ManifestWorkFinalizer)
+	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		return reconcile.StopList, fmt.Errorf("adding the finalizer: %w", err)
+	}
+	s.before = s.work.DeepCopy()
+	return reconcile.Continue, nil
+}
+
+func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile.Result, error) {
+	name := appliedwork.Name(r.opts.HubHash, s.work.Name)
+	amw := &workv1.AppliedManifestWork{}
+	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
+	if apierrors.IsNotFound(err) {
+		amw = &workv1.AppliedManifestWork{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},
+			Spec:       workv1.AppliedManifestWorkSpec{HubHash: r.opts.HubHash, AgentID: r.opts.AgentID, ManifestWorkName: s.work.Name},
+		}
+		err := r.managed.Create(ctx, amw)
+		if apierrors.IsAlreadyExists(err) {
+			// Created by an earlier reconcile the cache has not seen yet.
+			err = r.cache.GetAPIReader().Get(ctx, client.ObjectKey{Name: name}, amw)
+		}
+		if err != nil {
+			return reconcile.StopList, fmt.Errorf("creating AppliedManifestWork %s: %w", name, err)
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Created the AppliedManifestWork", "appliedManifestWork", name)
+	} else if err != nil {
+		return reconcile.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
+	}
+	if amw.DeletionTimestamp != nil {
+		// Being deleted by someone: wait until it is gone, then start anew.
+		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
+	}
+	if amw.Status.EvictionStartTime != nil {
+		old := amw.DeepCopy()
+		amw.Status.EvictionStartTime = nil
+		if err := r.managed.Status().Patch(ctx, amw, client.MergeFrom(old)); err != nil {
+			return reconcile.StopList, fmt.Errorf("ending the eviction of %s: %w", name, err)
+		}
+	}
+	s.amw = amw
+	return reconcile.Continue, nil
+}
+
+func configFor(configs []workv1.ManifestConfigOption, id workv1.ResourceIdentifier) *workv1.ManifestConfigOption {
+	for i := range configs {
+		if configs[i].ResourceIdentifier == id {
+			return &configs[i]
+		}
+	}
+	return nil
+}
+
+func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Result, error) {
+	spec := s.work.Spec.Workload.Manifests
+	s.manifests = make([]manifest, len(spec))
+	objs := make([]*unstructured.Unstructured, len(spec))
+	for i, m := range spec {
+		objs[i], s.manifests[i].err = decode(m)
+		s.manifests[i].obj = objs[i]
+	}
+	owner := appliedwork.Owner(s.amw)
+	for _, i := range applyOrder(objs) {
+		m := &s.manifests[i]
+		if m.err != nil {
+			continue
+		}
+		r.applyOne(ctx, s, m, owner)
+	}
+	r.setWaiting(s.work.Name, s.waiting)
+	if s.waiting {
+		return reconcile.Result{RequeueAfter: kindRetry}, nil
+	}
+	return reconcile.Continue, nil
+}
+
+func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner metav1.OwnerReference) {
+	gvk := m.obj.GroupVersionKind()
+	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		s.waiting = true
+		m.err = fmt.Errorf("kind %s of apiVersion %s is not installed on the managed cluster: the manifest is applied once its CRD is established", gvk.Kind, gvk.GroupVersion())
+		return
+	}
+	if err != nil {
+		m.err = fmt.Errorf("looking up kind %s: %w", gvk, err)
+		return
+	}
+	m.mapping = mapping
+	m.result.Key = apply.KeyFor(m.obj, mapping)
+	if id, ok := m.identifier(); ok {
+		m.config = configFor(s.work.Spec.ManifestConfigs, id)
+	}
+	r.setReader(m.result.Key, s.work.Name, m.readOnly())
+	if err := r.authorize(ctx, s.work, m); err != nil {
+		m.err = err
+		return
+	}
+	if err := r.watch(mapping); err != nil {
+		m.err = err
+		return
+	}
+	cached := &metav1.PartialObjectMetadata{}
+	cached.SetGroupVersionKind(mapping.GroupVersionKind)
+	err = r.cache.GetCache().Get(ctx, client.ObjectKey{Namespace: m.result.Key.Namespace, Name: m.obj.GetName()}, cached)
+	absent := apierrors.IsNotFound(err)
+	if err != nil {
+		cached = &metav1.PartialObjectMetadata{}
+	}
+	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent}
+	if m.config != nil {
+		req.Strategy = m.config.UpdateStrategy
+		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
+	}
+	m.result = r.applier.Apply(ctx, req)
+	m.uid = cached.UID
+	if m.result.Object != nil {
+		m.uid = m.result.Object.GetUID()
+	}
+}
+
+// releaseDropped lets go of what the work applied before and no longer
+// does, and records in the AppliedManifestWork what it applies now.
+func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Result, error) {
+	var applied []workv1.AppliedManifestResourceMeta
+	current := map[workv1.ResourceIdentifier]bool{}
+	unknown := false // a manifest whose resource is unknown: let go of nothing
+	for _, m := range s.manifests {
+		id, ok := m.identifier()
+		if !ok {
+			unknown = true
+			continue
+		}
+		if m.readOnly() {
+			continue
+		}
+		current[id] = true
+		if m.result.Exists && m.uid != "" {
+			applied = append(applied, workv1.AppliedManifestResourceMeta{ResourceIdentifier: id, Version: m.mapping.Resource.Version, UID: string(m.uid)})
+		}
+	}
+	var errs []error
+	pending := false
+	for _, prev := range s.amw.Status.AppliedResources {
+		if current[prev.ResourceIdentifier] || unknown {
+			if !slices.ContainsFunc(applied, func(a workv1.AppliedManifestResourceMeta) bool {
+				return a.ResourceIdentifier == prev.ResourceIdentifier
+			}) {
+				applied = append(applied, prev) // failed this time: still the work's
+			}
+			continue
+		}
+		gone, err := appliedwork.Release(ctx, r.dynamic, prev, s.amw.UID, appliedwork.Orphaned(s.work.Spec.DeleteOption, prev.ResourceIdentifier))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !gone {
+			pending = true
+			applied = append(applied, prev)
+		} else {
+			r.applier.Forget(apply.Key{GVR: appliedwork.GVR(prev), Namespace: prev.Namespace, Name: prev.Name})
+		}
+	}
+	if err := r.recordApplied(ctx, s.amw, applied); err != nil {
+		errs = append(errs, err)
+	}
+	res := reconcile.Continue
+	if pending {
+		res.RequeueAfter = releaseRetry
+	}
+	if len(errs) > 0 {
+		return res, fmt.Errorf("%v", errs)
+	}
+	return res, nil
+}
+
+func (r *Reconciler) recordApplied(ctx context.Context, amw *workv1.AppliedManifestWork, applied []workv1.AppliedManifestResourceMeta) error {
+	if equality.Semantic.DeepEqual(amw.Status.AppliedResources, applied) {
+		return nil
+	}
+	old := amw.DeepCopy()
+	amw.Status.AppliedResources = applied
+	if err := r.managed.Status().Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("recording the applied resources in %s: %w", amw.Name, err)
+	}
+	return nil
+}
