@@ -9,12 +9,17 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/work/agent"
 )
 
 // AddonName is the work addon's name: its ClusterManagementAddOn's and
 // every ManagedClusterAddOn's.
 const AddonName = "work"
+
+// AppliedManifestWorkCRD names the CRD the work agent needs on the managed
+// cluster.
+const AppliedManifestWorkCRD = "appliedmanifestworks.work.open-cluster-management.io"
 
 // Addon is the work addon as the hub's addon manager, the agent's addon
 // host and `corral addon` know it. Its agent half applies the ManifestWorks
@@ -33,11 +38,17 @@ func Addon() addons.Addon {
 	}
 }
 
-// runAgent runs the work agent and, while it runs, renews the addon's
+// runAgent installs the AppliedManifestWork CRD on the managed cluster,
+// then runs the work agent and, while it runs, renews the addon's
 // lease in its install namespace: the hub's Available condition for it.
 func runAgent(ctx context.Context, env addons.AgentEnv) error {
 	kube, err := kubernetes.NewForConfig(env.Managed)
 	if err != nil {
+		return err
+	}
+	// The agent records what it applied in AppliedManifestWorks on the
+	// managed cluster: their CRD is the addon's to install there.
+	if err := crds.Install(ctx, env.Managed, AppliedManifestWorkCRD); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
