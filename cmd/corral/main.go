@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/corral-dev/corral/addons/builtin"
 	addoncli "github.com/corral-dev/corral/addons/cli"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
@@ -57,8 +58,8 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdClusterSet(streams.Out),
 		addoncli.NewCmdAddon(streams.Out),
 		get,
-		newCmdHub(),
-		registrationcli.NewCmdAgent(streams.Out),
+		newCmdHub(builtin.All()...),
+		registrationcli.NewCmdAgent(streams.Out, builtin.All()...),
 	)
 	return root
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/rest"
 )
 
 // TestMatchesAPIModule fails when deploy/crds and the pinned api module
@@ -80,4 +82,13 @@ func newestVersion(t *testing.T, apiDir, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestInstallUnknownName checks a CRD the api module does not ship is
+// refused before anything is written.
+func TestInstallUnknownName(t *testing.T) {
+	err := Install(t.Context(), &rest.Config{Host: "https://127.0.0.1:1"}, "widgets.example.com")
+	if err == nil || !strings.Contains(err.Error(), "not all of them are known") {
+		t.Errorf("Install(widgets.example.com) = %v, want an error saying it is not known", err)
+	}
 }

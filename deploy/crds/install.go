@@ -3,6 +3,7 @@ package crds
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -13,11 +14,18 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Install creates or updates every CRD and waits until each is Established.
-func Install(ctx context.Context, cfg *rest.Config) error {
+// Install creates or updates the named CRDs — every CRD when none is
+// named — and waits until each is Established.
+func Install(ctx context.Context, cfg *rest.Config, names ...string) error {
 	all, err := All()
 	if err != nil {
 		return err
+	}
+	if len(names) > 0 {
+		all = slices.DeleteFunc(all, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return !slices.Contains(names, crd.Name) })
+		if len(all) != len(names) {
+			return fmt.Errorf("installing CRDs %v: not all of them are known", names)
+		}
 	}
 	client, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
@@ -78,6 +79,16 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 				say(m.Name, "agent stopped: %v", err)
 			}
 		})
+		if len(builtins) > 0 {
+			// The cluster's addon host, as `corral agent` runs it: the
+			// built-in addons' agent halves, each with its own identity.
+			wg.Go(func() {
+				opts := host.Options{ClusterName: m.Name, Managed: m.Config, Addons: builtins}
+				if err := registrationcli.RunAddonHost(ctx, m.Config, opts); err != nil && ctx.Err() == nil {
+					say(m.Name, "addon host stopped: %v", err)
+				}
+			})
+		}
 	}
 	clusters, err := clusterclient.NewForConfig(hubCluster.Config)
 	if err != nil {

@@ -73,6 +73,61 @@ var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Order
 		}).WithTimeout(cliTimeout).WithPolling(time.Second).Should(Succeed())
 	})
 
+	It("enables the built-in work addon on both clusters: its agent runs with its own certificate and is Available", func() {
+		for _, cluster := range []string{"cluster1", "cluster2"} {
+			Eventually(func(g Gomega) {
+				r := kubectl(hubKubeconfig, "-n", cluster, "get", "managedclusteraddon", "work",
+					"-o", `jsonpath={.status.conditions[?(@.type=="Available")].status}`)
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				g.Expect(r.out).To(Equal("True"))
+			}).WithTimeout(3*time.Minute).WithPolling(2*time.Second).Should(Succeed(), "the work addon on %s", cluster)
+		}
+		r := kubectl(cluster1Kubeconfig, "-n", "open-cluster-management-agent-addon", "get", "secret", "work-hub-kubeconfig")
+		Expect(r.code).To(Equal(0), "the work addon's own hub credentials: %s", r)
+		r = corral(cliTimeout, "addon", "status", "work", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("cluster1"))
+	})
+
+	It("delivers a ManifestWork made on the hub to cluster1 through the work addon", func() {
+		manifest := filepath.Join(GinkgoT().TempDir(), "work.yaml")
+		Expect(os.WriteFile(manifest, []byte(`apiVersion: work.open-cluster-management.io/v1
+kind: ManifestWork
+metadata: {name: e2e-hello, namespace: cluster1}
+spec:
+  workload:
+    manifests:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: e2e-hello, namespace: default}
+      data: {greeting: hello}
+`), 0o644)).To(Succeed())
+		r := kubectl(hubKubeconfig, "apply", "-f", manifest)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Eventually(func(g Gomega) {
+			r := kubectl(cluster1Kubeconfig, "-n", "default", "get", "configmap", "e2e-hello", "-o", "jsonpath={.data.greeting}")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(r.out).To(Equal("hello"))
+		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+		Eventually(func(g Gomega) {
+			r := kubectl(hubKubeconfig, "-n", "cluster1", "get", "manifestwork", "e2e-hello",
+				"-o", `jsonpath={.status.conditions[?(@.type=="Applied")].status}`)
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(r.out).To(Equal("True"))
+		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+	})
+
+	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
+		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		cluster2Kubeconfig := filepath.Join(dir, "cluster2", "kubeconfig")
+		Eventually(func(g Gomega) {
+			r := kubectl(cluster2Kubeconfig, "-n", "open-cluster-management-agent-addon", "get", "secret", "work-hub-kubeconfig", "--ignore-not-found", "-o", "name")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+			g.Expect(r.out).To(BeEmpty())
+		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+	})
+
 	It("serves the hub: kubectl get ns lists kube-system", func() {
 		r := kubectl(hubKubeconfig, "get", "ns")
 		Expect(r.code).To(Equal(0), "%s", r)

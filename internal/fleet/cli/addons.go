@@ -1,7 +1,9 @@
 package cli
 
-import "github.com/corral-dev/corral/addons"
+import (
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/builtin"
+)
 
-// builtinAddons are the built-in addons `dev up --addons` knows. None yet:
-// work, placement, health and properties join this list as they land.
-func builtinAddons() []addons.Addon { return nil }
+// builtinAddons are the built-in addons `dev up --addons` knows.
+func builtinAddons() []addons.Addon { return builtin.All() }
