@@ -108,13 +108,13 @@ spec:
 			r := kubectl(cluster1Kubeconfig, "-n", "default", "get", "configmap", "e2e-hello", "-o", "jsonpath={.data.greeting}")
 			g.Expect(r.code).To(Equal(0), "%s", r)
 			g.Expect(r.out).To(Equal("hello"))
-		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 		Eventually(func(g Gomega) {
 			r := kubectl(hubKubeconfig, "-n", "cluster1", "get", "manifestwork", "e2e-hello",
 				"-o", `jsonpath={.status.conditions[?(@.type=="Applied")].status}`)
 			g.Expect(r.code).To(Equal(0), "%s", r)
 			g.Expect(r.out).To(Equal("True"))
-		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
@@ -125,7 +125,7 @@ spec:
 			r := kubectl(cluster2Kubeconfig, "-n", "open-cluster-management-agent-addon", "get", "secret", "work-hub-kubeconfig", "--ignore-not-found", "-o", "name")
 			g.Expect(r.code).To(Equal(0), "%s", r)
 			g.Expect(r.out).To(BeEmpty())
-		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
 	It("serves the hub: kubectl get ns lists kube-system", func() {
