@@ -1,13 +1,18 @@
 // Package testenv starts the control planes integration suites run on:
 // envtest (one kube-apiserver and etcd) from the binaries `make tools` puts in
-// bin/, with the OCM CRDs installed. Suites that need a whole cluster (a
-// controller-manager, a scheduler, nodes) use internal/localcluster instead.
+// bin/, with the OCM CRDs installed; and, for suites whose behaviour
+// crosses a hub and a managed cluster, both as local clusters
+// (internal/localcluster) started side by side.
 package testenv
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -57,4 +62,30 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 		return nil, nil, fmt.Errorf("starting envtest from %s: %w", env.BinaryAssetsDirectory, err)
 	}
 	return env, cfg, nil
+}
+
+// StartHubAndManaged starts a hub and, beside it, a separate API server
+// standing for a managed cluster (what the suites need of one is its API),
+// at once, in the two directories. When either fails, the other is stopped.
+func StartHubAndManaged(ctx context.Context, hubDir, managedDir string, progress io.Writer) (hub, managed *localcluster.Cluster, err error) {
+	var managedErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		managed, managedErr = localcluster.Start(ctx, localcluster.Options{
+			Name: "managed", Profile: localcluster.ProfileHub, Dir: managedDir, Progress: progress,
+		})
+	})
+	hub, err = localcluster.Start(ctx, localcluster.Options{
+		Name: "hub", Profile: localcluster.ProfileHub, Dir: hubDir, Progress: progress,
+	})
+	wg.Wait()
+	if err == nil && managedErr == nil {
+		return hub, managed, nil
+	}
+	for _, c := range []*localcluster.Cluster{hub, managed} {
+		if c != nil {
+			_ = c.Stop()
+		}
+	}
+	return nil, nil, errors.Join(err, managedErr)
 }

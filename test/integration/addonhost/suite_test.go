@@ -12,7 +12,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
 )
@@ -65,19 +65,10 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err, managedErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		managedCluster, managedErr = localcluster.Start(ctx, localcluster.Options{
-			Name: "managed", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-		})
-	})
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
-	wg.Wait()
+	// The hub, and a separate API server an agent runs for.
+	var err error
+	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(managedErr).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 

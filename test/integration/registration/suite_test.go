@@ -13,7 +13,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,6 +26,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
 )
@@ -49,19 +49,9 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	// The hub, and a separate API server an agent runs for.
-	var err, managedErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		managedCluster, managedErr = localcluster.Start(ctx, localcluster.Options{
-			Name: "managed", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-		})
-	})
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
-	wg.Wait()
+	var err error
+	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(managedErr).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 

@@ -6,7 +6,6 @@ package workagent_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/work/agent"
 )
 
@@ -47,19 +47,10 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
-	var err, managedErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		managedCluster, managedErr = localcluster.Start(ctx, localcluster.Options{
-			Name: "managed", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-		})
-	})
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
-	wg.Wait()
+	// The hub, and a separate API server an agent runs for.
+	var err error
+	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(managedErr).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 
