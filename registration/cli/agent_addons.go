@@ -58,18 +58,25 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return runWithAddonHost(ctx, a, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+}
+
+// runWithAddonHost runs the registration agent a and, beside it, the addon
+// host with opts, until ctx ends or either fails: the agent does not go on
+// without its addon host.
+func runWithAddonHost(ctx context.Context, a *agent.Agent, managed *rest.Config, opts host.Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hostDone := make(chan error, 1)
 	go func() {
-		err := RunAddonHost(ctx, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+		err := RunAddonHost(ctx, managed, opts)
 		if err != nil {
-			cancel() // the agent does not go on without its addon host
+			cancel()
 			err = fmt.Errorf("the addon host: %w", err)
 		}
 		hostDone <- err
 	}()
-	err = a.Run(ctx)
+	err := a.Run(ctx)
 	cancel()
 	return errors.Join(err, <-hostDone)
 }

@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
@@ -23,17 +25,20 @@ type JoinOptions struct {
 	// HubKubeconfigFile, if set, also receives the agent's hub kubeconfig.
 	HubKubeconfigFile string
 
-	ca []byte
+	ca       []byte
+	builtins []addons.Addon
 }
 
-// NewJoinOptions returns the defaults.
-func NewJoinOptions(out io.Writer) *JoinOptions {
-	return &JoinOptions{managedOptions: newManagedOptions(out)}
+// NewJoinOptions returns the defaults; builtins are the built-in addons
+// the agent hosts.
+func NewJoinOptions(out io.Writer, builtins ...addons.Addon) *JoinOptions {
+	return &JoinOptions{managedOptions: newManagedOptions(out), builtins: builtins}
 }
 
-// NewCmdJoin returns `corral join`.
-func NewCmdJoin(out io.Writer) *cobra.Command {
-	o := NewJoinOptions(out)
+// NewCmdJoin returns `corral join`; builtins are the built-in addons the
+// agent it runs hosts.
+func NewCmdJoin(out io.Writer, builtins ...addons.Addon) *cobra.Command {
+	o := NewJoinOptions(out, builtins...)
 	cmd := &cobra.Command{
 		Use:   "join",
 		Short: "Ask a hub to let this cluster join, and run its agent",
@@ -48,6 +53,9 @@ cluster (open-cluster-management-agent/bootstrap-hub-kubeconfig) and the
 agent asks to join and waits for a hub admin to run 'corral accept'. Without
 --ca-file the hub's CA is read from its kube-public/cluster-info, over a
 connection that cannot be verified yet; --ca-file pins it.
+
+The agent also hosts the cluster's addons, as 'corral agent' does (every
+built-in addon's agent half; 'corral agent --addons' picks fewer).
 
 Stopping 'corral join' stops the agent; 'corral agent --cluster-name NAME'
 runs it again with what join stored.`,
@@ -144,5 +152,5 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "%s: asking %s to join; a hub admin accepts with 'corral accept %s'. The agent runs until stopped.\n",
 		o.ClusterName, o.HubAPIServer, o.ClusterName)
-	return a.Run(ctx)
+	return runWithAddonHost(ctx, a, managedCfg, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
 }
