@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1ac "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration/apiextensions/v1"
@@ -12,8 +13,11 @@ import (
 	apiextensionsinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // ConvertAddonsPath is where the addon CRDs' conversion webhook is served
@@ -90,5 +94,31 @@ func watchConvertedCRDs(ctx context.Context, crds apiextensionsclient.Interface,
 		<-ctx.Done()
 		factory.Shutdown()
 	}()
+	return nil
+}
+
+// WaitConverting waits until every CRD in ConvertedCRDs that is installed
+// has its conversion pointed at the hub's webhook, or timeout passes.
+func WaitConverting(ctx context.Context, c client.Client, timeout time.Duration) error {
+	var pending string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, name := range ConvertedCRDs {
+			// Unstructured, so that any client's scheme will do.
+			crd := &unstructured.Unstructured{}
+			crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				pending = fmt.Sprintf("%s: %v", name, err)
+				return false, nil
+			}
+			if strategy, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); strategy != string(apiextensionsv1.WebhookConverter) {
+				pending = name + " has no conversion webhook yet"
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the hub did not start converting the addon CRDs within %s: %s", timeout, pending)
+	}
 	return nil
 }

@@ -18,8 +18,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -38,6 +36,7 @@ import (
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
 )
 
 func TestAddonHost(t *testing.T) {
@@ -86,12 +85,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	managedKube = kubernetes.NewForConfigOrDie(managedCluster.Config)
 
 	By("storing the addon CRDs as v1beta1, the version addon-framework and the host speak")
-	storeAddonsAsV1beta1(ctx)
-
 	By("running the registration hub, which gives an accepted cluster its namespace and RBAC")
 	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	// The hub's webhooks, among them the addon CRDs' conversion: the
+	// agent reads and writes ManagedClusterAddOns as v1beta1.
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
 	mgrCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- mgr.Start(mgrCtx) }()
@@ -99,6 +99,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		cancel()
 		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
 	})
+	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
+	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 
 	By("running the upstream addon-framework manager with the test addons")
 	startAddonManager()
@@ -178,22 +180,4 @@ func asRegistrationAgent(cluster string) *rest.Config {
 		Groups:   []string{"system:open-cluster-management:" + cluster, "system:open-cluster-management:managed-clusters", "system:authenticated"},
 	}
 	return cfg
-}
-
-// storeAddonsAsV1beta1 makes v1beta1 the storage version of the addon
-// CRDs. The api module's CRDs store v1alpha1 with no conversion, so an
-// object written as v1beta1 loses its v1beta1-only fields (the
-// registrations) until the hub serves the conversion webhook; this suite
-// is about the agent, whose every reader and writer speaks v1beta1.
-func storeAddonsAsV1beta1(ctx context.Context) {
-	crds := apiextensionsclient.NewForConfigOrDie(hubCluster.Config).ApiextensionsV1().CustomResourceDefinitions()
-	for _, name := range []string{"managedclusteraddons.addon.open-cluster-management.io", "clustermanagementaddons.addon.open-cluster-management.io"} {
-		crd, err := crds.Get(ctx, name, metav1.GetOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		for i := range crd.Spec.Versions {
-			crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == "v1beta1"
-		}
-		_, err = crds.Update(ctx, crd, metav1.UpdateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-	}
 }

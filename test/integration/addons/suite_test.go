@@ -88,12 +88,5 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
 	})
 	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
-	for _, name := range webhook.ConvertedCRDs {
-		Eventually(func(g Gomega) {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
-			g.Expect(crd.Spec.Conversion).NotTo(BeNil())
-			g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the hub converts %s", name)
-	}
+	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
