@@ -55,15 +55,13 @@ type Request struct {
 type Result struct {
 	Key Key
 	// Object is the object on the managed cluster after the apply; nil
-	// when Unchanged and not needed, or when it does not exist.
+	// when it is as last applied (not read) and not needed, or when it
+	// does not exist.
 	Object *unstructured.Unstructured
-	// Unchanged says the object is as last applied and was not read.
-	Unchanged bool
 	// Exists says the object is on the managed cluster.
 	Exists bool
-	// Wrote says the apply wrote the object; Drift that the write put
-	// back a change made on the managed cluster.
-	Wrote, Drift bool
+	// Wrote says the apply wrote the object.
+	Wrote bool
 	// Err is why the manifest could not be applied.
 	Err error
 }
@@ -151,7 +149,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	last, known := a.recall(key)
 	if known && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion && last.hash == hash {
-		res.Unchanged, res.Exists = true, true
+		res.Exists = true
 		return res
 	}
 	ri := a.resource(key)
@@ -169,8 +167,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		res.Err = fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)
 	}
 	res.Exists = res.Object != nil
-	if res.Wrote && known && last.hash == hash {
-		res.Drift = true
+	if res.Wrote && known && last.hash == hash { // put back a change made on the managed cluster
 		driftCorrections.Inc()
 		log.V(1).Info("Put back a change made on the managed cluster")
 	}

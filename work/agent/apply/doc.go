@@ -3,6 +3,6 @@
 // ReadOnly) and says what became of it. It owns no controller: the
 // ManifestWork controller calls it. It remembers, per object, the
 // resourceVersion it last wrote or checked, so that an object nobody
-// changed is not read again (Unchanged), and a watch event for an object
+// changed is not read again, and a watch event for an object
 // that changed is told apart from the echo of its own write.
 package apply

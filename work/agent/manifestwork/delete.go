@@ -21,6 +21,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	r.setWaiting(s.work.Name, false)
+	r.forgetWritten(s.work.UID)
 	return reconcile.Run(ctx, s,
 		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
 			return r.releaseAll(ctx, s.work.Name, s.work.Spec.DeleteOption)

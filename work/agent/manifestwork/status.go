@@ -126,12 +126,15 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Result, error) {
 	st := s.work.Status.DeepCopy()
 	st.ResourceStatus.Manifests = make([]workv1.ManifestCondition, len(s.manifests))
-	applied, available, unknown := 0, 0, 0
+	applied, available, unknown, degraded := 0, 0, 0, 0
 	for i := range s.manifests {
 		mc := r.manifestCondition(s, i)
 		st.ResourceStatus.Manifests[i] = mc
 		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestApplied) {
 			applied++
+		}
+		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestDegraded) {
+			degraded++
 		}
 		switch c := meta.FindStatusCondition(mc.Conditions, workv1.ManifestAvailable); {
 		case c == nil || c.Status == metav1.ConditionUnknown:
@@ -163,12 +166,6 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, workv1.WorkProgressingReasonApplying, "not every manifest is applied and available yet"
 	}
 	meta.SetStatusCondition(&st.Conditions, progressing)
-	degraded := 0
-	for _, mc := range st.ResourceStatus.Manifests {
-		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestDegraded) {
-			degraded++
-		}
-	}
 	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
 	r.setComplete(s, st)
 	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.alreadyWritten(s.work.UID, st) {
