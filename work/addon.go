@@ -2,6 +2,7 @@ package work
 
 import (
 	"context"
+	"fmt"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
@@ -44,12 +45,12 @@ func Addon() addons.Addon {
 func runAgent(ctx context.Context, env addons.AgentEnv) error {
 	kube, err := kubernetes.NewForConfig(env.Managed)
 	if err != nil {
-		return err
+		return fmt.Errorf("building the managed cluster's client: %w", err)
 	}
 	// The agent records what it applied in AppliedManifestWorks on the
 	// managed cluster: their CRD is the addon's to install there.
 	if err := crds.Install(ctx, env.Managed, AppliedManifestWorkCRD); err != nil {
-		return err
+		return fmt.Errorf("installing the %s CRD on the managed cluster: %w", AppliedManifestWorkCRD, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -8,12 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-)
 
-// CertificateRotatedCondition is the condition the registration agent
-// sets on a ManagedClusterAddOn when its registrations' certificates are
-// issued (OCM's agent names it so; the api module has no constant).
-const CertificateRotatedCondition = "ClusterCertificateRotated"
+	"github.com/corral-dev/corral/addons/host"
+)
 
 // kubeClientName is how a registration with the kube-apiserver-client
 // signer is shown.
@@ -110,7 +107,7 @@ func credentials(mca *addonv1alpha1.ManagedClusterAddOn) string {
 	var problems []string
 	for _, step := range []struct{ cond, what string }{
 		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, "permission"},
-		{CertificateRotatedCondition, "certificate"},
+		{host.ConditionCertificateRotated, "certificate"},
 	} {
 		switch conditionStatus(mca.Status.Conditions, step.cond) {
 		case string(metav1.ConditionTrue):
@@ -137,7 +134,7 @@ func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
 		{addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionTrue},
 		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse},
 		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse},
-		{CertificateRotatedCondition, metav1.ConditionFalse},
+		{host.ConditionCertificateRotated, metav1.ConditionFalse},
 		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown},
 	} {
 		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status {

@@ -202,6 +202,20 @@ func condition(ctx context.Context, cluster, addon, typ string) *metav1.Conditio
 	return meta.FindStatusCondition(getAddon(ctx, cluster, addon).Status.Conditions, typ)
 }
 
+// conditionIs is an Eventually body: the addon's condition typ has this status
+// and reason, and its message each of messageContains.
+func conditionIs(ctx context.Context, cluster, addon, typ string, status metav1.ConditionStatus, reason string, messageContains ...string) func(Gomega) {
+	return func(g Gomega) {
+		c := condition(ctx, cluster, addon, typ)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(status))
+		g.Expect(c.Reason).To(Equal(reason))
+		for _, m := range messageContains {
+			g.Expect(c.Message).To(ContainSubstring(m))
+		}
+	}
+}
+
 var _ = Describe("the addon host", func() {
 	It("gives a built-in addon its own certificate, runs its agent as the addon, reports its lease, and stops it when the addon goes", func(ctx context.Context) {
 		cluster := newCluster(ctx)
@@ -245,12 +259,7 @@ var _ = Describe("the addon host", func() {
 		Expect(runs.get(runs.started, key)).To(Equal(1))
 
 		By("turning the agent's lease renewals into Available=True on the hub")
-		Eventually(func(g Gomega) {
-			c := condition(ctx, cluster, helloAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(c.Reason).To(Equal(host.ReasonLeaseUpdated))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(conditionIs(ctx, cluster, helloAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionTrue, host.ReasonLeaseUpdated)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		By("stopping the agent and removing its credentials when the addon is deleted")
 		Expect(admin.Delete(ctx, &addonv1beta1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: helloAddon}})).To(Succeed())
@@ -271,24 +280,14 @@ var _ = Describe("the addon host", func() {
 			_, err := managedKube.CoreV1().Namespaces().Get(ctx, signedNS, metav1.GetOptions{})
 			return err
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		Eventually(func(g Gomega) {
-			c := condition(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionUnknown))
-			g.Expect(c.Reason).To(Equal(host.ReasonLeaseNotFound))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(conditionIs(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown, host.ReasonLeaseNotFound)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		stale := metav1.NewMicroTime(time.Now().Add(-time.Hour))
 		_, err := managedKube.CoordinationV1().Leases(signedNS).Create(ctx, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: signedNS, Name: signedAddon},
 			Spec:       coordinationv1.LeaseSpec{RenewTime: &stale},
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(func(g Gomega) {
-			c := condition(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(host.ReasonLeaseStopped))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(conditionIs(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse, host.ReasonLeaseStopped)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
 
 	It("survives an addon agent that panics: restarts it with backoff, reports it, and keeps the others running", func(ctx context.Context) {
@@ -300,13 +299,7 @@ var _ = Describe("the addon host", func() {
 		enable(ctx, cluster, crashyAddon)
 
 		By("reporting the crash as Degraded/AgentCrashed, with an event")
-		Eventually(func(g Gomega) {
-			c := condition(ctx, cluster, crashyAddon, host.ConditionDegraded)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			g.Expect(c.Reason).To(Equal(host.ReasonAgentCrashed))
-			g.Expect(c.Message).To(ContainSubstring("the test agent falls over"))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(conditionIs(ctx, cluster, crashyAddon, host.ConditionDegraded, metav1.ConditionTrue, host.ReasonAgentCrashed, "the test agent falls over")).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Eventually(func(g Gomega) {
 			events, err := hubKube.CoreV1().Events(cluster).List(ctx, metav1.ListOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
@@ -319,12 +312,7 @@ var _ = Describe("the addon host", func() {
 		Eventually(func() string { return crashy.username(crashyKey) }).WithContext(ctx).WithTimeout(timeout).
 			Should(Equal(agent.DefaultUser(cluster, crashyAddon, crashyAddon)))
 		Expect(crashy.get(crashy.started, crashyKey)).To(Equal(3), "two runs panicked, the third runs")
-		Eventually(func(g Gomega) {
-			c := condition(ctx, cluster, crashyAddon, host.ConditionDegraded)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(host.ReasonAgentRunning))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(conditionIs(ctx, cluster, crashyAddon, host.ConditionDegraded, metav1.ConditionFalse, host.ReasonAgentRunning)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		By("the other addon's agent ran on, never restarted, and is Available")
 		helloKey := cluster + "/" + helloAddon
