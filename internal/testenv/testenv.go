@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -88,4 +89,23 @@ func StartHubAndManaged(ctx context.Context, hubDir, managedDir string, progress
 		}
 	}
 	return nil, nil, errors.Join(err, managedErr)
+}
+
+// Go runs run (a suite's manager or agent) in a goroutine on a child of ctx
+// and returns stop, which cancels that context and waits up to timeout for
+// run to return: stop gives what run returned, or an error when it did not
+// return in time. Suites call stop in their cleanup.
+func Go(ctx context.Context, run func(context.Context) error) (stop func(timeout time.Duration) error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- run(runCtx) }()
+	return func(timeout time.Duration) error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(timeout):
+			return fmt.Errorf("still running %s after it was stopped", timeout)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package common
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
@@ -26,4 +27,14 @@ func Held(mc *clusterv1.ManagedCluster) bool {
 		}
 	}
 	return true
+}
+
+// ConditionStatus is the status of mc's condition condType, "" when it has
+// none: what the hub controllers' predicates compare between an update's
+// old and new cluster.
+func ConditionStatus(mc *clusterv1.ManagedCluster, condType string) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, condType); c != nil {
+		return c.Status
+	}
+	return ""
 }

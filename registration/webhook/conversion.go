@@ -97,7 +97,7 @@ func watchConvertedCRDs(ctx context.Context, crds apiextensionsclient.Interface,
 	return nil
 }
 
-// WaitConverting waits until every CRD in ConvertedCRDs that is installed
+// WaitConverting waits until every CRD in ConvertedCRDs is installed and
 // has its conversion pointed at the hub's webhook, or timeout passes.
 func WaitConverting(ctx context.Context, c client.Client, timeout time.Duration) error {
 	var pending string

@@ -24,6 +24,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 )
 
@@ -146,13 +147,8 @@ func startCorralAgent(cluster, secretName, kubeconfigFile string, clk clock.With
 		LeaseDurationSeconds: leaseSeconds, PollInterval: 500 * time.Millisecond,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), fileLogger("corral-agent-"+cluster)))
-	finished := make(chan error, 1)
-	go func() { finished <- a.Run(ctx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(finished).WithTimeout(timeout).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(klog.NewContext(context.Background(), fileLogger("corral-agent-"+cluster)), a.Run)
+	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 }
 
 // installOCMBootstrapIdentity creates clusteradm's bootstrap service

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
@@ -160,14 +161,9 @@ func startCorralHub(cfg *rest.Config) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(ctx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed(), "corral hub's webhooks answer")
+	Expect(webhook.WaitServing(context.Background(), admin, timeout)).To(Succeed(), "corral hub's webhooks answer")
 }

@@ -71,16 +71,8 @@ func (leaseTermsChanged) Update(e event.UpdateEvent) bool {
 	}
 	return oldMC.Spec.LeaseDurationSeconds != newMC.Spec.LeaseDurationSeconds ||
 		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero() ||
-		conditionStatus(oldMC, clusterv1.ManagedClusterConditionHubAccepted) != conditionStatus(newMC, clusterv1.ManagedClusterConditionHubAccepted) ||
-		conditionStatus(oldMC, clusterv1.ManagedClusterConditionAvailable) != conditionStatus(newMC, clusterv1.ManagedClusterConditionAvailable)
-}
-
-// conditionStatus is the status of a condition, "" when it is missing.
-func conditionStatus(mc *clusterv1.ManagedCluster, condType string) metav1.ConditionStatus {
-	if c := meta.FindStatusCondition(mc.Status.Conditions, condType); c != nil {
-		return c.Status
-	}
-	return ""
+		common.ConditionStatus(oldMC, clusterv1.ManagedClusterConditionHubAccepted) != common.ConditionStatus(newMC, clusterv1.ManagedClusterConditionHubAccepted) ||
+		common.ConditionStatus(oldMC, clusterv1.ManagedClusterConditionAvailable) != common.ConditionStatus(newMC, clusterv1.ManagedClusterConditionAvailable)
 }
 
 // renewalsIgnored passes a lease's creation and deletion, not its updates:

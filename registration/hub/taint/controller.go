@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // Reconciler maintains the availability taints.
@@ -53,13 +54,7 @@ func (availabilityOrTaintsChanged) Update(e event.UpdateEvent) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	available := func(mc *clusterv1.ManagedCluster) metav1.ConditionStatus {
-		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
-			return c.Status
-		}
-		return ""
-	}
-	return available(oldMC) != available(newMC) ||
+	return common.ConditionStatus(oldMC, clusterv1.ManagedClusterConditionAvailable) != common.ConditionStatus(newMC, clusterv1.ManagedClusterConditionAvailable) ||
 		!equality.Semantic.DeepEqual(oldMC.Spec.Taints, newMC.Spec.Taints) ||
 		controllerutil.ContainsFinalizer(oldMC, clusterv1.ManagedClusterFinalizer) != controllerutil.ContainsFinalizer(newMC, clusterv1.ManagedClusterFinalizer) ||
 		oldMC.DeletionTimestamp.IsZero() != newMC.DeletionTimestamp.IsZero()

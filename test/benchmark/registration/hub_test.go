@@ -335,7 +335,8 @@ func apiWrites(ctx context.Context, kube kubernetes.Interface) map[string]int {
 	return out
 }
 
-// writesSince is after minus before, leaving out what did not change.
+// writesSince is after minus before (write or reconcile counts), leaving
+// out what did not change, and their total.
 func writesSince(before, after map[string]int) (map[string]int, int) {
 	out, total := map[string]int{}, 0
 	for k, v := range after {

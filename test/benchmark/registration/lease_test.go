@@ -92,7 +92,7 @@ func benchmarkLeases(b *testing.B, n int) {
 	waitUntil(t0.Add(steadyUntil * leasePeriod))
 	steady := cpu.percent()
 	steadyWrites := hub.writes() - hubWrites
-	reconciles := countsSince(hubReconciles, hub.reconciles())
+	reconciles, _ := writesSince(hubReconciles, hub.reconciles())
 	apiSteady, _ := writesSince(apiBefore, apiWrites(ctx, f.kube))
 
 	waitUntil(t0.Add(leaseRounds * leasePeriod))
@@ -317,9 +317,4 @@ func forEach(n, workers int, f func(int) error) error {
 	wg.Wait()
 	close(errs)
 	return <-errs
-}
-
-func countsSince(before, after map[string]int) map[string]int {
-	out, _ := writesSince(before, after)
-	return out
 }

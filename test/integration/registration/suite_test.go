@@ -14,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -71,13 +72,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: leaseGraceMultiplier})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
 
 // asCluster is a client that authenticates as cluster's agent would: the

@@ -25,6 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/webhook"
@@ -88,15 +89,10 @@ func startHub(withControllers bool, webhookPort int) (stop func()) {
 		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 	}
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{Port: webhookPort})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(mgrCtx) }()
+	stopManager := testenv.Go(context.Background(), mgr.Start)
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			cancel()
-			Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
-		})
+		once.Do(func() { Expect(stopManager(2 * time.Minute)).To(Succeed()) })
 	}
 }
 
