@@ -86,7 +86,7 @@ for a hub running in the cluster, --webhook-service, which needs a
 --webhook-cert-dir every replica shares. The configurations stay when the
 hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
-  corral hub --addons placement --no-registration --kubeconfig hub.kubeconfig
+  corral hub --addons work --no-registration --kubeconfig hub.kubeconfig
   corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -84,7 +84,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 			// built-in addons' agent halves, each with its own identity.
 			wg.Go(func() {
 				opts := host.Options{ClusterName: m.Name, Managed: m.Config, Addons: builtins}
-				if err := registrationcli.RunAddonHost(ctx, m.Config, opts); err != nil && ctx.Err() == nil {
+				if err := registrationcli.RunAddonHost(ctx, opts); err != nil && ctx.Err() == nil {
 					say(m.Name, "addon host stopped: %v", err)
 				}
 			})

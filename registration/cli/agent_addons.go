@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
@@ -58,18 +57,18 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runWithAddonHost(ctx, a, managed, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+	return runWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
 }
 
 // runWithAddonHost runs the registration agent a and, beside it, the addon
 // host with opts, until ctx ends or either fails: the agent does not go on
 // without its addon host.
-func runWithAddonHost(ctx context.Context, a *agent.Agent, managed *rest.Config, opts host.Options) error {
+func runWithAddonHost(ctx context.Context, a *agent.Agent, opts host.Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hostDone := make(chan error, 1)
 	go func() {
-		err := RunAddonHost(ctx, managed, opts)
+		err := RunAddonHost(ctx, opts)
 		if err != nil {
 			cancel()
 			err = fmt.Errorf("the addon host: %w", err)
@@ -82,13 +81,13 @@ func runWithAddonHost(ctx context.Context, a *agent.Agent, managed *rest.Config,
 }
 
 // RunAddonHost runs the addon host with the registration agent's hub
-// identity, as stored on the managed cluster, once there is one; it starts
+// identity, as stored on opts.Managed, once there is one; it starts
 // the host again when the identity changes (rotated). opts.Hub and
 // opts.AgentName are filled from the stored identity. It returns when ctx
 // ends. `corral agent` runs it beside the registration agent; so can an
 // embedded fleet.
-func RunAddonHost(ctx context.Context, managed *rest.Config, opts host.Options) error {
-	kube, err := kubernetes.NewForConfig(managed)
+func RunAddonHost(ctx context.Context, opts host.Options) error {
+	kube, err := kubernetes.NewForConfig(opts.Managed)
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,11 @@ func TestAgentValidateAddons(t *testing.T) {
 	cases := map[string]struct {
 		set     func(o *AgentOptions)
 		wantErr string
+		// wantSelected are the addons a valid o runs; nil is not checked.
+		wantSelected []string
 	}{
-		"all built-ins by default": {set: func(*AgentOptions) {}},
-		"named built-ins":          {set: func(o *AgentOptions) { o.Addons = []string{"work"} }},
+		"all built-ins by default": {set: func(*AgentOptions) {}, wantSelected: []string{"work", "hubonly"}},
+		"named built-ins":          {set: func(o *AgentOptions) { o.Addons = []string{"work"} }, wantSelected: []string{"work"}},
 		"an unknown addon": {
 			set:     func(o *AgentOptions) { o.Addons = []string{"nope"} },
 			wantErr: `--addons: unknown addon "nope": the built-in addons are work, hubonly`,
@@ -59,6 +61,9 @@ func TestAgentValidateAddons(t *testing.T) {
 				t.Fatalf("Validate: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("Validate = %v, want an error containing %q", err, tc.wantErr)
+			}
+			if got := addons.Names(o.selected); tc.wantSelected != nil && strings.Join(got, ",") != strings.Join(tc.wantSelected, ",") {
+				t.Errorf("selected %v, want %v", got, tc.wantSelected)
 			}
 		})
 	}

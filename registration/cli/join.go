@@ -152,5 +152,5 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "%s: asking %s to join; a hub admin accepts with 'corral accept %s'. The agent runs until stopped.\n",
 		o.ClusterName, o.HubAPIServer, o.ClusterName)
-	return runWithAddonHost(ctx, a, managedCfg, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
+	return runWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/fleet"
 	"github.com/corral-dev/corral/internal/localcluster"
 )
@@ -57,7 +58,7 @@ or only those --addons names.
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
   corral dev up --clusters 3 --dir /tmp/fleet
-  corral dev up --addons work,placement`,
+  corral dev up --addons work`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if v := cmd.Flag("v"); v != nil {
@@ -84,7 +85,8 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
-	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, e.g. work,placement,health,properties (default: all)")
+	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated (default: all: "+
+		strings.Join(addons.Names(builtinAddons()), ",")+")")
 }
 
 // Complete makes the directory absolute.
