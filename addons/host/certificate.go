@@ -3,9 +3,6 @@ package host
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -15,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -282,23 +281,7 @@ func (h *Host) waitForCertificate(ctx context.Context, name string) ([]byte, err
 // newKeyAndRequest makes a fresh key and a certificate request for the
 // registration's subject, with the DNS name OCM's agent puts in.
 func newKeyAndRequest(w want) (keyPEM, requestPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject:  w.subject,
-		DNSNames: []string{w.addon + ".addon.open-cluster-management.io"},
-	}, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+	return clientcsr.NewKeyAndRequest(w.subject, w.addon+".addon.open-cluster-management.io")
 }
 
 // writeSecret stores the credentials in the addon's install namespace,

@@ -127,13 +127,14 @@ func decide(csr *certificatesv1.CertificateSigningRequest, typ certificatesv1.Re
 }
 
 // NewKeyAndRequest makes a fresh ECDSA P-256 key, as OCM's agents do, and a
-// certificate request for subject; both PEM-encoded.
-func NewKeyAndRequest(subject pkix.Name) (keyPEM, requestPEM []byte, err error) {
+// certificate request for subject (and dnsNames, which OCM's addon
+// requests carry); both PEM-encoded.
+func NewKeyAndRequest(subject pkix.Name, dnsNames ...string) (keyPEM, requestPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject, DNSNames: dnsNames}, key)
 	if err != nil {
 		return nil, nil, err
 	}

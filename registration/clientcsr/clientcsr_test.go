@@ -132,7 +132,7 @@ func TestApproveAndDeny(t *testing.T) {
 }
 
 func TestNewKeyAndRequest(t *testing.T) {
-	keyPEM, reqPEM, err := NewKeyAndRequest(pkix.Name{CommonName: "system:open-cluster-management:c1:a1", Organization: []string{"g1", "g2"}})
+	keyPEM, reqPEM, err := NewKeyAndRequest(pkix.Name{CommonName: "system:open-cluster-management:c1:a1", Organization: []string{"g1", "g2"}}, "hello.addon.open-cluster-management.io")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +146,9 @@ func TestNewKeyAndRequest(t *testing.T) {
 	}
 	if req.Subject.CommonName != "system:open-cluster-management:c1:a1" || strings.Join(req.Subject.Organization, ",") != "g1,g2" {
 		t.Errorf("subject %v, want CN system:open-cluster-management:c1:a1, O g1,g2", req.Subject)
+	}
+	if strings.Join(req.DNSNames, ",") != "hello.addon.open-cluster-management.io" {
+		t.Errorf("DNS names %v, want hello.addon.open-cluster-management.io", req.DNSNames)
 	}
 	block, _ = pem.Decode(keyPEM)
 	key, err := x509.ParseECPrivateKey(block.Bytes)
