@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-dev/corral/internal/testenv"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -70,13 +72,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(2 * time.Minute).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
 	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 	for _, name := range webhook.ConvertedCRDs {
 		expectConversionWebhook(ctx, name)

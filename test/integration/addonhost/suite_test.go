@@ -92,13 +92,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// The hub's webhooks, among them the addon CRDs' conversion: the
 	// agent reads and writes ManagedClusterAddOns as v1beta1.
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-dev/corral/internal/testenv"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -80,13 +82,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// The webhooks, as corral hub serves them (the addon CRDs' conversion
 	// among them, once the hub serves it).
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
-	})
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))

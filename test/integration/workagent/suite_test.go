@@ -68,18 +68,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName}})).To(Succeed())
 
-	agentCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		done <- agent.Run(agentCtx, agent.Options{
+	stop := testenv.Go(context.Background(), func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{
 			ClusterName: clusterName, Hub: hubCluster.Config, Managed: managedCluster.Config,
 			EvictionGracePeriod: evictionGrace, RawFeedbackJSON: true,
 		})
-	}()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(timeout).Should(Receive(BeNil()))
 	})
+	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
 
 // name is a fresh name for a spec's objects.
