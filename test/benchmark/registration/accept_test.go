@@ -35,6 +35,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
 func BenchmarkAccept(b *testing.B) {
@@ -52,13 +54,13 @@ func benchmarkAccept(b *testing.B, n int) {
 	ctx := context.Background()
 	f := startHub(ctx, b)
 	createClusters(ctx, b, f.clusters, n, 60)
-	before := apiWrites(ctx, f.kube)
+	before := measure.APIWrites(ctx, f.kube)
 
 	b.StartTimer()
 	begin := time.Now()
 	hub := f.startCorral(b)
 	defer hub.profile(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
-	cpu := newCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
 		"kcm": f.pid("kube-controller-manager"), "bench": os.Getpid()})
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
@@ -77,20 +79,20 @@ func benchmarkAccept(b *testing.B, n int) {
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	peak := procStatus(hub.pid(), "VmHWM")
-	writes, total := writesSince(before, apiWrites(ctx, f.kube))
+	peak := measure.ProcStatus(hub.pid(), "VmHWM")
+	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	hubWrites := hub.writes()
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.ReportMetric(float64(hubWrites)/float64(n), "hub-writes/cluster")
-	used := cpu.used()
+	used := cpu.Used()
 	b.ReportMetric(float64(used["hub"].Milliseconds())/float64(n), "hub-cpu-ms/cluster")
 	b.ReportMetric(float64(used["kube-apiserver"].Milliseconds())/float64(n), "apiserver-cpu-ms/cluster")
-	b.Logf("%d clusters accepted in %.2fs; corral hub peak RSS %d MB; load %s", n, elapsed.Seconds(), peak/1024, load())
-	b.Logf("CPU: %s", formatPercent(cpu.percent()))
-	b.Logf("hub requests: %s; reconciles: %s", formatCounts(hub.requests()), formatCounts(hub.reconciles()))
+	b.Logf("%d clusters accepted in %.2fs; corral hub peak RSS %d MB; load %s", n, elapsed.Seconds(), peak/1024, measure.Load())
+	b.Logf("CPU: %s", measure.FormatPercent(cpu.Percent()))
+	b.Logf("hub requests: %s; reconciles: %s", measure.FormatCounts(hub.requests()), measure.FormatCounts(hub.reconciles()))
 	b.Logf("hub writes %d (%.1f/cluster); API server writes %d (%.1f/cluster, every client): %s",
-		hubWrites, float64(hubWrites)/float64(n), total, float64(total)/float64(n), formatCounts(writes))
+		hubWrites, float64(hubWrites)/float64(n), total, float64(total)/float64(n), measure.FormatCounts(writes))
 }
 
 // createClusters creates n accepted clusters c0000… with the given lease

@@ -1,17 +1,13 @@
 package registration_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +21,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
 // hubFixture is a hub control plane prepared as `corral init` does, with
@@ -173,37 +170,12 @@ func (h *corralHub) profile(b *testing.B, name string, d time.Duration) func() {
 // requests counts the hub's requests so far by method and response code
 // ("PATCH 409"), from the hub's own client metrics.
 func (h *corralHub) requests() map[string]int {
-	return h.scrape("rest_client_requests_total", "method", "code")
+	return measure.Scrape(h.metrics, "rest_client_requests_total", "method", "code")
 }
 
 // reconciles counts the hub's reconciles so far by controller.
 func (h *corralHub) reconciles() map[string]int {
-	return h.scrape("controller_runtime_reconcile_total", "controller")
-}
-
-// scrape sums a counter of the hub's metrics by the given labels.
-func (h *corralHub) scrape(name string, labels ...string) map[string]int {
-	out := map[string]int{}
-	resp, err := http.Get(h.metrics) //nolint:noctx // a loopback scrape
-	if err != nil {
-		return out
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		var key []string
-		for _, l := range labels {
-			key = append(key, label(line, l))
-		}
-		if v := int(metricValue(line)); v > 0 {
-			out[strings.Join(key, " ")] += v
-		}
-	}
-	return out
+	return measure.Scrape(h.metrics, "controller_runtime_reconcile_total", "controller")
 }
 
 // writes is how many writes (POST, PUT, PATCH, DELETE) the hub has made
@@ -225,158 +197,6 @@ func freeAddr(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return fmt.Sprintf("127.0.0.1:%d", port)
-}
-
-// procStatus reads a field of /proc/<pid>/status in KiB (VmHWM, VmRSS).
-func procStatus(pid int, field string) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return kb
-		}
-	}
-	return 0
-}
-
-// clockTicks is USER_HZ, 100 on every Linux this runs on.
-const clockTicks = 100
-
-// cpuTime is the user plus system CPU time pid has used.
-func cpuTime(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command may hold spaces; the fields after its ")" are fixed.
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks
-}
-
-// cpuMeter measures the CPU share of some processes over an interval.
-type cpuMeter struct {
-	pids  map[string]int
-	start map[string]time.Duration
-	begin time.Time
-}
-
-func newCPUMeter(pids map[string]int) *cpuMeter {
-	m := &cpuMeter{pids: pids, start: map[string]time.Duration{}, begin: time.Now()}
-	for name, pid := range pids {
-		m.start[name] = cpuTime(pid)
-	}
-	return m
-}
-
-// used is each process's CPU time since the meter started.
-func (m *cpuMeter) used() map[string]time.Duration {
-	out := map[string]time.Duration{}
-	for name, pid := range m.pids {
-		out[name] = cpuTime(pid) - m.start[name]
-	}
-	return out
-}
-
-// percent is each process's CPU use since the meter started, in percent
-// of one core.
-func (m *cpuMeter) percent() map[string]float64 {
-	wall := time.Since(m.begin)
-	out := map[string]float64{}
-	for name, pid := range m.pids {
-		out[name] = 100 * float64(cpuTime(pid)-m.start[name]) / float64(wall)
-	}
-	return out
-}
-
-func formatPercent(p map[string]float64) string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(p)) {
-		parts = append(parts, fmt.Sprintf("%s %.0f%%", name, p[name]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// apiWrites counts the API server's mutating requests so far by verb and
-// resource, from apiserver_request_total: every client's, not only the
-// hub's.
-func apiWrites(ctx context.Context, kube kubernetes.Interface) map[string]int {
-	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil
-	}
-	out := map[string]int{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
-		}
-		verb := label(line, "verb")
-		switch verb {
-		case "GET", "LIST", "WATCH", "WATCHLIST", "CONNECT":
-			continue
-		}
-		key := verb + " " + label(line, "resource")
-		if sub := label(line, "subresource"); sub != "" {
-			key += "/" + sub
-		}
-		if code := label(line, "code"); !strings.HasPrefix(code, "2") {
-			key += "(" + code + ")"
-		}
-		out[key] += int(metricValue(line))
-	}
-	return out
-}
-
-// writesSince is after minus before (write or reconcile counts), leaving
-// out what did not change, and their total.
-func writesSince(before, after map[string]int) (map[string]int, int) {
-	out, total := map[string]int{}, 0
-	for k, v := range after {
-		if d := v - before[k]; d > 0 {
-			out[k] = d
-			total += d
-		}
-	}
-	return out, total
-}
-
-func formatCounts(counts map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func label(line, name string) string {
-	_, rest, ok := strings.Cut(line, name+`="`)
-	if !ok {
-		return ""
-	}
-	v, _, _ := strings.Cut(rest, `"`)
-	return v
-}
-
-func metricValue(line string) float64 {
-	v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-	return v
-}
-
-// load is the machine's 1-minute load average, to read figures by.
-func load() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(data))[0]
 }
 
 // watchClusters calls seen with every ManagedCluster as it is and then as

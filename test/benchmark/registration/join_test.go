@@ -37,6 +37,7 @@ import (
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
+	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
 func BenchmarkJoin(b *testing.B) {
@@ -58,7 +59,7 @@ func benchmarkJoin(b *testing.B, n int) {
 	if err := f.accepted(ctx, "probe"); err != nil {
 		b.Fatalf("corral hub did not accept a first cluster (log: %s): %v", hub.log, err)
 	}
-	baseline := procStatus(hub.pid(), "VmRSS")
+	baseline := measure.ProcStatus(hub.pid(), "VmRSS")
 	token, err := bootstrap.Token(ctx, f.kube, 3600)
 	if err != nil {
 		b.Fatal(err)
@@ -68,9 +69,9 @@ func benchmarkJoin(b *testing.B, n int) {
 	defer stopWatching()
 	go d.watch(watching)
 
-	before := apiWrites(ctx, f.kube)
+	before := measure.APIWrites(ctx, f.kube)
 	hubBefore := hub.writes()
-	cpu := newCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
 		"kcm": f.pid("kube-controller-manager"), "bench": os.Getpid()})
 	b.StartTimer()
 	begin := time.Now()
@@ -91,8 +92,8 @@ func benchmarkJoin(b *testing.B, n int) {
 	if b.Failed() {
 		b.Fatalf("not every agent joined (hub log: %s)", hub.log)
 	}
-	peak := procStatus(hub.pid(), "VmHWM")
-	writes, total := writesSince(before, apiWrites(ctx, f.kube))
+	peak := measure.ProcStatus(hub.pid(), "VmHWM")
+	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	hubWrites := hub.writes() - hubBefore
 	slices.Sort(latencies)
 	perCluster := float64(peak-baseline) / float64(n)
@@ -100,13 +101,13 @@ func benchmarkJoin(b *testing.B, n int) {
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.ReportMetric(perCluster, "KB-rss/cluster")
 	b.Logf("%d agents joined in %.2fs (%.0f joins/s; first %.2fs, median %.2fs, last %.2fs); load %s",
-		n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), latencies[0].Seconds(), latencies[n/2].Seconds(), latencies[n-1].Seconds(), load())
+		n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), latencies[0].Seconds(), latencies[n/2].Seconds(), latencies[n-1].Seconds(), measure.Load())
 	b.Logf("corral hub RSS: %d MB before, %d MB peak: %.0f KB per cluster", baseline/1024, peak/1024, perCluster)
 	b.Logf("CPU: %s; heartbeats retried: %d forbidden (the API server's authorizer not caught up yet), %d conflicting",
-		formatPercent(cpu.percent()), d.forbidden.Load(), d.conflicts.Load())
-	b.Logf("hub requests: %s; reconciles: %s", formatCounts(hub.requests()), formatCounts(hub.reconciles()))
+		measure.FormatPercent(cpu.Percent()), d.forbidden.Load(), d.conflicts.Load())
+	b.Logf("hub requests: %s; reconciles: %s", measure.FormatCounts(hub.requests()), measure.FormatCounts(hub.reconciles()))
 	b.Logf("hub writes %d (%.1f/cluster); API server writes %d (%.1f/cluster, every client): %s",
-		hubWrites, float64(hubWrites)/float64(n), total, float64(total)/float64(n), formatCounts(writes))
+		hubWrites, float64(hubWrites)/float64(n), total, float64(total)/float64(n), measure.FormatCounts(writes))
 }
 
 // joinDriver plays the agents and the hub admin.

@@ -26,6 +26,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/registration/common"
+	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
 const (
@@ -87,20 +88,20 @@ func benchmarkLeases(b *testing.B, n int) {
 
 	waitUntil(t0.Add(steadyFrom * leasePeriod))
 	defer hub.profile(b, "leases-renewing", (steadyUntil-steadyFrom)*leasePeriod)()
-	cpu := newCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver")})
-	hubWrites, hubReconciles, apiBefore := hub.writes(), hub.reconciles(), apiWrites(ctx, f.kube)
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver")})
+	hubWrites, hubReconciles, apiBefore := hub.writes(), hub.reconciles(), measure.APIWrites(ctx, f.kube)
 	waitUntil(t0.Add(steadyUntil * leasePeriod))
-	steady := cpu.percent()
+	steady := cpu.Percent()
 	steadyWrites := hub.writes() - hubWrites
-	reconciles, _ := writesSince(hubReconciles, hub.reconciles())
-	apiSteady, _ := writesSince(apiBefore, apiWrites(ctx, f.kube))
+	reconciles, _ := measure.Since(hubReconciles, hub.reconciles())
+	apiSteady, _ := measure.Since(apiBefore, measure.APIWrites(ctx, f.kube))
 
 	waitUntil(t0.Add(leaseRounds * leasePeriod))
 	stopRenewing()
 	<-done
-	quiet := newCPUMeter(map[string]int{"hub": hub.pid()})
+	quiet := measure.NewCPUMeter(map[string]int{"hub": hub.pid()})
 	waitUntil(time.Now().Add(time.Duration(quietPeriods * float64(leasePeriod))))
-	quietCPU := quiet.percent()["hub"]
+	quietCPU := quiet.Percent()["hub"]
 	b.StopTimer()
 	stopWatching()
 
@@ -111,10 +112,10 @@ func benchmarkLeases(b *testing.B, n int) {
 	b.ReportMetric(quietCPU, "hub-cpu%-quiet")
 	b.ReportMetric(float64(steadyWrites)/window.Seconds(), "hub-writes/s-renewing")
 	b.Logf("%d clusters, lease %s, %d periods: %d renewals (%.0f/s, latest %.2fs late); load %s",
-		n, leasePeriod, leaseRounds, r.count, float64(r.count)/(leaseRounds*leasePeriod).Seconds(), r.late.Seconds(), load())
+		n, leasePeriod, leaseRounds, r.count, float64(r.count)/(leaseRounds*leasePeriod).Seconds(), r.late.Seconds(), measure.Load())
 	b.Logf("false Unknown: %d; silent clusters gone Unknown: %d of %d", falseUnknown, silentUnknown, silent)
 	b.Logf("over %s of renewals: hub CPU %.1f%%, kube-apiserver CPU %.1f%%; hub writes %d; hub reconciles %s; API server writes: %s",
-		window, steady["hub"], steady["kube-apiserver"], steadyWrites, formatCounts(reconciles), formatCounts(apiSteady))
+		window, steady["hub"], steady["kube-apiserver"], steadyWrites, measure.FormatCounts(reconciles), measure.FormatCounts(apiSteady))
 	b.Logf("over %s with no renewals: hub CPU %.2f%%", time.Duration(quietPeriods*float64(leasePeriod)), quietCPU)
 	if falseUnknown > 0 {
 		b.Errorf("%d clusters renewing on time were marked Available=Unknown", falseUnknown)

@@ -2,7 +2,6 @@ package manifestwork
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -75,8 +74,9 @@ type Reconciler struct {
 	// readers are the works reading an object they do not own (ReadOnly),
 	// which its watch events cannot name through owner references.
 	readers map[apply.Key]map[string]bool
-	// written is the hash of the status last written per work.
-	written map[types.UID][sha256.Size]byte
+	// statuses are the statuses last written per work (by UID), and
+	// applied the resources last recorded per AppliedManifestWork.
+	statuses, applied *writeMemo
 }
 
 // SetupWithManager registers the controller with hubMgr (whose cache
@@ -106,7 +106,8 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 	r := &Reconciler{
 		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
-		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{}, written: map[types.UID][sha256.Size]byte{},
+		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{},
+		statuses: newWriteMemo(), applied: newWriteMemo(),
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
 	c, err := ctrl.NewControllerManagedBy(hubMgr).
@@ -114,8 +115,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		For(&workv1.ManifestWork{}, builder.WithPredicates(onlyThisNamespace, predicate.Or(
 			predicate.GenerationChangedPredicate{}, deletionChanged(), predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-		WatchesRawSource(source.Kind(managed.GetCache(), &workv1.AppliedManifestWork{},
-			handler.TypedEnqueueRequestsFromMapFunc(r.forAppliedWork), appliedWorkAppearsOrGoes())).
+		WatchesRawSource(source.Kind(managed.GetCache(), &workv1.AppliedManifestWork{}, r.appliedWorkHandler(), appliedWorkAppearsOrGoes())).
 		WatchesRawSource(source.Kind(managed.GetCache(), crdMeta(), handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 			CreateFunc: func(_ context.Context, _ event.TypedCreateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 				r.retryWaiting(q)
@@ -156,12 +156,37 @@ func (r *Reconciler) request(work string) reconcile.Request {
 	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.opts.ClusterName, Name: work}}
 }
 
-func (r *Reconciler) forAppliedWork(_ context.Context, amw *workv1.AppliedManifestWork) []reconcile.Request {
-	work, ok := appliedwork.WorkName(r.opts.HubHash, amw.Name)
-	if !ok {
-		return nil
+// appliedWorkHandler brings a work back when its AppliedManifestWork is
+// deleted or starts being deleted, and when one appears whose work is not
+// on the hub (the work vanished while the agent was away). One that
+// appears for a work the hub has is the agent's own doing, and the work's
+// reconcile is already under way: enqueuing it again would only have it
+// read the work from a cache that has not caught up yet.
+func (r *Reconciler) appliedWorkHandler() handler.TypedEventHandler[*workv1.AppliedManifestWork, reconcile.Request] {
+	enqueue := func(amw *workv1.AppliedManifestWork, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if work, ok := appliedwork.WorkName(r.opts.HubHash, amw.Name); ok {
+			q.Add(r.request(work))
+		}
 	}
-	return []reconcile.Request{r.request(work)}
+	return handler.TypedFuncs[*workv1.AppliedManifestWork, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*workv1.AppliedManifestWork], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			work, ok := appliedwork.WorkName(r.opts.HubHash, e.Object.Name)
+			if !ok {
+				return
+			}
+			err := r.hub.Get(ctx, r.request(work).NamespacedName, &workv1.ManifestWork{})
+			if err == nil {
+				return
+			}
+			q.Add(r.request(work))
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*workv1.AppliedManifestWork], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*workv1.AppliedManifestWork], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(e.Object, q)
+		},
+	}
 }
 
 func (r *Reconciler) retryWaiting(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {

@@ -21,7 +21,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	r.setWaiting(s.work.Name, false)
-	r.forgetWritten(s.work.UID)
+	r.statuses.forget(s.work.UID)
 	return reconcile.Run(ctx, s,
 		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
 			return r.releaseAll(ctx, s.work.Name, s.work.Spec.DeleteOption)
@@ -76,6 +76,7 @@ func (r *Reconciler) releaseAll(ctx context.Context, work string, opt *workv1.De
 	if err := r.managed.Delete(ctx, amw, &client.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.StopList, fmt.Errorf("deleting AppliedManifestWork %s: %w", name, err)
 	}
+	r.applied.forget(uid)
 	ctrl.LoggerFrom(ctx).V(1).Info("Released everything the work applied", "appliedManifestWork", name)
 	return reconcile.Continue, nil
 }

@@ -2,15 +2,12 @@ package manifestwork
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -168,39 +165,32 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 	meta.SetStatusCondition(&st.Conditions, progressing)
 	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
 	r.setComplete(s, st)
-	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.alreadyWritten(s.work.UID, st) {
+	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.statuses.seen(s.work.UID, withoutTransitionTimes(st)) {
 		return reconcile.Continue, nil
 	}
 	s.work.Status = *st
 	if err := r.hub.Status().Patch(ctx, s.work, client.MergeFrom(s.before)); err != nil {
-		r.forgetWritten(s.work.UID)
+		r.statuses.forget(s.work.UID)
 		return reconcile.StopList, fmt.Errorf("writing the status: %w", err)
 	}
 	return reconcile.Continue, nil
 }
 
-// alreadyWritten says whether st is the status last written for the work
-// with uid, remembering it if not: a reconcile that reads the work from a
-// cache that has not seen that write yet must not write it again.
-func (r *Reconciler) alreadyWritten(uid types.UID, st *workv1.ManifestWorkStatus) bool {
-	raw, err := json.Marshal(st)
-	if err != nil {
-		return false
+// withoutTransitionTimes is st with every condition's transition time
+// cleared: two computations of one status differ in those alone when a
+// condition was set anew from a cache that had not seen it yet.
+func withoutTransitionTimes(st *workv1.ManifestWorkStatus) *workv1.ManifestWorkStatus {
+	st = st.DeepCopy()
+	clear := func(cs []metav1.Condition) {
+		for i := range cs {
+			cs[i].LastTransitionTime = metav1.Time{}
+		}
 	}
-	sum := sha256.Sum256(raw)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.written[uid] == sum {
-		return true
+	clear(st.Conditions)
+	for i := range st.ResourceStatus.Manifests {
+		clear(st.ResourceStatus.Manifests[i].Conditions)
 	}
-	r.written[uid] = sum
-	return false
-}
-
-func (r *Reconciler) forgetWritten(uid types.UID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.written, uid)
+	return st
 }
 
 // setComplete sets the work's Complete condition when manifests have a

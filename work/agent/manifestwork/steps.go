@@ -259,12 +259,13 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 }
 
 func (r *Reconciler) recordApplied(ctx context.Context, amw *workv1.AppliedManifestWork, applied []workv1.AppliedManifestResourceMeta) error {
-	if equality.Semantic.DeepEqual(amw.Status.AppliedResources, applied) {
+	if equality.Semantic.DeepEqual(amw.Status.AppliedResources, applied) || r.applied.seen(amw.UID, applied) {
 		return nil
 	}
 	old := amw.DeepCopy()
 	amw.Status.AppliedResources = applied
 	if err := r.managed.Status().Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		r.applied.forget(amw.UID)
 		return fmt.Errorf("recording the applied resources in %s: %w", amw.Name, err)
 	}
 	return nil
