@@ -208,7 +208,7 @@ func waitAllDone(ctx context.Context, hub *controlPlane, n int, exited <-chan er
 			select {
 			case err := <-exited:
 				w.Stop()
-				return fmt.Errorf("the agent stopped: %v", err)
+				return fmt.Errorf("the agent stopped: %w", err)
 			default:
 			}
 		}

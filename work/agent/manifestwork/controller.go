@@ -73,10 +73,12 @@ type Reconciler struct {
 	waiting map[string]bool // works with a manifest whose kind is not installed
 	// readers are the works reading an object they do not own (ReadOnly),
 	// which its watch events cannot name through owner references.
-	readers map[apply.Key]map[string]bool
+	readers *readIndex
 	// statuses are the statuses last written per work (by UID), and
 	// applied the resources last recorded per AppliedManifestWork.
 	statuses, applied *writeMemo
+	// access remembers the executors' access reviews.
+	access *accessCache
 }
 
 // SetupWithManager registers the controller with hubMgr (whose cache
@@ -106,8 +108,8 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 	r := &Reconciler{
 		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
-		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: map[apply.Key]map[string]bool{},
-		statuses: newWriteMemo(), applied: newWriteMemo(),
+		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: newReadIndex(),
+		statuses: newWriteMemo(), applied: newWriteMemo(), access: newAccessCache(opts.Clock),
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
 	c, err := ctrl.NewControllerManagedBy(hubMgr).
@@ -227,7 +229,7 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 		} else if r.applier.IsEcho(key, o.ResourceVersion) {
 			return
 		}
-		for _, work := range r.readersOf(key) {
+		for _, work := range r.readers.of(key) {
 			q.Add(r.request(work))
 		}
 		for _, ref := range o.OwnerReferences {
@@ -269,31 +271,4 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return r.reconcileDelete(ctx, s)
 	}
 	return r.reconcileLive(ctx, s)
-}
-
-// setReader records whether work reads key without owning it.
-func (r *Reconciler) setReader(key apply.Key, work string, reads bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case reads && r.readers[key] == nil:
-		r.readers[key] = map[string]bool{work: true}
-	case reads:
-		r.readers[key][work] = true
-	case r.readers[key] != nil:
-		delete(r.readers[key], work)
-		if len(r.readers[key]) == 0 {
-			delete(r.readers, key)
-		}
-	}
-}
-
-func (r *Reconciler) readersOf(key apply.Key) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var works []string
-	for w := range r.readers[key] {
-		works = append(works, w)
-	}
-	return works
 }

@@ -21,6 +21,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	r.setWaiting(s.work.Name, false)
+	r.readers.set(s.work.Name, nil)
 	r.statuses.forget(s.work.UID)
 	return reconcile.Run(ctx, s,
 		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
@@ -97,6 +98,7 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (reconcile.R
 // managed cluster at once.
 func (r *Reconciler) reconcileVanished(ctx context.Context, work string) (ctrl.Result, error) {
 	r.setWaiting(work, false)
+	r.readers.set(work, nil)
 	name := appliedwork.Name(r.opts.HubHash, work)
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)

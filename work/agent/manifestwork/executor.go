@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/work/agent/appliedwork"
@@ -59,14 +62,19 @@ func (r *Reconciler) authorize(ctx context.Context, work *workv1.ManifestWork, m
 		if m.mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 			attrs.Namespace = ""
 		}
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		spec := authorizationv1.SubjectAccessReviewSpec{
 			User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + sa.Namespace, "system:authenticated"},
 			ResourceAttributes: attrs,
-		}}
-		if err := r.managed.Create(ctx, sar); err != nil {
+		}
+		allowed, err := r.access.allowed(spec, func() (bool, error) {
+			sar := &authorizationv1.SubjectAccessReview{Spec: spec}
+			err := r.managed.Create(ctx, sar)
+			return sar.Status.Allowed, err
+		})
+		if err != nil {
 			return fmt.Errorf("asking whether executor %s may %s %s: %w", user, verb, m.result.Key, err)
 		}
-		if !sar.Status.Allowed {
+		if !allowed {
 			denied = append(denied, verb)
 		}
 	}
@@ -75,4 +83,61 @@ func (r *Reconciler) authorize(ctx context.Context, work *workv1.ManifestWork, m
 			user, strings.Join(denied, ", "), m.result.Key)
 	}
 	return nil
+}
+
+// accessRecheck is how long an executor's access review is believed: a
+// work applies a thousand objects without asking a thousand times, and a
+// grant or revocation is seen within this long (a work with a refused
+// manifest looks again after it).
+const accessRecheck = time.Minute
+
+// accessCache remembers SubjectAccessReview answers for accessRecheck.
+type accessCache struct {
+	clock   clock.Clock
+	mu      sync.Mutex
+	answers map[string]accessAnswer
+	swept   time.Time
+}
+
+type accessAnswer struct {
+	allowed bool
+	at      time.Time
+}
+
+func newAccessCache(c clock.Clock) *accessCache {
+	return &accessCache{clock: c, answers: map[string]accessAnswer{}}
+}
+
+// allowed is the remembered answer for spec, or ask's, remembered.
+func (c *accessCache) allowed(spec authorizationv1.SubjectAccessReviewSpec, ask func() (bool, error)) (bool, error) {
+	a := spec.ResourceAttributes
+	key := strings.Join([]string{spec.User, a.Verb, a.Group, a.Version, a.Resource, a.Namespace, a.Name}, "\x00")
+	now := c.clock.Now()
+	c.mu.Lock()
+	answer, ok := c.answers[key]
+	if ok && now.Sub(answer.at) >= accessRecheck {
+		delete(c.answers, key)
+		ok = false
+	}
+	c.mu.Unlock()
+	if ok {
+		return answer.allowed, nil
+	}
+	allowed, err := ask()
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.answers[key] = accessAnswer{allowed: allowed, at: now}
+	if now.Sub(c.swept) >= accessRecheck {
+		// Answers nobody asks for again (a deleted work's) go too.
+		for k, a := range c.answers {
+			if now.Sub(a.at) >= accessRecheck {
+				delete(c.answers, k)
+			}
+		}
+		c.swept = now
+	}
+	return allowed, nil
 }

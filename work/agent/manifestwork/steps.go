@@ -35,6 +35,9 @@ type scope struct {
 	amw          *workv1.AppliedManifestWork
 	manifests    []manifest
 	waiting      bool
+	// refused says the executor may not apply a manifest: looked at again
+	// once the access review is no longer believed.
+	refused bool
 }
 
 // manifest is one manifest of the work and what became of it.
@@ -151,9 +154,19 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 		}
 		r.applyOne(ctx, s, m, owner)
 	}
+	var read []apply.Key
+	for _, m := range s.manifests {
+		if m.mapping != nil && m.readOnly() {
+			read = append(read, m.result.Key)
+		}
+	}
+	r.readers.set(s.work.Name, read)
 	r.setWaiting(s.work.Name, s.waiting)
-	if s.waiting {
+	switch {
+	case s.waiting:
 		return reconcile.Result{RequeueAfter: kindRetry}, nil
+	case s.refused:
+		return reconcile.Result{RequeueAfter: accessRecheck}, nil
 	}
 	return reconcile.Continue, nil
 }
@@ -175,9 +188,9 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	if id, ok := m.identifier(); ok {
 		m.config = configFor(s.work.Spec.ManifestConfigs, id)
 	}
-	r.setReader(m.result.Key, s.work.Name, m.readOnly())
 	if err := r.authorize(ctx, s.work, m); err != nil {
 		m.err = err
+		s.refused = true
 		return
 	}
 	if err := r.watch(mapping); err != nil {
