@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	"github.com/google/go-cmp/cmp"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/corral-dev/corral/addons/host"
 )
 
 const available = addonv1alpha1.ManagedClusterAddOnConditionAvailable
@@ -67,7 +67,7 @@ func TestStatus(t *testing.T) {
 		cond(available, metav1.ConditionTrue, "lease updated"),
 		cond(addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionFalse, ""),
 		cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionTrue, ""),
-		cond(host.ConditionCertificateRotated, metav1.ConditionTrue, ""))
+		cond(common.ConditionCertificateRotated, metav1.ConditionTrue, ""))
 	healthy.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}}
 	pending := mca("hello", "c2", cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse, "no permission yet"))
 	pending.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}, {SignerName: "example.com/s"}}

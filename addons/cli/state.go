@@ -4,12 +4,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-
-	"github.com/corral-dev/corral/addons/host"
 )
 
 // kubeClientName is how a registration with the kube-apiserver-client
@@ -107,7 +107,7 @@ func credentials(mca *addonv1alpha1.ManagedClusterAddOn) string {
 	var problems []string
 	for _, step := range []struct{ cond, what string }{
 		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, "permission"},
-		{host.ConditionCertificateRotated, "certificate"},
+		{common.ConditionCertificateRotated, "certificate"},
 	} {
 		switch conditionStatus(mca.Status.Conditions, step.cond) {
 		case string(metav1.ConditionTrue):
@@ -134,7 +134,7 @@ func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
 		{addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionTrue},
 		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse},
 		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse},
-		{host.ConditionCertificateRotated, metav1.ConditionFalse},
+		{common.ConditionCertificateRotated, metav1.ConditionFalse},
 		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown},
 	} {
 		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	"github.com/corral-dev/corral/registration/clientcsr"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -112,7 +114,7 @@ func (h *Host) keepCertificate(ctx context.Context, r *registration) {
 			}
 			after = backoff.Step()
 			log(ctx).Info("Obtaining the addon's client certificate failed; retrying", "in", after, "err", err)
-			h.reportCertificate(ctx, r.want, metav1.ConditionFalse, ReasonCertificateUpdateFailed,
+			h.reportCertificate(ctx, r.want, metav1.ConditionFalse, common.ReasonCertificateUpdateFailed,
 				fmt.Sprintf("Failed to obtain a client certificate for signer %s: %v", r.want.signer, err))
 		} else {
 			backoff = failureBackoff
@@ -158,7 +160,7 @@ func (h *Host) ensureCertificate(ctx context.Context, r *registration) (time.Tim
 		return time.Time{}, err
 	}
 	log(ctx).Info("Wrote the addon's client certificate", "secret", w.namespace+"/"+w.secretName, "expires", c.notAfter)
-	h.reportCertificate(ctx, w, metav1.ConditionTrue, ReasonCertificateUpdated,
+	h.reportCertificate(ctx, w, metav1.ConditionTrue, common.ReasonCertificateUpdated,
 		fmt.Sprintf("Client certificate for signer %s rotated; valid from %s to %s", w.signer,
 			c.notBefore.UTC().Format(time.RFC3339), c.notAfter.UTC().Format(time.RFC3339)))
 	h.publish(ctx, r, c)

@@ -24,14 +24,6 @@ const (
 	KeyClusterName = "cluster-name"
 )
 
-// The condition and reasons OCM's agent reports an addon's certificate
-// with.
-const (
-	ConditionCertificateRotated   = "ClusterCertificateRotated"
-	ReasonCertificateUpdated      = "ClientCertificateUpdated"
-	ReasonCertificateUpdateFailed = "ClientCertificateUpdateFailed"
-)
-
 const (
 	kubeClientSigner = certificatesv1.KubeAPIServerClientSignerName
 	addonLabelKey    = addonv1beta1.AddonLabelKey

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -108,7 +110,7 @@ func (h *Host) reportCertificate(ctx context.Context, w want, status metav1.Cond
 	if ctx.Err() != nil {
 		return
 	}
-	cond := metav1.Condition{Type: ConditionCertificateRotated, Status: status, Reason: reason, Message: message}
+	cond := metav1.Condition{Type: common.ConditionCertificateRotated, Status: status, Reason: reason, Message: message}
 	if _, err := h.setConditions(ctx, w.addon, cond); err != nil {
 		log(ctx).Info("Reporting the addon's certificate failed", "err", err)
 	}

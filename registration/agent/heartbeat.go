@@ -29,13 +29,6 @@ const RotateAt = 0.8
 // again the next period, with the current certificate still in use.
 const rotationTimeout = time.Minute
 
-// ReasonCertificateRotated is the ClusterCertificateRotated reason OCM uses.
-const ReasonCertificateRotated = "ClientCertificateUpdated"
-
-// ConditionCertificateRotated is the condition OCM's agent reports a
-// rotation with.
-const ConditionCertificateRotated = "ClusterCertificateRotated"
-
 // heartbeat renews the lease and reports status every lease period, and
 // rotates the client certificate when it is due.
 // When the hub rejects the identity RejectedBeats periods in a row (it
@@ -97,7 +90,7 @@ func (a *Agent) rotate(ctx context.Context, s *session) (*session, error) {
 	}
 	log(ctx).Info("Rotated the client certificate", "cluster", s.id.Cluster, "expires", next.cert.NotAfter)
 	if err := a.report(ctx, next.clusters, s.id.Cluster, metav1.Condition{
-		Type: ConditionCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonCertificateRotated,
+		Type: common.ConditionCertificateRotated, Status: metav1.ConditionTrue, Reason: common.ReasonCertificateUpdated,
 		Message: fmt.Sprintf("Client certificate rotated; it expires at %s", next.cert.NotAfter.UTC().Format(time.RFC3339)),
 	}); err != nil {
 		log(ctx).Info("Reporting the rotation failed", "cluster", s.id.Cluster, "err", err)

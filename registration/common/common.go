@@ -38,3 +38,12 @@ func ConditionStatus(mc *clusterv1.ManagedCluster, condType string) metav1.Condi
 	}
 	return ""
 }
+
+// The condition and reasons OCM's agents report a client certificate's
+// rotation with, on the ManagedCluster (the registration agent's) and on
+// a ManagedClusterAddOn (an addon's).
+const (
+	ConditionCertificateRotated   = "ClusterCertificateRotated"
+	ReasonCertificateUpdated      = "ClientCertificateUpdated"
+	ReasonCertificateUpdateFailed = "ClientCertificateUpdateFailed"
+)

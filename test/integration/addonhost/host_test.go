@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -352,9 +354,9 @@ var _ = Describe("the addon host", func() {
 			g.Expect(next.NotBefore).To(BeTemporally("<", first.NotAfter), "rotated before the first expired")
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Expect(len(addonCSRs(ctx, cluster, signedAddon))).To(BeNumerically(">=", 2))
-		c := condition(ctx, cluster, signedAddon, host.ConditionCertificateRotated)
+		c := condition(ctx, cluster, signedAddon, common.ConditionCertificateRotated)
 		Expect(c).NotTo(BeNil())
-		Expect(c.Reason).To(Equal(host.ReasonCertificateUpdated))
+		Expect(c.Reason).To(Equal(common.ReasonCertificateUpdated))
 	})
 })
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/corral-dev/corral/registration/common"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -201,7 +203,7 @@ var _ = Describe("the registration agent", func() {
 			HaveField("Type", certificatesv1.CertificateApproved),
 			HaveField("Reason", "AutoApprovedByHubCSRApprovingController"))))))
 		Eventually(func() bool {
-			return meta.IsStatusConditionTrue(getCluster(ctx, name).Status.Conditions, "ClusterCertificateRotated")
+			return meta.IsStatusConditionTrue(getCluster(ctx, name).Status.Conditions, common.ConditionCertificateRotated)
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
 	})
 })
