@@ -72,7 +72,10 @@ func Select(known []Addon, names []string) ([]Addon, error) {
 	var picked []Addon
 	for _, name := range names {
 		i := slices.IndexFunc(known, func(a Addon) bool { return a.Name == name })
-		if i < 0 {
+		switch {
+		case i < 0 && len(known) == 0:
+			return nil, fmt.Errorf("unknown addon %q: this corral has no built-in addons", name)
+		case i < 0:
 			return nil, fmt.Errorf("unknown addon %q: the built-in addons are %s", name, strings.Join(Names(known), ", "))
 		}
 		picked = append(picked, known[i])

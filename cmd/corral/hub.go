@@ -139,9 +139,6 @@ func (o *hubOptions) validate() error {
 
 // selectAddons picks the --addons out of the built-ins.
 func (o *hubOptions) selectAddons() error {
-	if len(o.builtins) == 0 && len(o.addonNames) > 0 {
-		return fmt.Errorf("--addons: unknown addon %q: this corral has no built-in addons", o.addonNames[0])
-	}
 	selected, err := addons.Select(o.builtins, o.addonNames)
 	if err != nil {
 		return fmt.Errorf("--addons: %w", err)

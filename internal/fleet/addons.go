@@ -19,11 +19,8 @@ const addonManagerTimeout = 2 * time.Minute
 
 // SelectAddons picks the built-in addons `dev up --addons` names out of
 // known; no names picks them all. It says in one line when a name is
-// unknown, or when this build has no built-in addons at all.
+// unknown.
 func SelectAddons(known []addons.Addon, names []string) ([]addons.Addon, error) {
-	if len(known) == 0 && len(names) > 0 {
-		return nil, fmt.Errorf("--addons %s: this corral has no built-in addons yet", names[0])
-	}
 	picked, err := addons.Select(known, names)
 	if err != nil {
 		return nil, fmt.Errorf("--addons: %w", err)

@@ -34,7 +34,7 @@ func TestSelectAddons(t *testing.T) {
 		"none named: all":          {known: known, want: []string{"work", "placement"}},
 		"named, in known order":    {known: known, names: []string{"placement"}, want: []string{"placement"}},
 		"unknown":                  {known: known, names: []string{"work", "helth"}, wantErr: `--addons: unknown addon "helth": the built-in addons are work, placement`},
-		"no built-ins yet":         {names: []string{"work"}, wantErr: "--addons work: this corral has no built-in addons yet"},
+		"no built-ins yet":         {names: []string{"work"}, wantErr: "--addons: unknown addon \"work\": this corral has no built-in addons"},
 		"no built-ins, none named": {want: []string{}},
 	}
 	for name, tc := range cases {
