@@ -14,6 +14,7 @@ import (
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/work/agent"
 	"github.com/corral-dev/corral/work/hub"
+	"github.com/corral-dev/corral/work/hub/validation"
 )
 
 // AddonName is the work addon's name: its ClusterManagementAddOn's and
@@ -38,8 +39,9 @@ func Addon() addons.Addon {
 			{APIGroups: []string{workv1.GroupName}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
 			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		},
-		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
-		RunAgent: runAgent,
+		SetupHub:    func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
+		HubWebhooks: validation.Webhooks,
+		RunAgent:    runAgent,
 	}
 }
 

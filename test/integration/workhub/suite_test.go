@@ -28,10 +28,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/webhook"
+	"github.com/corral-dev/corral/work"
 	workhub "github.com/corral-dev/corral/work/hub"
 )
 
@@ -68,14 +71,16 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	By("running the work hub half as corral hub does")
+	By("running the work hub half and the hub's webhooks with the work addon's, as corral hub does")
 	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(workhub.SetupWithManager(mgr, workhub.Options{Clock: fakeClock})).To(Succeed())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{Addons: []addons.Addon{work.Addon()}})).To(Succeed())
 	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
+	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
 
 var nameCounter atomic.Int64
