@@ -96,14 +96,7 @@ var _ = Describe("ManifestWorkReplicaSet with the All strategy", func() {
 		set := createSet(ctx, ns, "app", workv1alpha1.LocalPlacementReference{Name: "place"})
 		expectWorksOn(ctx, set, cls[0], cls[1])
 
-		Eventually(func() error {
-			s := &workv1alpha1.ManifestWorkReplicaSet{}
-			if err := admin.Get(ctx, client.ObjectKeyFromObject(set), s); err != nil {
-				return err
-			}
-			s.Spec.ManifestWorkTemplate.Workload.Manifests = append(s.Spec.ManifestWorkTemplate.Workload.Manifests, configMap("second", nil))
-			return admin.Update(ctx, s)
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		updateTemplate(ctx, set)
 		Eventually(func(g Gomega) {
 			for _, w := range worksOf(ctx, g, set) {
 				g.Expect(w.Spec.Workload.Manifests).To(HaveLen(2), w.Namespace)
@@ -187,3 +180,16 @@ var _ = Describe("ManifestWorkReplicaSet with the All strategy", func() {
 			WithContext(ctx).WithTimeout(2 * 1e9).Should(Succeed())
 	})
 })
+
+// updateTemplate adds a second ConfigMap to the set's template.
+func updateTemplate(ctx context.Context, set *workv1alpha1.ManifestWorkReplicaSet) {
+	GinkgoHelper()
+	Eventually(func() error {
+		s := &workv1alpha1.ManifestWorkReplicaSet{}
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(set), s); err != nil {
+			return err
+		}
+		s.Spec.ManifestWorkTemplate.Workload.Manifests = append(s.Spec.ManifestWorkTemplate.Workload.Manifests, configMap("second", nil))
+		return admin.Update(ctx, s)
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
