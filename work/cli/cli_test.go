@@ -207,7 +207,7 @@ func reportedWork(cluster string) *workv1.ManifestWork {
 	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{
 		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: "default", Name: "web"},
 			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "readyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &readyReplicas}}}},
-			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test"}, {Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue, Reason: "Test"}}},
+			Conditions:      []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test"}, {Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue, Reason: "Test"}}},
 		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Widget", Name: "w"},
 			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, Reason: "Test", Message: "no kind Widget is installed"}}},
 	}

@@ -128,7 +128,7 @@ func printTable(out io.Writer, works []workv1.ManifestWork) {
 		return
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	fmt.Fprintln(w, "CLUSTER\tWORK\tRESOURCE\tAPPLIED\tAVAILABLE\tDETAIL")
 	for _, mw := range works {
 		conds := mw.Status.Conditions

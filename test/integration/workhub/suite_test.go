@@ -125,7 +125,7 @@ func decide(ctx context.Context, ns, placement string, index int, group string, 
 	err := admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pd)
 	if err != nil {
 		pd = &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
-			clusterv1beta1.PlacementLabel:           placement,
+			clusterv1beta1.PlacementLabel:          placement,
 			clusterv1beta1.DecisionGroupIndexLabel: fmt.Sprint(index),
 			clusterv1beta1.DecisionGroupNameLabel:  group,
 		}}}

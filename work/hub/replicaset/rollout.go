@@ -101,7 +101,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 
 	works := map[string]*workv1.ManifestWork{}
 	var existing []rolloutsdk.ClusterRolloutStatus
-	shift := time.Now().Sub(r.Clock.Now())
+	shift := time.Since(r.Clock.Now())
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
