@@ -3,7 +3,8 @@
 // control plane. PlacementDecisions are written by the specs, as the
 // placement scheduler would, and ManifestWork statuses are set by the specs,
 // as a work agent would, to drive rollouts; time-based rollout is driven by
-// a fake clock.
+// a fake clock. One spec runs a real work agent (work/agent) against a second
+// API server, and the `corral work` verbs run against the hub.
 package workhub_test
 
 import (
