@@ -216,3 +216,38 @@ func TestRechecker(t *testing.T) {
 		t.Error("a replaced timer is still waiting")
 	}
 }
+
+func TestClusterOfTwoPlacements(t *testing.T) {
+	var objs []client.Object
+	for _, p := range []string{"p", "q"} {
+		objs = append(objs, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p}},
+			&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p + "-1",
+				Labels: map[string]string{clusterv1beta1.PlacementLabel: p, clusterv1beta1.DecisionGroupIndexLabel: "0"}},
+				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c1"}}}})
+	}
+	set := newSet()
+	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: "p"}, {Name: "q"}}
+	c := fakeClient(t, interceptor.Funcs{}, append(objs, set)...)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+	s := &scope{set: set}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), s.set); err != nil {
+		t.Fatal(err)
+	}
+	s.original = s.set.DeepCopy()
+	if _, err := r.rollOut(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	w := &workv1.ManifestWork{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "c1", Name: "web"}, w); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey]; got != "p" {
+		t.Errorf("the work is placement %q's, want the first placement ref's, p", got)
+	}
+	if _, err := r.updateStatus(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if s.set.Status.Summary.DesiredTotal != 1 || s.set.Status.Summary.Total != 1 {
+		t.Errorf("summary %+v: want the one cluster counted once", s.set.Status.Summary)
+	}
+}

@@ -31,6 +31,9 @@ type placementResult struct {
 	problem, message string
 	// groups are the decided clusters by decision group.
 	groups placementsdk.ClusterGroupsMap
+	// elsewhere are decided clusters an earlier placement ref of the set
+	// already has a work on: not this placement's.
+	elsewhere sets.Set[string]
 	// status is each decided cluster's rollout status before this
 	// reconcile wrote anything.
 	status map[string]rolloutsdk.RolloutStatus
@@ -40,12 +43,13 @@ type placementResult struct {
 	failureBreach bool
 }
 
-// decided is every cluster the placement's decisions select.
+// decided is every cluster the placement's decisions select, but those
+// an earlier placement ref has.
 func (p placementResult) decided() sets.Set[string] {
 	if p.groups == nil {
 		return sets.New[string]()
 	}
-	return p.groups.GetClusters()
+	return p.groups.GetClusters().Difference(p.elsewhere)
 }
 
 // rollOut follows each placement ref's decisions as its rollout strategy
@@ -98,6 +102,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 		return res, nil, err
 	}
 	res.groups = tracker.ExistingClusterGroupsBesides()
+	res.elsewhere = res.groups.GetClusters().Intersection(claimed)
 
 	works := map[string]*workv1.ManifestWork{}
 	var existing []rolloutsdk.ClusterRolloutStatus
