@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // Addon is a built-in addon: what the hub's addon manager, the agent's
@@ -30,11 +32,30 @@ type Addon struct {
 	// SetupHub registers the hub half's controllers with the hub's
 	// manager; nil when the addon has no hub half.
 	SetupHub func(mgr ctrl.Manager) error
+	// HubWebhooks are the validating admission webhooks of the hub half,
+	// which every hub serving webhooks serves and registers; hub reaches
+	// the hub's API server (for SubjectAccessReviews). nil for none.
+	HubWebhooks func(hub *rest.Config) ([]ValidatingWebhook, error)
 	// RunAgent runs the agent half on one managed cluster until ctx ends.
 	// It returns an error (or panics) when it cannot go on: the host
 	// restarts it with backoff and reports it on the addon's conditions.
 	// nil when the addon has no agent half.
 	RunAgent func(ctx context.Context, env AgentEnv) error
+}
+
+// ValidatingWebhook is a validating admission webhook an addon's hub half
+// contributes to the hub's webhook server.
+type ValidatingWebhook struct {
+	// Name names its ValidatingWebhookConfiguration and the one webhook in
+	// it: a domain name of three labels or more.
+	Name string
+	// Path is where the webhook server serves it, e.g.
+	// /validate-work-open-cluster-management-io-v1-manifestwork.
+	Path string
+	// Handler admits or refuses.
+	Handler admission.Handler
+	// Rules are the writes the API server sends it.
+	Rules []admissionregistrationv1.RuleWithOperations
 }
 
 // AgentEnv is what an addon's agent half is given.

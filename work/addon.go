@@ -8,10 +8,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"open-cluster-management.io/addon-framework/pkg/lease"
 	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/work/agent"
+	"github.com/corral-dev/corral/work/hub"
+	"github.com/corral-dev/corral/work/hub/validation"
 )
 
 // AddonName is the work addon's name: its ClusterManagementAddOn's and
@@ -25,7 +28,8 @@ const AppliedManifestWorkCRD = "appliedmanifestworks.work.open-cluster-managemen
 // Addon is the work addon as the hub's addon manager, the agent's addon
 // host and `corral addon` know it. Its agent half applies the ManifestWorks
 // of the cluster namespace with the addon's own hub identity, which may
-// only read and update them there.
+// only read and update them there. Its hub half fans
+// ManifestWorkReplicaSets out to the clusters their placements select.
 func Addon() addons.Addon {
 	return addons.Addon{
 		Name:        AddonName,
@@ -35,7 +39,9 @@ func Addon() addons.Addon {
 			{APIGroups: []string{workv1.GroupName}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
 			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		},
-		RunAgent: runAgent,
+		SetupHub:    func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
+		HubWebhooks: validation.Webhooks,
+		RunAgent:    runAgent,
 	}
 }
 

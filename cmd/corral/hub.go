@@ -194,6 +194,7 @@ func (o *hubOptions) setupRegistration(mgr ctrl.Manager) error {
 		return err
 	}
 	if o.webhook.Port != 0 {
+		o.webhook.Addons = o.selected
 		if err := webhook.SetupWithManager(mgr, o.webhook); err != nil {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}

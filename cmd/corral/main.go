@@ -18,6 +18,7 @@ import (
 	addoncli "github.com/corral-dev/corral/addons/cli"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
+	workcli "github.com/corral-dev/corral/work/cli"
 )
 
 func main() {
@@ -57,6 +58,7 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdUnjoin(streams.Out),
 		registrationcli.NewCmdClusterSet(streams.Out),
 		addoncli.NewCmdAddon(streams.Out),
+		workcli.NewCmdWork(streams.Out),
 		get,
 		newCmdHub(builtin.All()...),
 		registrationcli.NewCmdAgent(streams.Out, builtin.All()...),

@@ -120,7 +120,7 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addon
 		return err
 	}
 	// Webhooks on a free loopback port, with a CA of this process's own.
-	if err := webhook.SetupWithManager(mgr, webhook.Options{}); err != nil {
+	if err := webhook.SetupWithManager(mgr, webhook.Options{Addons: builtins}); err != nil {
 		return fmt.Errorf("setting up the admission webhooks: %w", err)
 	}
 	wg.Go(func() {

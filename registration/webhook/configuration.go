@@ -7,6 +7,8 @@ import (
 	admissionregistrationv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 // Names of the webhook configurations and of the webhooks in them, and the
@@ -66,8 +68,9 @@ func rule(version, resource string) *admissionregistrationv1ac.RuleWithOperation
 }
 
 // configurations are the webhook configurations that send the API server's
-// admission requests to e, trusting caBundle.
-func configurations(e endpoint, caBundle []byte) (
+// admission requests to e, trusting caBundle: the registration ones and
+// one for each of extra, the addons' webhooks.
+func configurations(e endpoint, caBundle []byte, extra ...addons.ValidatingWebhook) (
 	*admissionregistrationv1ac.MutatingWebhookConfigurationApplyConfiguration,
 	[]*admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration,
 ) {
@@ -83,20 +86,38 @@ func configurations(e endpoint, caBundle []byte) (
 			WithTimeoutSeconds(timeoutSeconds).
 			WithReinvocationPolicy(admissionregistrationv1.NeverReinvocationPolicy).
 			WithAdmissionReviewVersions("v1"))
-	validating := func(name, path string, r *admissionregistrationv1ac.RuleWithOperationsApplyConfiguration) *admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration {
+	validating := func(name, path string, r ...*admissionregistrationv1ac.RuleWithOperationsApplyConfiguration) *admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration {
 		return admissionregistrationv1ac.ValidatingWebhookConfiguration(name).WithLabels(labels).
 			WithWebhooks(admissionregistrationv1ac.ValidatingWebhook().
 				WithName(name).
 				WithClientConfig(e.clientConfig(path, caBundle)).
-				WithRules(r).
+				WithRules(r...).
 				WithFailurePolicy(admissionregistrationv1.Fail).
 				WithMatchPolicy(admissionregistrationv1.Equivalent).
 				WithSideEffects(admissionregistrationv1.SideEffectClassNone).
 				WithTimeoutSeconds(timeoutSeconds).
 				WithAdmissionReviewVersions("v1"))
 	}
-	return mutating, []*admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration{
+	all := []*admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration{
 		validating(ClusterValidatingName, ValidateClusterPath, rule(clusterv1.GroupVersion.Version, "managedclusters")),
 		validating(BindingValidatingName, ValidateBindingPath, rule(clusterv1beta2.GroupVersion.Version, "managedclustersetbindings")),
 	}
+	for _, w := range extra {
+		all = append(all, validating(w.Name, w.Path, applyRules(w.Rules)...))
+	}
+	return mutating, all
+}
+
+// applyRules are rules as apply configurations.
+func applyRules(rules []admissionregistrationv1.RuleWithOperations) []*admissionregistrationv1ac.RuleWithOperationsApplyConfiguration {
+	out := make([]*admissionregistrationv1ac.RuleWithOperationsApplyConfiguration, 0, len(rules))
+	for _, r := range rules {
+		ac := admissionregistrationv1ac.RuleWithOperations().
+			WithOperations(r.Operations...).WithAPIGroups(r.APIGroups...).WithAPIVersions(r.APIVersions...).WithResources(r.Resources...)
+		if r.Scope != nil {
+			ac.WithScope(*r.Scope)
+		}
+		out = append(out, ac)
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 func TestConfigurationsByURL(t *testing.T) {
@@ -55,5 +57,24 @@ func TestConfigurationsByService(t *testing.T) {
 	got := []any{*cc.Service.Namespace, *cc.Service.Name, *cc.Service.Port, *cc.Service.Path}
 	if diff := cmp.Diff([]any{"ocm", "hub", int32(443), MutateClusterPath}, got); diff != "" {
 		t.Errorf("service (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigurationsOfAddonWebhooks(t *testing.T) {
+	extra := addons.ValidatingWebhook{Name: "thingvalidators.admission.example.io", Path: "/validate-thing", Rules: []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"example.io"}, APIVersions: []string{"v1"}, Resources: []string{"things"}},
+	}}}
+	_, validating := configurations(endpoint{url: "https://127.0.0.1:9443"}, []byte("CA"), extra)
+	if len(validating) != 3 {
+		t.Fatalf("%d validating configurations, want the 2 of registration and the addon's", len(validating))
+	}
+	v := validating[2]
+	w := v.Webhooks[0]
+	got := []any{*v.Name, *w.Name, *w.ClientConfig.URL, v.Labels[ManagedByLabel], w.Rules[0].Operations, w.Rules[0].APIGroups, w.Rules[0].Resources, *w.FailurePolicy}
+	want := []any{extra.Name, extra.Name, "https://127.0.0.1:9443/validate-thing", ManagedByValue,
+		[]admissionregistrationv1.OperationType{"CREATE"}, []string{"example.io"}, []string{"things"}, admissionregistrationv1.Fail}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("addon webhook configuration (-want +got):\n%s", diff)
 	}
 }

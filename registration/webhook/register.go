@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 // LeaseName is the Lease whose holder keeps the webhook configurations
@@ -45,6 +47,8 @@ type registrar struct {
 	endpoint       endpoint
 	leaseNamespace string
 	identity       string
+	// extra are the addons' validating webhooks, configured beside ours.
+	extra []addons.ValidatingWebhook
 	// serving reports nil once the webhook server accepts connections.
 	serving func() error
 }
@@ -165,7 +169,7 @@ func (r *registrar) apply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mutating, validating := configurations(r.endpoint, caBundle)
+	mutating, validating := configurations(r.endpoint, caBundle, r.extra...)
 	opts := metav1.ApplyOptions{FieldManager: FieldOwner, Force: true}
 	admissionregistration := r.kube.AdmissionregistrationV1()
 	if _, err := admissionregistration.MutatingWebhookConfigurations().Apply(ctx, mutating, opts); err != nil {

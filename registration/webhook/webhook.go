@@ -25,6 +25,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/conversion"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
@@ -58,6 +59,9 @@ type Options struct {
 	LeaseNamespace string
 	// Clock is injected for tests; nil means the real clock.
 	Clock clock.PassiveClock
+	// Addons are the built-in addons whose hub halves run here: their
+	// HubWebhooks are served and registered beside the registration ones.
+	Addons []addons.Addon
 }
 
 // Validate checks the options as given, before defaults.
@@ -199,6 +203,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	server.Register(ValidateClusterPath, &ctrlwebhook.Admission{Handler: &clusterValidator{kube: kube, access: access}})
 	server.Register(ValidateBindingPath, &ctrlwebhook.Admission{Handler: &bindingValidator{access: access}})
 	server.Register(ConvertAddonsPath, conversion.Handler())
+	extra, err := addonWebhooks(mgr, opts.Addons)
+	if err != nil {
+		return err
+	}
+	for _, w := range extra {
+		server.Register(w.Path, &ctrlwebhook.Admission{Handler: w.Handler})
+	}
 	if err := mgr.Add(server); err != nil {
 		return err
 	}
@@ -208,9 +219,26 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	return mgr.Add(&registrar{
 		kube: kube, crds: crds, certs: certs, endpoint: endpoint{url: opts.URL, service: opts.Service},
-		leaseNamespace: opts.LeaseNamespace, identity: newIdentity(),
+		leaseNamespace: opts.LeaseNamespace, identity: newIdentity(), extra: extra,
 		serving: func() error { return started(nil) },
 	})
+}
+
+// addonWebhooks are the validating webhooks the addons' hub halves
+// contribute.
+func addonWebhooks(mgr ctrl.Manager, builtins []addons.Addon) ([]addons.ValidatingWebhook, error) {
+	var all []addons.ValidatingWebhook
+	for _, a := range builtins {
+		if a.HubWebhooks == nil {
+			continue
+		}
+		whs, err := a.HubWebhooks(mgr.GetConfig())
+		if err != nil {
+			return nil, fmt.Errorf("setting up the webhooks of addon %s: %w", a.Name, err)
+		}
+		all = append(all, whs...)
+	}
+	return all, nil
 }
 
 // ProbeClusterName names the ManagedCluster WaitServing creates in dry run.

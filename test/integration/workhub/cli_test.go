@@ -1,0 +1,98 @@
+package workhub_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workcli "github.com/corral-dev/corral/work/cli"
+)
+
+// corralWork runs `corral work ARGS --kubeconfig <hub>` and returns what
+// it printed.
+func corralWork(ctx context.Context, args ...string) (string, error) {
+	out := &bytes.Buffer{}
+	cmd := workcli.NewCmdWork(out)
+	cmd.SetArgs(append(args, "--kubeconfig", hubCluster.Kubeconfig))
+	cmd.SetOut(out)
+	cmd.SetErr(out)
+	cmd.SilenceUsage = true
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+// managedCluster creates a ManagedCluster whose namespace exists, accepted
+// by the hub (as the registration controllers report it) or not.
+func managedCluster(ctx context.Context, name string, accepted bool) {
+	GinkgoHelper()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
+	Expect(admin.Create(ctx, mc)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, mc))).To(Succeed()) })
+	if accepted {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "HubClusterAdminAccepted"})
+		Expect(admin.Status().Update(ctx, mc)).To(Succeed())
+	}
+}
+
+var _ = Describe("corral work", func() {
+	It("creates, shows and deletes works on named clusters, refusing an unaccepted one", func(ctx context.Context) {
+		cls := clusters(ctx, 2)
+		managedCluster(ctx, cls[0], true)
+		managedCluster(ctx, cls[1], false)
+		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
+		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: b}\n"), 0o600)).To(Succeed())
+
+		_, err := corralWork(ctx, "create", "web", "-f", file, "--clusters", cls[0]+","+cls[1])
+		Expect(err).To(MatchError(ContainSubstring("cluster " + cls[1] + " is not accepted by the hub yet")))
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: cls[0], Name: "web"}, &workv1.ManifestWork{})).NotTo(Succeed(), "nothing is created")
+
+		out, err := corralWork(ctx, "create", "web", "-f", file, "--clusters", cls[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal("manifestwork web created on cluster " + cls[0] + "\n"))
+		agentReports(ctx, cls[0], "web", "done")
+
+		out, err = corralWork(ctx, "get", "web", "--cluster", cls[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(MatchRegexp(`CLUSTER\s+WORK\s+RESOURCE\s+APPLIED\s+AVAILABLE\s+DETAIL\n` + cls[0] + `\s+web\s+\(work\)\s+True\s+True`))
+
+		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal("manifestwork web deleted from cluster " + cls[0] + "\n"))
+	})
+
+	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows", func(ctx context.Context) {
+		ns := newNamespace(ctx, "cli")
+		cls := clusters(ctx, 1)
+		managedCluster(ctx, cls[0], true)
+		createPlacement(ctx, ns, "place")
+		decide(ctx, ns, "place", 0, "", cls[0])
+		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
+		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"), 0o600)).To(Succeed())
+
+		_, err := corralWork(ctx, "create", "web", "-f", file, "--placement", "missing", "-n", ns)
+		Expect(err).To(MatchError(ContainSubstring("no Placement missing in namespace " + ns)))
+
+		out, err := corralWork(ctx, "create", "web", "-f", file, "--placement", "place", "-n", ns)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("manifestworkreplicaset web created in namespace " + ns))
+		Eventually(func(g Gomega) {
+			out, err := corralWork(ctx, "get", "web", "--cluster", cls[0])
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(out).To(ContainSubstring("from ManifestWorkReplicaSet " + ns + "/web"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		_, err = corralWork(ctx, "delete", "web", "-n", ns)
+		Expect(err).NotTo(HaveOccurred())
+		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
+	})
+})

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func fakeHub(t *testing.T, objs ...client.Object) client.Client {
+	t.Helper()
+	scheme, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+}
+
+func cluster(name string, accepted bool) *clusterv1.ManagedCluster {
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	mc.Spec.HubAcceptsClient = accepted
+	if accepted {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Test"})
+	}
+	return mc
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "manifests.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const twoObjects = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: a, namespace: default}
+---
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Secret, metadata: {name: s, namespace: default}}
+`
+
+func TestReadManifests(t *testing.T) {
+	cases := map[string]struct {
+		content string
+		path    string
+		want    int
+		err     string
+	}{
+		"documents and a List": {content: twoObjects, want: 2},
+		"JSON":                 {content: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, want: 1},
+		"missing file":         {path: "/nonexistent/m.yaml", err: "manifest file /nonexistent/m.yaml does not exist"},
+		"empty":                {content: "---\n# nothing\n", err: "holds no Kubernetes objects: a work needs at least one"},
+		"no name":              {content: "apiVersion: v1\nkind: ConfigMap\n", err: "manifest 0: it has no metadata.name"},
+		"not YAML":             {content: "a: [b\n", err: "document 1 is not YAML or JSON"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := tc.path
+			if path == "" {
+				path = writeFile(t, tc.content)
+			}
+			got, err := ReadManifests(path, nil)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || len(got) != tc.want {
+				t.Fatalf("%d manifests, %v; want %d", len(got), err, tc.want)
+			}
+		})
+	}
+	got, err := ReadManifests("-", strings.NewReader(twoObjects))
+	if err != nil || len(got) != 2 {
+		t.Errorf("from standard input: %d manifests, %v", len(got), err)
+	}
+}
+
+func TestCreate(t *testing.T) {
+	file := "good"
+	cases := map[string]struct {
+		objs      []client.Object
+		opts      func(o *CreateOptions)
+		err       string
+		wantWorks []string // namespace/name
+		wantSets  []string
+		out       string
+	}{
+		"on clusters": {objs: []client.Object{cluster("c1", true), cluster("c2", true)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+			wantWorks: []string{"c1/web", "c2/web"}, out: "manifestwork web created on cluster c1\nmanifestwork web created on cluster c2\n"},
+		"an unknown cluster": {objs: []client.Object{cluster("c1", true)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "nope"} },
+			err: "no cluster nope on the hub (see corral get clusters); nothing was created"},
+		"a cluster not accepted": {objs: []client.Object{cluster("c1", true), cluster("c2", false)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was created"},
+		"a work already there": {objs: []client.Object{cluster("c1", true), cluster("c2", true), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} }, wantWorks: []string{"c2/web"},
+			err: "ManifestWork web already exists on cluster c2: delete it first (corral work delete web --clusters c2)"},
+		"on a placement": {objs: []client.Object{&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}},
+			opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" }, wantSets: []string{"apps/web"},
+			out: "manifestworkreplicaset web created in namespace apps, on the clusters placement prod selects\n"},
+		"an unknown placement": {opts: func(o *CreateOptions) { o.Placement = "prod" },
+			err: "no Placement prod in namespace default on the hub: create it first, or give its namespace with -n; nothing was created"},
+		"a missing file": {opts: func(o *CreateOptions) { o.Clusters = []string{"c1"}; file = "/nonexistent.yaml" },
+			err: "manifest file /nonexistent.yaml does not exist"},
+		"no file":            {opts: func(o *CreateOptions) { o.Clusters = []string{"c1"}; o.File = "" }, err: "give the objects to deliver with -f FILE"},
+		"both targets":       {opts: func(o *CreateOptions) { o.Clusters = []string{"c1"}; o.Placement = "p" }, err: "give exactly one of --clusters or --placement"},
+		"neither target":     {err: "give exactly one of --clusters or --placement"},
+		"a bad cluster name": {opts: func(o *CreateOptions) { o.Clusters = []string{"C_1"} }, err: `cluster name "C_1" is not valid`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			file = writeFile(t, twoObjects)
+			c := fakeHub(t, tc.objs...)
+			out := &bytes.Buffer{}
+			o := NewCreateOptions(out)
+			o.client, o.Name, o.File = c, "web", "set below"
+			if tc.opts != nil {
+				tc.opts(o)
+			}
+			if o.File == "set below" {
+				o.File = file
+			}
+			err := o.Validate()
+			if err == nil {
+				err = o.Complete()
+			}
+			if err == nil {
+				err = o.Run(context.Background())
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if tc.out != "" && out.String() != tc.out {
+				t.Errorf("printed %q, want %q", out.String(), tc.out)
+			}
+			works := &workv1.ManifestWorkList{}
+			sets := &workv1alpha1.ManifestWorkReplicaSetList{}
+			if err := errorsJoin(c.List(context.Background(), works), c.List(context.Background(), sets)); err != nil {
+				t.Fatal(err)
+			}
+			var gotWorks, gotSets []string
+			for _, w := range works.Items {
+				gotWorks = append(gotWorks, w.Namespace+"/"+w.Name)
+				if w.Namespace != "c2" || tc.err == "" {
+					if len(w.Spec.Workload.Manifests) != 2 {
+						t.Errorf("work %s/%s has %d manifests, want 2", w.Namespace, w.Name, len(w.Spec.Workload.Manifests))
+					}
+				}
+			}
+			for _, s := range sets.Items {
+				gotSets = append(gotSets, s.Namespace+"/"+s.Name)
+				if diff := cmp.Diff([]workv1alpha1.LocalPlacementReference{{Name: "prod"}}, s.Spec.PlacementRefs); diff != "" {
+					t.Errorf("placementRefs (-want +got):\n%s", diff)
+				}
+			}
+			if diff := cmp.Diff(tc.wantWorks, gotWorks); diff != "" {
+				t.Errorf("works (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantSets, gotSets); diff != "" {
+				t.Errorf("sets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func errorsJoin(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func reportedWork(cluster string) *workv1.ManifestWork {
+	readyReplicas := int64(3)
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web",
+		Labels: map[string]string{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web"}}}
+	w.Status.Conditions = []metav1.Condition{
+		{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test"},
+		{Type: workv1.WorkAvailable, Status: metav1.ConditionFalse, Reason: "Test", Message: "1 of 2 manifests not available"},
+	}
+	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{
+		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: "default", Name: "web"},
+			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "readyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &readyReplicas}}}},
+			Conditions:      []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test"}, {Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue, Reason: "Test"}}},
+		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Widget", Name: "w"},
+			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, Reason: "Test", Message: "no kind Widget is installed"}}},
+	}
+	return w
+}
+
+func TestGet(t *testing.T) {
+	c := fakeHub(t, cluster("c1", true), cluster("c2", true), reportedWork("c1"),
+		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}})
+	run := func(o *GetOptions) (string, error) {
+		out := &bytes.Buffer{}
+		o.Out, o.client = out, c
+		if err := o.Validate(); err != nil {
+			return "", err
+		}
+		err := o.Run(context.Background())
+		return out.String(), err
+	}
+
+	table, err := run(&GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `CLUSTER  WORK   RESOURCE               APPLIED  AVAILABLE  DETAIL
+c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; Available: 1 of 2 manifests not available
+c1       web    Deployment default/web  True     True       readyReplicas=3
+c1       web    Widget w               False    -          Applied: no kind Widget is installed
+c2       other  (work)                 -        -          not picked up by the cluster's work agent yet
+`
+	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
+		t.Errorf("table (-want +got):\n%s\n%s", diff, table)
+	}
+
+	js, err := run(&GetOptions{Name: "web", Output: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &workv1.ManifestWorkList{}
+	if err := json.Unmarshal([]byte(js), list); err != nil || len(list.Items) != 1 || list.Items[0].Namespace != "c1" || list.Kind != "ManifestWorkList" {
+		t.Errorf("-o json of web: %v %+v", err, list)
+	}
+
+	for name, tc := range map[string]struct {
+		o   *GetOptions
+		err string
+	}{
+		"unknown cluster":      {o: &GetOptions{Cluster: "nope"}, err: "no cluster nope on the hub"},
+		"no work of that name": {o: &GetOptions{Name: "web", Cluster: "c2"}, err: "no ManifestWork web on cluster c2"},
+		"bad output":           {o: &GetOptions{Output: "wide"}, err: `--output "wide" is not supported`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := run(tc.o); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error %v, want one with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestDelete(t *testing.T) {
+	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
+	standalone := func(cluster string) *workv1.ManifestWork {
+		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web"}}
+	}
+	cases := map[string]struct {
+		objs     []client.Object
+		opts     DeleteOptions
+		err      string
+		leftover []string
+	}{
+		"on clusters": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), standalone("c2")},
+			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}},
+		"a work of a set": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), reportedWork("c2")},
+			opts: DeleteOptions{Clusters: []string{"c1", "c2"}}, leftover: []string{"c1/web", "c2/web"},
+			err: "ManifestWork web on cluster c2 belongs to ManifestWorkReplicaSet apps/web, which would make it again: delete the set (corral work delete web -n apps)"},
+		"an unknown cluster": {objs: []client.Object{cluster("c1", true), standalone("c1")}, opts: DeleteOptions{Clusters: []string{"c1", "nope"}},
+			leftover: []string{"c1/web"}, err: "no cluster nope on the hub (see corral get clusters); nothing was deleted"},
+		"no work there": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1")}, opts: DeleteOptions{Clusters: []string{"c1", "c2"}},
+			leftover: []string{"c1/web"}, err: "no ManifestWork web on cluster c2"},
+		"the set and standalone works": {objs: []client.Object{set, standalone("c1"), reportedWork("c2")}, opts: DeleteOptions{Namespace: "apps"},
+			leftover: []string{"c2/web"}}, // the set's work goes with the set, on the hub
+		"nothing of that name": {opts: DeleteOptions{Namespace: "default"}, err: "no ManifestWorkReplicaSet web in namespace default and no ManifestWork web on any cluster"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, tc.objs...)
+			o := tc.opts
+			o.hub = hub{Out: &bytes.Buffer{}, client: c}
+			o.Name = "web"
+			if o.Namespace == "" {
+				o.Namespace = "default"
+			}
+			err := o.Validate()
+			if err == nil {
+				err = o.Run(context.Background())
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			works := &workv1.ManifestWorkList{}
+			if err := c.List(context.Background(), works); err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			for _, w := range works.Items {
+				left = append(left, w.Namespace+"/"+w.Name)
+			}
+			if diff := cmp.Diff(tc.leftover, left); diff != "" {
+				t.Errorf("works left (-want +got):\n%s", diff)
+			}
+			if name == "the set and standalone works" {
+				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err == nil {
+					t.Error("the set is still there")
+				}
+			}
+		})
+	}
+}

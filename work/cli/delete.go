@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DeleteOptions are the options of `corral work delete`.
+type DeleteOptions struct {
+	hub
+	Name string
+	// Clusters, when set, deletes only the ManifestWorks on them.
+	Clusters []string
+	// Namespace is where a ManifestWorkReplicaSet NAME is looked for.
+	Namespace string
+}
+
+// NewDeleteOptions returns the defaults.
+func NewDeleteOptions(out io.Writer) *DeleteOptions {
+	return &DeleteOptions{hub: newHub(out), Namespace: "default"}
+}
+
+// NewCmdDelete returns `corral work delete`.
+func NewCmdDelete(out io.Writer) *cobra.Command {
+	o := NewDeleteOptions(out)
+	cmd := &cobra.Command{
+		Use:   "delete NAME [--clusters C1,C2] [-n NAMESPACE]",
+		Short: "Delete ManifestWorks (the work agents then remove what they applied)",
+		Long: `Delete the ManifestWorks NAME; each cluster's work agent then removes from the
+cluster what the work applied (as its deleteOption says).
+
+Without --clusters: the ManifestWorkReplicaSet NAME in namespace -n, with
+every ManifestWork it made, and the ManifestWorks NAME created with
+--clusters on every cluster. With --clusters: only the ManifestWorks NAME on
+those clusters; a work made by a ManifestWorkReplicaSet is refused there
+(delete the set, or change its placement, instead). Every named cluster must
+exist and have the work: when one does not, nothing is deleted.`,
+		Example: `  corral work delete web
+  corral work delete web --clusters cluster2
+  corral work delete web -n apps`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Flags.AddFlags(cmd.Flags())
+	cmd.Flags().StringSliceVar(&o.Clusters, "clusters", nil, "delete only the ManifestWorks on these clusters")
+	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "namespace of the ManifestWorkReplicaSet")
+	return cmd
+}
+
+// Validate checks the names.
+func (o *DeleteOptions) Validate() error {
+	if errs := validation.IsDNS1123Subdomain(o.Name); len(errs) > 0 {
+		return fmt.Errorf("work name %q is not valid: %s", o.Name, errs[0])
+	}
+	if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q is not valid: %s", o.Namespace, errs[0])
+	}
+	return validateClusterNames(o.Clusters)
+}
+
+// Run finds everything to delete, then deletes it.
+func (o *DeleteOptions) Run(ctx context.Context) error {
+	if len(o.Clusters) > 0 {
+		return o.deleteOnClusters(ctx)
+	}
+	deleted := 0
+	set := &workv1alpha1.ManifestWorkReplicaSet{}
+	err := o.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
+	switch {
+	case err == nil:
+		if err := o.client.Delete(ctx, set); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
+		}
+		fmt.Fprintf(o.Out, "manifestworkreplicaset %s deleted from namespace %s, with its ManifestWorks\n", o.Name, o.Namespace)
+		deleted++
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	list := &workv1.ManifestWorkList{}
+	if err := o.client.List(ctx, list); err != nil {
+		return fmt.Errorf("listing ManifestWorks: %w", err)
+	}
+	for i := range list.Items {
+		w := &list.Items[i]
+		if w.Name != o.Name || w.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] != "" {
+			continue
+		}
+		if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
+		}
+		fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)
+		deleted++
+	}
+	if deleted == 0 {
+		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s and no ManifestWork %s on any cluster (see corral work get)", o.Name, o.Namespace, o.Name)
+	}
+	return nil
+}
+
+// deleteOnClusters deletes the work on each named cluster, once every
+// one is known to have it and none belongs to a set.
+func (o *DeleteOptions) deleteOnClusters(ctx context.Context) error {
+	var works []*workv1.ManifestWork
+	var unknown, missing []string
+	for _, c := range o.Clusters {
+		if err := o.client.Get(ctx, client.ObjectKey{Name: c}, &clusterv1.ManagedCluster{}); apierrors.IsNotFound(err) {
+			unknown = append(unknown, c)
+			continue
+		} else if err != nil {
+			return fmt.Errorf("reading cluster %s: %w", c, err)
+		}
+		w := &workv1.ManifestWork{}
+		if err := o.client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w); apierrors.IsNotFound(err) {
+			missing = append(missing, c)
+			continue
+		} else if err != nil {
+			return fmt.Errorf("reading ManifestWork %s/%s: %w", c, o.Name, err)
+		}
+		if set := w.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]; set != "" {
+			ns, name, _ := strings.Cut(set, ".")
+			return fmt.Errorf("ManifestWork %s on cluster %s belongs to ManifestWorkReplicaSet %s/%s, which would make it again: delete the set (corral work delete %s -n %s) or change its placement; nothing was deleted",
+				o.Name, c, ns, name, name, ns)
+		}
+		works = append(works, w)
+	}
+	switch {
+	case len(unknown) > 0:
+		return fmt.Errorf("no cluster %s on the hub (see corral get clusters); nothing was deleted", strings.Join(unknown, ", "))
+	case len(missing) > 0:
+		return fmt.Errorf("no ManifestWork %s on cluster %s (see corral work get %s); nothing was deleted", o.Name, strings.Join(missing, ", "), o.Name)
+	}
+	for _, w := range works {
+		if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
+		}
+		fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/output"
+)
+
+// GetOptions are the options of `corral work get`.
+type GetOptions struct {
+	hub
+	// Name, when set, shows only the ManifestWorks of that name.
+	Name string
+	// Cluster, when set, shows only that cluster's ManifestWorks.
+	Cluster string
+	Output  string
+}
+
+// NewGetOptions returns the defaults: a table of every ManifestWork.
+func NewGetOptions(out io.Writer) *GetOptions { return &GetOptions{hub: newHub(out)} }
+
+// NewCmdGet returns `corral work get`.
+func NewCmdGet(out io.Writer) *cobra.Command {
+	o := NewGetOptions(out)
+	cmd := &cobra.Command{
+		Use:   "get [NAME] [--cluster C]",
+		Short: "Show ManifestWorks per cluster and per resource: applied, available, status feedback",
+		Long: `Show the hub's ManifestWorks (those NAME, or all), on every cluster or on
+--cluster only: for each work a line with its own Applied and Available
+conditions, then a line per resource it delivers with that resource's
+conditions and its status feedback (e.g. readyReplicas), or why it is not
+applied or available.`,
+		Example: `  corral work get
+  corral work get web
+  corral work get web --cluster cluster1 -o yaml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Name = args[0]
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Flags.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "show only this cluster's ManifestWorks")
+	output.AddFlag(cmd.Flags(), &o.Output)
+	return cmd
+}
+
+// Validate checks the cluster name and the output format.
+func (o *GetOptions) Validate() error {
+	if o.Cluster != "" {
+		if err := validateClusterNames([]string{o.Cluster}); err != nil {
+			return err
+		}
+	}
+	return output.Validate(o.Output)
+}
+
+// Run lists and prints the works.
+func (o *GetOptions) Run(ctx context.Context) error {
+	works, err := o.list(ctx)
+	if err != nil {
+		return err
+	}
+	list := &workv1.ManifestWorkList{TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWorkList"}, Items: works}
+	for i := range list.Items {
+		list.Items[i].APIVersion, list.Items[i].Kind = workv1.GroupVersion.String(), "ManifestWork"
+	}
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works) })
+}
+
+// list finds the works asked for, sorted by cluster and name; none is an
+// error when a name or a cluster was given.
+func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
+	var opts []client.ListOption
+	if o.Cluster != "" {
+		if err := o.client.Get(ctx, client.ObjectKey{Name: o.Cluster}, &clusterv1.ManagedCluster{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("no cluster %s on the hub (see corral get clusters)", o.Cluster)
+			}
+			return nil, fmt.Errorf("reading cluster %s: %w", o.Cluster, err)
+		}
+		opts = append(opts, client.InNamespace(o.Cluster))
+	}
+	list := &workv1.ManifestWorkList{}
+	if err := o.client.List(ctx, list, opts...); err != nil {
+		return nil, fmt.Errorf("listing ManifestWorks: %w", err)
+	}
+	works := slices.DeleteFunc(list.Items, func(w workv1.ManifestWork) bool { return o.Name != "" && w.Name != o.Name })
+	slices.SortFunc(works, func(a, b workv1.ManifestWork) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	if len(works) == 0 && o.Name != "" {
+		where := "on any cluster"
+		if o.Cluster != "" {
+			where = "on cluster " + o.Cluster
+		}
+		return nil, fmt.Errorf("no ManifestWork %s %s (see corral work get)", o.Name, where)
+	}
+	return works, nil
+}
+
+// printTable prints a line per work and one per resource of it.
+func printTable(out io.Writer, works []workv1.ManifestWork) {
+	if len(works) == 0 {
+		fmt.Fprintln(out, "No ManifestWorks found.")
+		return
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	defer func() { _ = w.Flush() }()
+	fmt.Fprintln(w, "CLUSTER\tWORK\tRESOURCE\tAPPLIED\tAVAILABLE\tDETAIL")
+	for _, mw := range works {
+		conds := mw.Status.Conditions
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, "(work)",
+			status(conds, workv1.WorkApplied), status(conds, workv1.WorkAvailable), workDetail(mw))
+		for _, m := range mw.Status.ResourceStatus.Manifests {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, resourceName(m.ResourceMeta),
+				status(m.Conditions, workv1.ManifestApplied), status(m.Conditions, workv1.ManifestAvailable), resourceDetail(m))
+		}
+	}
+}
+
+// status is a condition's status, or "-" before it is reported.
+func status(conds []metav1.Condition, t string) string {
+	if c := meta.FindStatusCondition(conds, t); c != nil {
+		return string(c.Status)
+	}
+	return "-"
+}
+
+// workDetail says where a work comes from and what is wrong with it.
+func workDetail(mw workv1.ManifestWork) string {
+	var parts []string
+	if set := mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]; set != "" {
+		parts = append(parts, "from ManifestWorkReplicaSet "+strings.Replace(set, ".", "/", 1))
+	}
+	if len(mw.Status.Conditions) == 0 {
+		parts = append(parts, "not picked up by the cluster's work agent yet")
+	}
+	parts = append(parts, problems(mw.Status.Conditions, workv1.WorkApplied, workv1.WorkAvailable, workv1.WorkDegraded)...)
+	return strings.Join(parts, "; ")
+}
+
+// resourceDetail is a resource's status feedback, and what is wrong.
+func resourceDetail(m workv1.ManifestCondition) string {
+	var parts []string
+	for _, v := range m.StatusFeedbacks.Values {
+		parts = append(parts, v.Name+"="+fieldValue(v.Value))
+	}
+	parts = append(parts, problems(m.Conditions, workv1.ManifestApplied, workv1.ManifestAvailable, workv1.ManifestDegraded)...)
+	return strings.Join(parts, " ")
+}
+
+// problems are the messages of the conditions that are not as they should
+// be: good True, and bad (Degraded) not True.
+func problems(conds []metav1.Condition, good1, good2, bad string) []string {
+	var out []string
+	for _, c := range conds {
+		wrong := ((c.Type == good1 || c.Type == good2) && c.Status != metav1.ConditionTrue) || (c.Type == bad && c.Status == metav1.ConditionTrue)
+		if wrong && c.Message != "" {
+			out = append(out, c.Type+": "+c.Message)
+		}
+	}
+	return out
+}
+
+func resourceName(r workv1.ManifestResourceMeta) string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + name
+	}
+	kind := r.Kind
+	if kind == "" {
+		kind = r.Resource
+	}
+	return kind + " " + name
+}
+
+func fieldValue(v workv1.FieldValue) string {
+	switch {
+	case v.Integer != nil:
+		return fmt.Sprint(*v.Integer)
+	case v.String != nil:
+		return *v.String
+	case v.Boolean != nil:
+		return fmt.Sprint(*v.Boolean)
+	case v.JsonRaw != nil:
+		return *v.JsonRaw
+	}
+	return ""
+}

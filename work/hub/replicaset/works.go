@@ -1,0 +1,108 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	steps "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// addFinalizer puts the set's finalizer on first: its works are deleted
+// with it. It stops the list; the update brings the set back.
+func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
+	if controllerutil.ContainsFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
+		return steps.Continue, nil
+	}
+	patch := client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})
+	controllerutil.AddFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer)
+	if err := r.Client.Patch(ctx, s.set, patch); err != nil {
+		return steps.StopList, fmt.Errorf("adding finalizer %s: %w", workv1alpha1.ManifestWorkReplicaSetFinalizer, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Added the finalizer that deletes the set's ManifestWorks with it")
+	return steps.StopList, nil
+}
+
+// listWorks finds the set's works, in every cluster namespace, by its label.
+func (r *Reconciler) listWorks(ctx context.Context, s *scope) (steps.Result, error) {
+	list := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SetKey(s.set)}); err != nil {
+		return steps.StopList, fmt.Errorf("listing the set's ManifestWorks: %w", err)
+	}
+	s.works = list.Items
+	return steps.Continue, nil
+}
+
+// finalize deletes the set's works, then removes the finalizer: at once
+// (Background, the default) or once the works are gone (Foreground).
+func (r *Reconciler) finalize(ctx context.Context, s *scope) (steps.Result, error) {
+	if !controllerutil.ContainsFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
+		return steps.StopList, nil
+	}
+	var errs []error
+	for i := range s.works {
+		if err := r.deleteWork(ctx, &s.works[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return steps.StopList, err
+	}
+	if s.set.Spec.CascadeDeletionPolicy == workv1alpha1.Foreground && len(s.works) > 0 {
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the set's ManifestWorks to go (Foreground)", "works", len(s.works))
+		return steps.StopList, nil // each work's deletion brings the set back
+	}
+	patch := client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer)
+	if err := r.Client.Patch(ctx, s.set, patch); err != nil && !apierrors.IsNotFound(err) {
+		return steps.StopList, fmt.Errorf("removing finalizer %s: %w", workv1alpha1.ManifestWorkReplicaSetFinalizer, err)
+	}
+	r.recheck.forget(client.ObjectKeyFromObject(s.set))
+	ctrl.LoggerFrom(ctx).V(1).Info("Deleted the set's ManifestWorks and removed its finalizer", "works", len(s.works))
+	return steps.StopList, nil
+}
+
+// removeDroppedPlacements deletes the works of placements the set no
+// longer names.
+func (r *Reconciler) removeDroppedPlacements(ctx context.Context, s *scope) (steps.Result, error) {
+	named := map[string]bool{}
+	for _, ref := range s.set.Spec.PlacementRefs {
+		named[ref.Name] = true
+	}
+	var errs []error
+	kept := s.works[:0]
+	for i := range s.works {
+		w := &s.works[i]
+		if named[w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey]] {
+			kept = append(kept, *w)
+			continue
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Deleting a ManifestWork of a placement the set no longer names", "work", klog.KObj(w),
+			"placement", w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey])
+		if err := r.deleteWork(ctx, w); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.works = kept
+	return steps.Continue, errors.Join(errs...)
+}
+
+// deleteWork deletes a work unless it is already going.
+func (r *Reconciler) deleteWork(ctx context.Context, w *workv1.ManifestWork) error {
+	if !w.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	if err := r.Client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting ManifestWork %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Deleted a ManifestWork", "work", klog.KObj(w))
+	return nil
+}

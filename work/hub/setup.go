@@ -1,0 +1,43 @@
+package hub
+
+import (
+	"errors"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/work/hub/replicaset"
+)
+
+// DefaultWorkers is how many ManifestWorkReplicaSets are reconciled at once.
+const DefaultWorkers = 4
+
+// Options configure the work addon's hub half.
+type Options struct {
+	// Clock measures rollouts (minSuccessTime, progressDeadline); nil is
+	// the real clock. Tests inject a fake one.
+	Clock clock.WithDelayedExecution
+	// Workers of the ManifestWorkReplicaSet controller; 0 is DefaultWorkers.
+	Workers int
+}
+
+// AddToScheme adds the types the hub half reads and writes.
+func AddToScheme(s *runtime.Scheme) error {
+	return errors.Join(workv1.Install(s), workv1alpha1.Install(s), clusterv1beta1.Install(s))
+}
+
+// SetupWithManager adds AddToScheme's types to mgr's scheme and registers
+// the ManifestWorkReplicaSet controller, which runs while mgr leads.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if err := AddToScheme(mgr.GetScheme()); err != nil {
+		return err
+	}
+	return (&replicaset.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers)
+}

@@ -1,0 +1,105 @@
+package validation
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+)
+
+// ReplicaSet checks a ManifestWorkReplicaSet: its template's manifests,
+// at least one placementRef, each named once, and its rollout values.
+func ReplicaSet(set *workv1alpha1.ManifestWorkReplicaSet) error {
+	if err := Manifests(set.Spec.ManifestWorkTemplate.Workload.Manifests); err != nil {
+		return fmt.Errorf("spec.manifestWorkTemplate: %w", err)
+	}
+	if len(set.Spec.PlacementRefs) == 0 {
+		return fmt.Errorf("spec.placementRefs is empty: name at least one Placement in namespace %s", set.Namespace)
+	}
+	seen := sets.New[string]()
+	for i, ref := range set.Spec.PlacementRefs {
+		field := fmt.Sprintf("spec.placementRefs[%d]", i)
+		if ref.Name == "" {
+			return fmt.Errorf("%s has no name: name a Placement in namespace %s", field, set.Namespace)
+		}
+		if seen.Has(ref.Name) {
+			return fmt.Errorf("%s: placement %s is named twice: name each placement once", field, ref.Name)
+		}
+		seen.Insert(ref.Name)
+		if err := RolloutStrategy(ref.RolloutStrategy); err != nil {
+			return fmt.Errorf("%s.rolloutStrategy: %w", field, err)
+		}
+	}
+	return nil
+}
+
+// RolloutStrategy checks a rollout strategy's type and the values of that
+// type's settings.
+func RolloutStrategy(rs clusterv1alpha1.RolloutStrategy) error {
+	switch rs.Type {
+	case "", clusterv1alpha1.All:
+		if rs.All != nil {
+			return rolloutConfig("all", rs.All.RolloutConfig)
+		}
+	case clusterv1alpha1.Progressive:
+		if p := rs.Progressive; p != nil {
+			if err := threshold("progressive.maxConcurrency", p.MaxConcurrency); err != nil {
+				return err
+			}
+			return rolloutConfig("progressive", p.RolloutConfig)
+		}
+	case clusterv1alpha1.ProgressivePerGroup:
+		if p := rs.ProgressivePerGroup; p != nil {
+			return rolloutConfig("progressivePerGroup", p.RolloutConfig)
+		}
+	default:
+		return fmt.Errorf("type %q is not a rollout strategy: use All, Progressive or ProgressivePerGroup", rs.Type)
+	}
+	return nil
+}
+
+// deadlinePattern is the api's form of a progressDeadline: a whole number
+// of hours, minutes or seconds, or None.
+var deadlinePattern = regexp.MustCompile(`^([0-9]+[hms])+$`)
+
+func rolloutConfig(field string, c clusterv1alpha1.RolloutConfig) error {
+	if c.MinSuccessTime.Duration < 0 {
+		return fmt.Errorf("%s.minSuccessTime is %s: it must not be negative", field, c.MinSuccessTime.Duration)
+	}
+	if d := c.ProgressDeadline; d != "" && d != "None" {
+		if _, err := time.ParseDuration(d); err != nil || !deadlinePattern.MatchString(d) {
+			return fmt.Errorf("%s.progressDeadline %q is not a duration: give e.g. 90s, 30m or 2h, or None", field, d)
+		}
+	}
+	return threshold(field+".maxFailures", c.MaxFailures)
+}
+
+// threshold checks a count or percentage of clusters: a whole number of 0
+// or more, or 0%-100%.
+func threshold(field string, v intstr.IntOrString) error {
+	if v.Type == intstr.Int {
+		if v.IntVal < 0 {
+			return fmt.Errorf("%s is %d: give a number of clusters (0 or more) or a percentage", field, v.IntVal)
+		}
+		return nil
+	}
+	s := v.StrVal
+	if s == "" {
+		return nil
+	}
+	num, pct := strings.CutSuffix(s, "%")
+	n, err := strconv.Atoi(num)
+	switch {
+	case err != nil || n < 0:
+		return fmt.Errorf("%s %q is not a number of clusters or a percentage: give e.g. 2 or 25%%", field, s)
+	case pct && n > 100:
+		return fmt.Errorf("%s %q is over 100%%", field, s)
+	}
+	return nil
+}
