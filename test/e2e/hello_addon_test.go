@@ -163,11 +163,14 @@ func startProcess(name, bin string, args ...string) {
 // secretToDir writes every key of the Secret ns/name on the cluster of
 // kubeconfig into a new directory, as a pod would see it mounted, and
 // returns the directory.
+// The Secret's data stays out of the test's output: it holds a key.
 func secretToDir(g Gomega, kubeconfig, ns, name string) string {
-	r := kubectl(kubeconfig, "-n", ns, "get", "secret", name, "-o", "jsonpath={.data}")
-	g.Expect(r.code).To(Equal(0), "%s", r)
+	cmd := exec.Command(kubectlBin, "--kubeconfig", kubeconfig, "-n", ns, "get", "secret", name, "-o", "jsonpath={.data}")
+	cmd.Env = environ()
+	out, err := cmd.Output()
+	g.Expect(err).NotTo(HaveOccurred(), "kubectl get secret %s/%s", ns, name)
 	var data map[string]string
-	g.Expect(json.Unmarshal([]byte(r.out), &data)).To(Succeed(), "%s", r)
+	g.Expect(json.Unmarshal(out, &data)).To(Succeed())
 	g.Expect(data).To(HaveKey("kubeconfig"))
 	dir := GinkgoT().TempDir()
 	for key, value := range data {
