@@ -9,6 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/placement/agent"
 )
 
 var _ = Describe("The placement agent", func() {
@@ -46,6 +51,38 @@ var _ = Describe("The placement agent", func() {
 		By("deleting the pod: all free (100, 100)")
 		Expect(managed.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})).To(Succeed())
 		expectScores(ctx, cluster, 100, 100)
+	})
+
+	It("writes only when a score changes: a pod that asks for nothing rewrites nothing", func(ctx context.Context) {
+		cluster := newClusterNamespace(ctx)
+		grantHubRules(ctx, cluster)
+		node := createNode(ctx, "100", "1Ti")
+		startAgent(cluster)
+		s := expectScores(ctx, cluster, 100, 100)
+		list := &clusterv1alpha1.AddOnPlacementScoreList{}
+		w, err := hub.Watch(ctx, list, client.InNamespace(cluster), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: s.ResourceVersion}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(w.Stop)
+
+		createPod(ctx, node, "0", "0")  // the agent recomputes: same scores
+		createPod(ctx, node, "50", "0") // half the CPU
+		var writes []clusterv1alpha1.AddOnPlacementScoreStatus
+		Eventually(func(g Gomega) {
+			for {
+				select {
+				case e := <-w.ResultChan():
+					if e.Type == watch.Modified {
+						writes = append(writes, e.Object.(*clusterv1alpha1.AddOnPlacementScore).Status)
+					}
+					continue
+				default:
+				}
+				break
+			}
+			g.Expect(writes).NotTo(BeEmpty())
+			g.Expect(writes[len(writes)-1].Scores).To(ContainElement(clusterv1alpha1.AddOnPlacementScoreItem{Name: agent.ScoreCPU, Value: 0}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Expect(writes).To(HaveLen(1), "every write after the first scores: %v", writes)
 	})
 
 	It("renews the lease placement in its install namespace", func(ctx context.Context) {

@@ -47,7 +47,7 @@ const (
 
 var (
 	hubCluster, managedCluster *localcluster.Cluster
-	hub                        client.Client
+	hub                        client.WithWatch
 	managed                    kubernetes.Interface
 )
 
@@ -66,7 +66,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(clusterv1alpha1.Install(scheme)).To(Succeed())
-	hub, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	hub, err = client.NewWithWatch(hubCluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	managed, err = kubernetes.NewForConfig(managedCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
