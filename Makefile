@@ -37,6 +37,10 @@ down: build ## Stop the local fleet started by `make run`.
 build: ## Build bin/corral.
 	$(GO) build -o $(BIN)/corral ./cmd/corral
 
+.PHONY: examples
+examples: ## Build the example third-party addon, bin/hello-addon (examples/hello-addon).
+	$(GO) build -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
+
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).
 
@@ -62,7 +66,7 @@ interop: tools ## Interop tests: upstream OCM's registration agent and hub again
 	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
 
 .PHONY: e2e
-e2e: kube-tools build ## End-to-end tests: the corral binary against a local fleet.
+e2e: kube-tools build examples ## End-to-end tests: the corral binary (and the example addon) against a local fleet.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint

@@ -117,6 +117,8 @@ spec:
 		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
+	itRunsTheHelloAddon(&dir) // examples/hello-addon, while work runs on both clusters
+
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
 		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)

@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/work/agent/appliedwork"
@@ -88,6 +90,10 @@ func Run(ctx context.Context, opts Options) error {
 			// without them saves a good part of its memory.
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
+		// One process may run several work agents (one per cluster in
+		// `corral dev up`) and restart one after a crash: controller
+		// names, global to the process, must not have to be unique.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return fmt.Errorf("work agent manager on the hub: %w", err)
