@@ -14,10 +14,37 @@ import (
 // Schedule decides which clusters p selects in snap. It only reads its
 // arguments.
 func Schedule(p *clusterv1beta1.Placement, snap Snapshot, opts Options) *Result {
-	c, err := compile(p, &celEnv{snap: snap})
+	plan, err := Compile(p, snap)
 	if err != nil {
 		return &Result{Misconfigured: err, MisconfiguredMessage: err.Error()}
 	}
+	return plan.Schedule(snap, opts)
+}
+
+// Plan is a placement compiled to be scheduled again and again: its
+// selectors parsed, its CEL compiled, its prioritizers weighed.
+type Plan struct {
+	p *clusterv1beta1.Placement
+	c *compiled
+}
+
+// Compile checks and compiles p; a spec the scheduler cannot act on is a
+// *MisconfiguredError. CEL's scores() reads AddOnPlacementScores from
+// snap, which must live as long as the plan.
+func Compile(p *clusterv1beta1.Placement, snap Snapshot) (*Plan, error) {
+	c, err := compile(p, &celEnv{snap: snap})
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{p: p, c: c}, nil
+}
+
+// Placement is the placement the plan was compiled from.
+func (pl *Plan) Placement() *clusterv1beta1.Placement { return pl.p }
+
+// Schedule decides which clusters the plan's placement selects in snap.
+func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
+	p, c := pl.p, pl.c
 	r := &Result{Wanted: c.wanted, SortByScore: c.sortByScore, ScoreRateLimit: c.scoreLimit}
 	r.BoundSets = snap.BoundSets(p.Namespace)
 	r.EligibleSets = eligible(r.BoundSets, p.Spec.ClusterSets)
