@@ -61,15 +61,15 @@ func newState() *state {
 		placements: map[types.NamespacedName]*entry{},
 		pages:      map[types.NamespacedName]map[string]*clusterv1beta1.PlacementDecision{},
 		decided:    map[types.NamespacedName]sets.Set[string]{}, counts: map[string]int{},
-		pending:    map[pageKey]bool{},
+		pending: map[pageKey]bool{},
 	}
 }
 
 // The scheduler.Snapshot methods; callers hold the read lock.
 
 func (s *state) Clusters() []*clusterv1.ManagedCluster { return s.sorted }
-func (s *state) SetsOf(cluster string) []string         { return s.setsOf[cluster] }
-func (s *state) BoundSets(namespace string) []string    { return s.bound[namespace] }
+func (s *state) SetsOf(cluster string) []string        { return s.setsOf[cluster] }
+func (s *state) BoundSets(namespace string) []string   { return s.bound[namespace] }
 func (s *state) Score(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return s.scores[name][cluster]
 }
