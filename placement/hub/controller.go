@@ -55,6 +55,11 @@ type Controller struct {
 	client  clusterclient.Interface
 	state   *state
 	queue   workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	// timers hold the placements to schedule again at a time of the
+	// injected clock (a toleration or a score running out, the score
+	// interval), then hand them to queue. Retries after errors keep to the
+	// real clock.
+	timers  workqueue.TypedDelayingInterface[types.NamespacedName]
 	synced  bool
 	syncMu  sync.RWMutex
 	lastRun sync.Map // types.NamespacedName → time.Time of the last scheduling
@@ -81,7 +86,9 @@ func New(cfg *rest.Config, opts Options) (*Controller, error) {
 	return &Controller{
 		opts: opts, client: c, state: newState(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
-			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "placement-scheduler", Clock: opts.Clock}),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "placement-scheduler"}),
+		timers: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[types.NamespacedName]{
+			Name: "placement-scheduler-timers", Clock: opts.Clock}),
 	}, nil
 }
 
@@ -106,6 +113,17 @@ func (c *Controller) Start(ctx context.Context) error {
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	defer c.queue.ShutDown()
+	defer c.timers.ShutDown()
+	go func() {
+		for {
+			key, shutdown := c.timers.Get()
+			if shutdown {
+				return
+			}
+			c.timers.Done(key)
+			c.queue.Add(key)
+		}
+	}()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("the %v informer did not sync: %w", typ, errors.Join(ctx.Err(), errors.New("cache sync failed")))

@@ -155,7 +155,7 @@ func (c *Controller) enqueueForScores(key types.NamespacedName, now time.Time) {
 	c.state.mu.RUnlock()
 	if last, ok := c.lastRun.Load(key); ok {
 		if wait := last.(time.Time).Add(interval).Sub(now); wait > 0 {
-			c.queue.AddAfter(key, wait)
+			c.timers.AddAfter(key, wait)
 			return
 		}
 	}
@@ -254,7 +254,7 @@ func (c *Controller) enqueueWhere(pick func(*entry) bool, delay time.Duration) {
 	c.state.mu.RUnlock()
 	for _, key := range keys {
 		if delay > 0 {
-			c.queue.AddAfter(key, delay)
+			c.timers.AddAfter(key, delay)
 		} else {
 			c.queue.Add(key)
 		}

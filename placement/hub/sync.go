@@ -29,7 +29,7 @@ func (c *Controller) next(ctx context.Context) bool {
 	default:
 		c.queue.Forget(key)
 		if requeue > 0 {
-			c.queue.AddAfter(key, requeue)
+			c.timers.AddAfter(key, requeue)
 		}
 	}
 	return true
