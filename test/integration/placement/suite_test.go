@@ -12,9 +12,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -64,7 +65,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(clusterv1alpha1.Install(scheme)).To(Succeed())
 	Expect(clusterv1beta1.Install(scheme)).To(Succeed())
 	Expect(clusterv1beta2.Install(scheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	// The specs create hundreds of clusters: client-go's default limits
+	// (5 per second) would be most of their time.
+	adminConfig := rest.CopyConfig(hubCluster.Config)
+	adminConfig.QPS, adminConfig.Burst = 1000, 2000
+	admin, err = client.New(adminConfig, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
