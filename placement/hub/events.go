@@ -76,7 +76,7 @@ func (c *Controller) onCluster(old, new *clusterv1.ManagedCluster) {
 	}
 	now := c.opts.Clock.Now()
 	oldV, newV := scheduler.Version{Cluster: old, Sets: oldSets}, scheduler.Version{Cluster: new, Sets: newSets}
-	c.enqueueWhere(func(e *entry) bool { return e.plan == nil || e.plan.Affected(c.state, oldV, newV, now) }, 0)
+	c.enqueueWhere(func(e *entry) bool { return e.plan == nil || e.plan.Affected(c.state, oldV, newV, now, e.last.Load()) }, 0)
 }
 
 func (c *Controller) onSet(old, new *clusterv1beta2.ManagedClusterSet) {

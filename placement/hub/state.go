@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -49,6 +50,9 @@ type entry struct {
 	placement *clusterv1beta1.Placement
 	plan      *scheduler.Plan
 	err       error // why it does not compile
+	// last is what the scheduler decided last time, nil before; set by
+	// the placement's worker under the read lock, hence atomic.
+	last atomic.Pointer[scheduler.Result]
 }
 
 var _ scheduler.Snapshot = &state{}

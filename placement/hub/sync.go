@@ -89,6 +89,7 @@ func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 		return w, true
 	}
 	w.result = e.plan.Schedule(c.state, scheduler.Options{Now: now})
+	e.last.Store(w.result)
 	return w, true
 }
 

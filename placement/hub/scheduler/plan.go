@@ -16,12 +16,16 @@ type Version struct {
 }
 
 // Affected says whether a change of one cluster from old to new can change
-// what the plan's placement decides: the cluster enters or leaves its
-// candidates or its feasible clusters, or, feasible before and after, a
+// what the plan's placement decides, last being what it decided last time
+// (nil: never): the cluster becomes feasible; it stops being feasible
+// and the placement held it, or it bounded the range a resource
+// prioritizer scaled the others by; or, feasible before and after, a
 // field one of its prioritizers, spread constraints or decision groups
 // reads changed. A change that is none of these (a heartbeat, a label
-// nothing reads) does not call for scheduling it again.
-func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time) bool {
+// nothing reads, a cluster the placement did not choose leaving) does not
+// call for scheduling it again — with Balance, which changes as other
+// placements choose, scheduling it again would move it for nothing.
+func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *Result) bool {
 	p, c := pl.p, pl.c
 	eligibleSets := eligible(snap.BoundSets(p.Namespace), p.Spec.ClusterSets)
 	decided := snap.Decided(p.Namespace, p.Name)
@@ -37,19 +41,34 @@ func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time) bool {
 		}
 		return true, tolerate(v.Cluster, p.Spec.Tolerations, decided.Has(v.Cluster.Name), now, false)
 	}
-	candOld, vOld := judge(old)
-	candNew, vNew := judge(new)
+	_, vOld := judge(old)
+	_, vNew := judge(new)
 	switch {
-	case candOld != candNew:
+	case last == nil:
 		return true
-	case vOld.pass != vNew.pass:
+	case !vOld.pass && vNew.pass:
 		return true
+	case vOld.pass && !vNew.pass:
+		return decided.Has(old.Cluster.Name) || c.bounds(old.Cluster, last)
 	case !vOld.pass:
 		return false
 	case vOld.preferNot != vNew.preferNot || !vOld.until.Equal(vNew.until):
 		return true
 	}
 	return c.readsChanged(old.Cluster, new.Cluster)
+}
+
+// bounds says whether the cluster's allocatable was the least or the most
+// a resource prioritizer saw last time.
+func (c *compiled) bounds(cluster *clusterv1.ManagedCluster, last *Result) bool {
+	for resource, r := range last.Ranges {
+		if q, ok := cluster.Status.Allocatable[resource]; ok {
+			if v := q.AsApproximateFloat64(); v <= r[0] || v >= r[1] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readsChanged says whether a field the prioritizers, spread constraints

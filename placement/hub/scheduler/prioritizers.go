@@ -22,6 +22,9 @@ type scoreInput struct {
 	feasible  []*clusterv1.ManagedCluster
 	namespace string
 	name      string
+	// ranges record the least and the most allocatable of each resource
+	// a prioritizer scaled by.
+	ranges map[clusterv1.ResourceName][2]float64
 }
 
 // score fills out[i] with the prioritizer's score of in.feasible[i] and
@@ -37,9 +40,9 @@ func (pr *prioritizer) score(in *scoreInput, out []int64) time.Time {
 			}
 		}
 	case ResourceAllocatableCPU:
-		allocatable(in.feasible, clusterv1.ResourceCPU, out)
+		in.ranges[clusterv1.ResourceCPU] = allocatable(in.feasible, clusterv1.ResourceCPU, out)
 	case ResourceAllocatableMemory:
-		allocatable(in.feasible, clusterv1.ResourceMemory, out)
+		in.ranges[clusterv1.ResourceMemory] = allocatable(in.feasible, clusterv1.ResourceMemory, out)
 	case Spread:
 		spreadScores(in, out)
 	case "":
@@ -80,7 +83,7 @@ func balance(in *scoreInput, out []int64) {
 // least (MinScore) and the most (MaxScore) among the feasible clusters; a
 // cluster that reports no allocatable or capacity scores 0, and all score
 // MaxScore when they are equal.
-func allocatable(feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) {
+func allocatable(feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) [2]float64 {
 	values := make([]float64, len(feasible))
 	has := make([]bool, len(feasible))
 	lo, hi, seen := 0.0, 0.0, false
@@ -110,6 +113,7 @@ func allocatable(feasible []*clusterv1.ManagedCluster, resource clusterv1.Resour
 			out[i] = int64(((values[i]-lo)/(hi-lo) - 0.5) * 2 * MaxScore)
 		}
 	}
+	return [2]float64{lo, hi}
 }
 
 // addOnScores reads the named score of each cluster's AddOnPlacementScore;

@@ -1,6 +1,10 @@
 package scheduler
 
-import "time"
+import (
+	"time"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
 
 // Options of one Schedule call.
 type Options struct {
@@ -41,6 +45,9 @@ type Result struct {
 	SortByScore bool `json:"-"`
 	// ScoreRateLimit is how often scores alone may rewrite decisions.
 	ScoreRateLimit time.Duration `json:"-"`
+	// Ranges are, for each resource a prioritizer scaled allocatable
+	// by, the least and the most among the feasible clusters.
+	Ranges map[clusterv1.ResourceName][2]float64 `json:"-"`
 	// Clusters explains every cluster, by name (Options.Explain only).
 	Clusters []ClusterResult `json:"clusters,omitempty"`
 }
