@@ -38,7 +38,7 @@ func hub(t *testing.T) client.Client {
 		cluster("a", "prod"), cluster("b", "prod"), cluster("c", "dev"),
 		&clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
 		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},
-			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"},
+			Spec:   clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"},
 			Status: clusterv1beta2.ManagedClusterSetBindingStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ClusterSetBindingBoundType, Status: metav1.ConditionTrue}}}},
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web", Generation: 1}, Spec: clusterv1beta1.PlacementSpec{
 			NumberOfClusters: &two,

@@ -51,10 +51,10 @@ const (
 
 // Controller is the placement scheduler.
 type Controller struct {
-	opts    Options
-	client  clusterclient.Interface
-	state   *state
-	queue   workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	opts   Options
+	client clusterclient.Interface
+	state  *state
+	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	// timers hold the placements to schedule again at a time of the
 	// injected clock (a toleration or a score running out, the score
 	// interval), then hand them to queue. Retries after errors keep to the
