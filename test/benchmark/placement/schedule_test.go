@@ -98,7 +98,17 @@ func benchmarkSchedule(b *testing.B, n int) {
 	begin := time.Now()
 	hub := f.startScheduler(b)
 	cpu := newCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
-	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool { return v.done() == n }); err != nil {
+	var first, half time.Duration
+	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
+		done := v.done()
+		if done > 0 && first == 0 {
+			first = time.Since(begin)
+		}
+		if done >= n/2 && half == 0 {
+			half = time.Since(begin)
+		}
+		return done == n
+	}); err != nil {
 		b.Fatalf("not every placement was scheduled in 10 minutes (%d done; log: %s): %v", watch.snapshot().done(), f.log, err)
 	}
 	elapsed := time.Since(begin)
@@ -108,6 +118,7 @@ func benchmarkSchedule(b *testing.B, n int) {
 	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, load())
+	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
 	b.Logf("scheduler requests: %s", formatCounts(scrape(f.metrics, "rest_client_requests_total", "method", "code")))
 	b.Logf("API server writes (every client): %s", formatCounts(since(before, apiWrites(ctx, f.kube))))
 	b.Logf("CPU time: scheduler %v, kube-apiserver %v, etcd %v", used["scheduler"].Round(time.Millisecond),
