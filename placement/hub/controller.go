@@ -107,7 +107,8 @@ func (c *Controller) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("placement-scheduler")
 	ctx = ctrl.LoggerInto(ctx, log)
 	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(dropManagedFields))
-	if err := c.watch(ctx, factory); err != nil {
+	handled, err := c.watch(factory)
+	if err != nil {
 		return err
 	}
 	factory.Start(ctx.Done())
@@ -124,10 +125,10 @@ func (c *Controller) Start(ctx context.Context) error {
 			c.queue.Add(key)
 		}
 	}()
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("the %v informer did not sync: %w", typ, errors.Join(ctx.Err(), errors.New("cache sync failed")))
-		}
+	// The handlers, not only the informers, must have seen every object
+	// listed: the state is what the scheduler reads.
+	if !cache.WaitForCacheSync(ctx.Done(), handled...) {
+		return fmt.Errorf("the scheduler's informers did not sync: %w", errors.Join(ctx.Err(), errors.New("cache sync failed")))
 	}
 	c.syncMu.Lock()
 	c.synced = true

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -69,7 +70,7 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 	if held == nil {
 		obj := want.DeepCopy()
 		obj.Status = clusterv1beta1.PlacementDecisionStatus{}
-		obj.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(w.placement, clusterv1beta1.SchemeGroupVersion.WithKind("Placement"))}
+		obj.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(w.placement, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})}
 		created, err := client.Create(ctx, obj, metav1.CreateOptions{})
 		switch {
 		case apierrors.IsAlreadyExists(err):

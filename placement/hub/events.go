@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -35,8 +34,9 @@ func handler[T any](on func(old, new *T)) cache.ResourceEventHandlerFuncs {
 }
 
 // watch registers the handlers that keep the state and enqueue the
-// placements a change can affect.
-func (c *Controller) watch(ctx context.Context, f clusterinformers.SharedInformerFactory) error {
+// placements a change can affect, and returns when each has seen what its
+// informer listed.
+func (c *Controller) watch(f clusterinformers.SharedInformerFactory) ([]cache.InformerSynced, error) {
 	cl := f.Cluster()
 	regs := []struct {
 		informer cache.SharedIndexInformer
@@ -49,13 +49,15 @@ func (c *Controller) watch(ctx context.Context, f clusterinformers.SharedInforme
 		{cl.V1beta1().Placements().Informer(), handler(c.onPlacement)},
 		{cl.V1beta1().PlacementDecisions().Informer(), handler(c.onDecision)},
 	}
+	var synced []cache.InformerSynced
 	for _, r := range regs {
-		if _, err := r.informer.AddEventHandler(r.handler); err != nil {
-			return err
+		reg, err := r.informer.AddEventHandler(r.handler)
+		if err != nil {
+			return nil, err
 		}
+		synced = append(synced, reg.HasSynced)
 	}
-	_ = ctx
-	return nil
+	return synced, nil
 }
 
 func nameOf[T interface{ GetName() string }](old, new T, isNil func(T) bool) string {

@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -332,20 +331,36 @@ func parallel(b *testing.B, n int, do func(i int) error) {
 	}
 }
 
-// watcher keeps the placements and decisions of the namespace in
-// informers, to count what is done without polling the API server.
+// watcher counts, from informers' events, which placements are done and
+// which clusters their decisions hold, so that sampling costs nothing
+// beside the scheduler being measured.
 type watcher struct {
-	placements cache.Store
-	decisions  cache.Store
+	mu       sync.Mutex
+	selected map[string]int32               // placement → numberOfSelectedClusters
+	pages    map[string]map[string][]string // placement → decision → clusters
+	holders  map[string]map[string]bool     // cluster → placements holding it
+	isDone   map[string]bool                // placement → done
 }
 
 func (f *fixture) watch(ctx context.Context, b *testing.B) *watcher {
 	b.Helper()
+	w := &watcher{selected: map[string]int32{}, pages: map[string]map[string][]string{}, holders: map[string]map[string]bool{}, isDone: map[string]bool{}}
 	factory := clusterinformers.NewSharedInformerFactoryWithOptions(f.clusters, 0, clusterinformers.WithNamespace(namespace))
-	w := &watcher{
-		placements: factory.Cluster().V1beta1().Placements().Informer().GetStore(),
-		decisions:  factory.Cluster().V1beta1().PlacementDecisions().Informer().GetStore(),
-	}
+	_, err := factory.Cluster().V1beta1().Placements().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.onPlacement(obj.(*clusterv1beta1.Placement)) },
+		UpdateFunc: func(_, obj any) { w.onPlacement(obj.(*clusterv1beta1.Placement)) },
+	})
+	must(b, err)
+	_, err = factory.Cluster().V1beta1().PlacementDecisions().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.onDecision(obj.(*clusterv1beta1.PlacementDecision), false) },
+		UpdateFunc: func(_, obj any) { w.onDecision(obj.(*clusterv1beta1.PlacementDecision), false) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(*clusterv1beta1.PlacementDecision); ok {
+				w.onDecision(d, true)
+			}
+		},
+	})
+	must(b, err)
 	stop := make(chan struct{})
 	b.Cleanup(func() { close(stop) })
 	factory.Start(stop)
@@ -354,62 +369,76 @@ func (f *fixture) watch(ctx context.Context, b *testing.B) *watcher {
 	return w
 }
 
-// view is what the watcher saw at one time.
-type view struct {
-	selected map[string]int32    // placement → numberOfSelectedClusters
-	decided  map[string][]string // placement → clusters of its decisions
+func (w *watcher) onPlacement(p *clusterv1beta1.Placement) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.selected[p.Name] = p.Status.NumberOfSelectedClusters
+	w.judge(p.Name)
 }
 
-func (w *watcher) snapshot() *view {
-	v := &view{selected: map[string]int32{}, decided: map[string][]string{}}
-	for _, obj := range w.placements.List() {
-		p := obj.(*clusterv1beta1.Placement)
-		v.selected[p.Name] = p.Status.NumberOfSelectedClusters
+func (w *watcher) onDecision(d *clusterv1beta1.PlacementDecision, deleted bool) {
+	p := d.Labels[clusterv1beta1.PlacementLabel]
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pages[p] == nil {
+		w.pages[p] = map[string][]string{}
 	}
-	for _, obj := range w.decisions.List() {
-		d := obj.(*clusterv1beta1.PlacementDecision)
-		p := d.Labels[clusterv1beta1.PlacementLabel]
+	for _, c := range w.pages[p][d.Name] {
+		delete(w.holders[c], p)
+	}
+	delete(w.pages[p], d.Name)
+	if !deleted {
 		for _, cd := range d.Status.Decisions {
-			v.decided[p] = append(v.decided[p], cd.ClusterName)
+			w.pages[p][d.Name] = append(w.pages[p][d.Name], cd.ClusterName)
+			if w.holders[cd.ClusterName] == nil {
+				w.holders[cd.ClusterName] = map[string]bool{}
+			}
+			w.holders[cd.ClusterName][p] = true
 		}
 	}
-	return v
+	w.judge(p)
 }
 
-// done counts the placements that report wanted clusters and whose
+// judge records whether the placement reports wanted clusters and its
 // decisions list that many.
-func (v *view) done() int {
+func (w *watcher) judge(p string) {
 	n := 0
-	for p, s := range v.selected {
-		if s == wanted && len(v.decided[p]) == wanted {
-			n++
-		}
+	for _, cs := range w.pages[p] {
+		n += len(cs)
 	}
-	return n
+	if w.selected[p] == wanted && n == wanted {
+		w.isDone[p] = true
+	} else {
+		delete(w.isDone, p)
+	}
+}
+
+// view is what the watcher saw at one time.
+type view struct{ w *watcher }
+
+func (w *watcher) snapshot() *view { return &view{w} }
+
+// done counts the placements done.
+func (v *view) done() int {
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	return len(v.w.isDone)
 }
 
 // holding counts the placements whose decisions hold the cluster.
 func (v *view) holding(cluster string) int {
-	n := 0
-	for _, cs := range v.decided {
-		if slices.Contains(cs, cluster) {
-			n++
-		}
-	}
-	return n
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	return len(v.w.holders[cluster])
 }
 
 // mostSelected is the cluster the most placements hold, and how many.
 func (v *view) mostSelected() (string, int) {
-	counts := map[string]int{}
-	for _, cs := range v.decided {
-		for _, c := range cs {
-			counts[c]++
-		}
-	}
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
 	best, most := "", -1
-	for c, n := range counts {
-		if n > most || n == most && c < best {
+	for c, ps := range v.w.holders {
+		if n := len(ps); n > most || n == most && c < best {
 			best, most = c, n
 		}
 	}
