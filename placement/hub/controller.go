@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -63,6 +64,8 @@ type Controller struct {
 	synced  bool
 	syncMu  sync.RWMutex
 	lastRun sync.Map // types.NamespacedName → time.Time of the last scheduling
+	// log is Start's logger, for the informers' handlers.
+	log logr.Logger
 }
 
 // New returns a scheduler that talks to the hub at cfg, with the
@@ -106,6 +109,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func (c *Controller) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("placement-scheduler")
 	ctx = ctrl.LoggerInto(ctx, log)
+	c.log = log
 	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(dropManagedFields))
 	handled, err := c.watch(factory)
 	if err != nil {

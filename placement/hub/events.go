@@ -6,12 +6,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
@@ -232,7 +232,7 @@ func (c *Controller) onDecision(old, new *clusterv1beta1.PlacementDecision) {
 	c.state.setPage(key, d.Name, new)
 	c.state.mu.Unlock()
 	if !echo && c.isSynced() {
-		ctrl.Log.WithName("placement-scheduler").V(4).Info("A PlacementDecision changed under the scheduler", "decision", d.Namespace+"/"+d.Name)
+		c.log.V(4).Info("A PlacementDecision changed under the scheduler", "decision", klog.KObj(d))
 		c.queue.Add(key)
 	}
 }

@@ -2,13 +2,13 @@ package hub
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	steps "github.com/corral-dev/corral/internal/reconcile"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
@@ -48,25 +48,36 @@ type work struct {
 	scoresChanged bool
 }
 
-// sync schedules one placement and writes what changed: its
+// sync schedules one placement and writes what changed, in steps: its
 // PlacementDecisions, then its status. It returns when to look again.
 func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (time.Duration, error) {
 	w, ok := c.schedule(key)
 	if !ok {
 		return 0, nil // deleted
 	}
-	log := ctrl.LoggerFrom(ctx)
+	res, err := steps.Run(ctx, w,
+		steps.Step[*work]{Name: "decisions", Run: c.decisionsStep},
+		steps.Step[*work]{Name: "status", Run: c.statusStep},
+	)
+	return res.RequeueAfter, err
+}
+
+// decisionsStep writes the PlacementDecisions; a misconfigured placement
+// keeps the ones it has.
+func (c *Controller) decisionsStep(ctx context.Context, w *work) (steps.Result, error) {
 	if w.result.Misconfigured != nil {
-		log.V(1).Info("The placement is misconfigured", "reason", w.result.Misconfigured.Error())
-		return 0, c.writeStatus(ctx, w)
+		ctrl.LoggerFrom(ctx).V(1).Info("The placement is misconfigured", "reason", w.result.Misconfigured.Error())
+		return steps.Continue, nil
 	}
 	if err := c.writeDecisions(ctx, w); err != nil {
-		return 0, err
+		return steps.StopList, err
 	}
-	if err := c.writeStatus(ctx, w); err != nil {
-		return 0, err
-	}
-	return w.result.RequeueAfter, nil
+	return steps.Result{RequeueAfter: w.result.RequeueAfter}, nil
+}
+
+// statusStep writes the placement's status.
+func (c *Controller) statusStep(ctx context.Context, w *work) (steps.Result, error) {
+	return steps.Continue, c.writeStatus(ctx, w)
 }
 
 // schedule runs the scheduler over the state; false when the placement is
@@ -92,5 +103,3 @@ func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 	e.last.Store(w.result)
 	return w, true
 }
-
-func (w *work) String() string { return fmt.Sprintf("%s: %d selected", w.key, len(w.result.Selected)) }

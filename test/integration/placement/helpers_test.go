@@ -134,3 +134,7 @@ func (f *fixture) condition(ctx context.Context, placement, typ string, check fu
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func metav1LabelSelector(k, v string) metav1.LabelSelector {
+	return metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+}
