@@ -27,7 +27,9 @@ type state struct {
 	clusters map[string]*clusterv1.ManagedCluster
 	sorted   []*clusterv1.ManagedCluster // clusters by name
 	setsOf   map[string][]string
-	sets     map[string]*clusterv1beta2.ManagedClusterSet
+	// allocatable caches each cluster's allocatable cpu and memory.
+	allocatable map[string]map[clusterv1.ResourceName]float64
+	sets        map[string]*clusterv1beta2.ManagedClusterSet
 	// bound is, by namespace, the bound sets of each binding.
 	bindings map[string]map[string]*clusterv1beta2.ManagedClusterSetBinding
 	bound    map[string][]string
@@ -60,7 +62,8 @@ var _ scheduler.Snapshot = &state{}
 func newState() *state {
 	return &state{
 		clusters: map[string]*clusterv1.ManagedCluster{}, setsOf: map[string][]string{},
-		sets: map[string]*clusterv1beta2.ManagedClusterSet{}, bindings: map[string]map[string]*clusterv1beta2.ManagedClusterSetBinding{},
+		allocatable: map[string]map[clusterv1.ResourceName]float64{},
+		sets:        map[string]*clusterv1beta2.ManagedClusterSet{}, bindings: map[string]map[string]*clusterv1beta2.ManagedClusterSetBinding{},
 		bound: map[string][]string{}, scores: map[string]map[string]*clusterv1alpha1.AddOnPlacementScore{},
 		placements: map[types.NamespacedName]*entry{},
 		pages:      map[types.NamespacedName]map[string]*clusterv1beta1.PlacementDecision{},
@@ -81,6 +84,13 @@ func (s *state) Decided(namespace, placement string) sets.Set[string] {
 	return s.decided[types.NamespacedName{Namespace: namespace, Name: placement}]
 }
 func (s *state) DecisionCounts() map[string]int { return s.counts }
+func (s *state) Allocatable(c *clusterv1.ManagedCluster, resource clusterv1.ResourceName) (float64, bool) {
+	if byResource, ok := s.allocatable[c.Name]; ok {
+		v, ok := byResource[resource]
+		return v, ok
+	}
+	return scheduler.Allocatable(c, resource)
+}
 
 // Writers; callers hold the write lock.
 
@@ -98,9 +108,17 @@ func (s *state) setCluster(name string, c *clusterv1.ManagedCluster) []string {
 	if c == nil {
 		delete(s.clusters, name)
 		delete(s.setsOf, name)
+		delete(s.allocatable, name)
 		return nil
 	}
 	s.clusters[name] = c
+	byResource := map[clusterv1.ResourceName]float64{}
+	for _, r := range []clusterv1.ResourceName{clusterv1.ResourceCPU, clusterv1.ResourceMemory} {
+		if v, ok := scheduler.Allocatable(c, r); ok {
+			byResource[r] = v
+		}
+	}
+	s.allocatable[name] = byResource
 	s.setsOf[name] = s.membership(c)
 	return s.setsOf[name]
 }

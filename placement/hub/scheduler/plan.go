@@ -62,10 +62,8 @@ func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *R
 // a resource prioritizer saw last time.
 func (c *compiled) bounds(cluster *clusterv1.ManagedCluster, last *Result) bool {
 	for resource, r := range last.Ranges {
-		if q, ok := cluster.Status.Allocatable[resource]; ok {
-			if v := q.AsApproximateFloat64(); v <= r[0] || v >= r[1] {
-				return true
-			}
+		if v, ok := Allocatable(cluster, resource); ok && (v <= r[0] || v >= r[1]) {
+			return true
 		}
 	}
 	return false

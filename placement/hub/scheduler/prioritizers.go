@@ -40,9 +40,9 @@ func (pr *prioritizer) score(in *scoreInput, out []int64) time.Time {
 			}
 		}
 	case ResourceAllocatableCPU:
-		in.ranges[clusterv1.ResourceCPU] = allocatable(in.feasible, clusterv1.ResourceCPU, out)
+		in.ranges[clusterv1.ResourceCPU] = allocatable(in.snap, in.feasible, clusterv1.ResourceCPU, out)
 	case ResourceAllocatableMemory:
-		in.ranges[clusterv1.ResourceMemory] = allocatable(in.feasible, clusterv1.ResourceMemory, out)
+		in.ranges[clusterv1.ResourceMemory] = allocatable(in.snap, in.feasible, clusterv1.ResourceMemory, out)
 	case Spread:
 		spreadScores(in, out)
 	case "":
@@ -83,17 +83,15 @@ func balance(in *scoreInput, out []int64) {
 // least (MinScore) and the most (MaxScore) among the feasible clusters; a
 // cluster that reports no allocatable or capacity scores 0, and all score
 // MaxScore when they are equal.
-func allocatable(feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) [2]float64 {
+func allocatable(snap Snapshot, feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) [2]float64 {
 	values := make([]float64, len(feasible))
 	has := make([]bool, len(feasible))
 	lo, hi, seen := 0.0, 0.0, false
 	for i, c := range feasible {
-		a, ok := c.Status.Allocatable[resource]
-		_, okCap := c.Status.Capacity[resource]
-		if !ok || !okCap {
+		v, ok := snap.Allocatable(c, resource)
+		if !ok {
 			continue
 		}
-		v := a.AsApproximateFloat64()
 		values[i], has[i] = v, true
 		if !seen || v < lo {
 			lo = v

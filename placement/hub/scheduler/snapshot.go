@@ -33,6 +33,20 @@ type Snapshot interface {
 	// DecisionCounts counts, for each cluster, the placements whose
 	// decisions hold it (the placement being scheduled among them).
 	DecisionCounts() map[string]int
+	// Allocatable is the cluster's allocatable amount of cpu or memory,
+	// false when it reports no allocatable or no capacity of it.
+	Allocatable(cluster *clusterv1.ManagedCluster, resource clusterv1.ResourceName) (float64, bool)
+}
+
+// Allocatable reads a cluster's allocatable amount of a resource, false
+// when it reports no allocatable or no capacity of it: Snapshot.Allocatable
+// computed, for snapshots that do not keep it.
+func Allocatable(c *clusterv1.ManagedCluster, resource clusterv1.ResourceName) (float64, bool) {
+	a, ok := c.Status.Allocatable[resource]
+	if _, okCap := c.Status.Capacity[resource]; !ok || !okCap {
+		return 0, false
+	}
+	return a.AsApproximateFloat64(), true
 }
 
 // MemSnapshot is a Snapshot built from lists of objects: for
@@ -44,6 +58,7 @@ type MemSnapshot struct {
 	scores    map[string]map[string]*clusterv1alpha1.AddOnPlacementScore
 	decided   map[string]sets.Set[string]
 	decisions map[string]int
+	alloc     map[string]map[clusterv1.ResourceName]float64
 }
 
 var _ Snapshot = &MemSnapshot{}
@@ -57,11 +72,18 @@ func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1bet
 	s := &MemSnapshot{
 		setsOf: map[string][]string{}, bound: map[string][]string{},
 		scores: map[string]map[string]*clusterv1alpha1.AddOnPlacementScore{}, decided: map[string]sets.Set[string]{}, decisions: map[string]int{},
+		alloc: map[string]map[clusterv1.ResourceName]float64{},
 	}
 	for i := range clusters {
 		c := &clusters[i]
 		s.clusters = append(s.clusters, c)
 		s.setsOf[c.Name] = clusterset.SetsOf(c, clusterSets)
+		s.alloc[c.Name] = map[clusterv1.ResourceName]float64{}
+		for _, r := range []clusterv1.ResourceName{clusterv1.ResourceCPU, clusterv1.ResourceMemory} {
+			if v, ok := Allocatable(c, r); ok {
+				s.alloc[c.Name][r] = v
+			}
+		}
 	}
 	slices.SortFunc(s.clusters, func(a, b *clusterv1.ManagedCluster) int { return strings.Compare(a.Name, b.Name) })
 	exists := sets.New[string]()
@@ -113,3 +135,7 @@ func (s *MemSnapshot) Decided(namespace, placement string) sets.Set[string] {
 	return s.decided[namespace+"/"+placement]
 }
 func (s *MemSnapshot) DecisionCounts() map[string]int { return s.decisions }
+func (s *MemSnapshot) Allocatable(c *clusterv1.ManagedCluster, resource clusterv1.ResourceName) (float64, bool) {
+	v, ok := s.alloc[c.Name][resource]
+	return v, ok
+}
