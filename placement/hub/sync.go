@@ -65,8 +65,8 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (time.D
 // decisionsStep writes the PlacementDecisions; a misconfigured placement
 // keeps the ones it has.
 func (c *Controller) decisionsStep(ctx context.Context, w *work) (steps.Result, error) {
-	if w.result.Misconfigured != nil {
-		ctrl.LoggerFrom(ctx).V(1).Info("The placement is misconfigured", "reason", w.result.Misconfigured.Error())
+	if reason := w.result.MisconfiguredMessage; reason != "" {
+		ctrl.LoggerFrom(ctx).V(1).Info("The placement is misconfigured", "reason", reason)
 		return steps.Continue, nil
 	}
 	if err := c.writeDecisions(ctx, w); err != nil {
