@@ -169,7 +169,7 @@ func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
 		// Its status or metadata: nothing the scheduler reads. Keep the
 		// newest copy for the next status comparison all the same.
 		c.state.mu.Lock()
-		if e := c.state.placements[keyOf(new)]; e != nil && newer(new.ResourceVersion, e.placement.ResourceVersion) {
+		if e := c.state.placements[keyOf(new)]; e != nil && !newer(e.placement.ResourceVersion, new.ResourceVersion) {
 			e.placement = new
 		}
 		c.state.mu.Unlock()
@@ -224,9 +224,15 @@ func (c *Controller) onDecision(old, new *clusterv1beta1.PlacementDecision) {
 	case new == nil && !known:
 		c.state.mu.Unlock()
 		return // a page this scheduler deleted
+	case new != nil && known && new.ResourceVersion == held.ResourceVersion:
+		// What this scheduler wrote: keep the informer's copy, so that the
+		// write's response can go.
+		c.state.pages[key][d.Name] = new
+		c.state.mu.Unlock()
+		return
 	case new != nil && known && !newer(new.ResourceVersion, held.ResourceVersion):
 		c.state.mu.Unlock()
-		return // what this scheduler wrote, or older
+		return // older than what this scheduler wrote
 	}
 	echo := known && new != nil && samePage(held, new)
 	c.state.setPage(key, d.Name, new)

@@ -100,6 +100,7 @@ func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 		return w, true
 	}
 	w.result = e.plan.Schedule(c.state, scheduler.Options{Now: now})
-	e.last.Store(w.result)
+	// Affected needs only to know it ran, and the ranges it scaled by.
+	e.last.Store(&scheduler.Result{Ranges: w.result.Ranges})
 	return w, true
 }
