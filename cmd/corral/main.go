@@ -17,6 +17,7 @@ import (
 	"github.com/corral-dev/corral/addons/builtin"
 	addoncli "github.com/corral-dev/corral/addons/cli"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
+	placementcli "github.com/corral-dev/corral/placement/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	workcli "github.com/corral-dev/corral/work/cli"
 )
@@ -59,6 +60,7 @@ everything beyond registration is an addon you install on demand.`,
 		registrationcli.NewCmdClusterSet(streams.Out),
 		addoncli.NewCmdAddon(streams.Out),
 		workcli.NewCmdWork(streams.Out),
+		placementcli.NewCmdPlacement(streams.Out),
 		get,
 		newCmdHub(builtin.All()...),
 		registrationcli.NewCmdAgent(streams.Out, builtin.All()...),

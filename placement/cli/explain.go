@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/internal/output"
+	"github.com/corral-dev/corral/placement/hub/scheduler"
+)
+
+// NewCmdPlacement returns `corral placement` and its verbs.
+func NewCmdPlacement(out io.Writer) *cobra.Command {
+	cmd := &cobra.Command{Use: "placement", Short: "Explain how placements choose their clusters"}
+	cmd.AddCommand(NewCmdExplain(out))
+	return cmd
+}
+
+// ExplainOptions are the options of `corral placement explain`.
+type ExplainOptions struct {
+	Out io.Writer
+	Hub *kubeflags.Flags
+	// Placement is the namespace/name argument.
+	Placement types.NamespacedName
+	// WhatIf evaluates the Placement in File instead of the hub's.
+	WhatIf bool
+	File   string
+	Output string
+	// Now is when tolerations and scores are judged; zero means now.
+	Now time.Time
+
+	client client.Reader
+	edited *clusterv1beta1.Placement
+}
+
+// NewExplainOptions returns the defaults: a table of the hub's placement.
+func NewExplainOptions(out io.Writer) *ExplainOptions {
+	return &ExplainOptions{Out: out, Hub: kubeflags.New("hub")}
+}
+
+// NewCmdExplain returns `corral placement explain`.
+func NewCmdExplain(out io.Writer) *cobra.Command {
+	o := NewExplainOptions(out)
+	cmd := &cobra.Command{
+		Use:   "explain NAMESPACE/NAME",
+		Short: "Show why a placement selects the clusters it does",
+		Long: `Run the placement scheduler over what the hub holds now and show, for every
+cluster, whether it passed each filter (ClusterSet: in a set bound to the
+namespace and named by spec.clusterSets; Predicate: the label, claim and CEL
+selectors; TaintToleration) and which one dropped it, what each prioritizer
+scored it, its total and rank, and whether it is selected and in which
+decision group.
+
+With --what-if -f FILE it evaluates the Placement in FILE (an edited copy of
+the placement, YAML or JSON) as if it replaced NAMESPACE/NAME, and shows the
+clusters it would gain and lose against the placement's current decisions.
+Nothing is written to the hub.
+
+Scores that change with time (Balance counts the decisions of the other
+placements as they are now) may differ from those of the last scheduling.`,
+		Example: `  corral placement explain apps/web
+  corral placement explain apps/web -o yaml
+  corral placement explain apps/web --what-if -f web-placement.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&o.WhatIf, "what-if", false, "evaluate the Placement in -f instead of the hub's, writing nothing")
+	cmd.Flags().StringVarP(&o.File, "filename", "f", "", "the edited Placement, for --what-if (YAML or JSON; - reads stdin)")
+	output.AddFlag(cmd.Flags(), &o.Output)
+	return cmd
+}
+
+// Complete parses the argument, reads the edited placement and builds the
+// hub client (unless one was given: tests).
+func (o *ExplainOptions) Complete(args []string) error {
+	ns, name, ok := strings.Cut(args[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%q is not NAMESPACE/NAME: name the placement with its namespace, e.g. apps/web", args[0])
+	}
+	o.Placement = types.NamespacedName{Namespace: ns, Name: name}
+	if o.WhatIf && o.File != "" {
+		p, err := readPlacement(o.File)
+		if err != nil {
+			return err
+		}
+		o.edited = p
+	}
+	if o.client != nil {
+		return nil
+	}
+	cfg, err := o.Hub.RESTConfig()
+	if err != nil {
+		return err
+	}
+	s := runtime.NewScheme()
+	for _, install := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, clusterv1alpha1.Install,
+		clusterv1beta1.Install, clusterv1beta2.Install} {
+		if err := install(s); err != nil {
+			return err
+		}
+	}
+	o.client, err = client.New(cfg, client.Options{Scheme: s})
+	return err
+}
+
+func readPlacement(file string) (*clusterv1beta1.Placement, error) {
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the edited placement: %w", err)
+	}
+	p := &clusterv1beta1.Placement{}
+	if err := yaml.UnmarshalStrict(data, p); err != nil {
+		return nil, fmt.Errorf("%s is not a Placement: %w", file, err)
+	}
+	if p.Kind != "" && p.Kind != "Placement" {
+		return nil, fmt.Errorf("%s holds a %s: --what-if needs a Placement", file, p.Kind)
+	}
+	return p, nil
+}
+
+// Validate checks the flags, each problem in one line.
+func (o *ExplainOptions) Validate() error {
+	switch {
+	case o.WhatIf && o.File == "":
+		return fmt.Errorf("--what-if needs the edited Placement: pass it with -f FILE")
+	case !o.WhatIf && o.File != "":
+		return fmt.Errorf("-f is only read with --what-if: add --what-if to evaluate %s", o.File)
+	}
+	return output.Validate(o.Output)
+}
+
+// Explanation is what `corral placement explain -o json|yaml` prints.
+type Explanation struct {
+	Placement string `json:"placement"`
+	WhatIf    bool   `json:"whatIf"`
+	// Current are the clusters the placement's PlacementDecisions hold.
+	Current []string `json:"current"`
+	// Gained and Lost compare the result's selection with Current.
+	Gained     []string          `json:"gained"`
+	Lost       []string          `json:"lost"`
+	Conditions []ConditionReport `json:"conditions"`
+	Result     *scheduler.Result `json:"result"`
+}
+
+// ConditionReport is one condition the result calls for.
+type ConditionReport struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Run reads the hub, schedules and prints.
+func (o *ExplainOptions) Run(ctx context.Context) error {
+	e, err := o.Explain(ctx)
+	if err != nil {
+		return err
+	}
+	return output.Print(o.Out, o.Output, e, func(w io.Writer) { printExplanation(w, e) })
+}
+
+// Explain runs the scheduler over the hub's objects.
+func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
+	p := &clusterv1beta1.Placement{}
+	if err := o.client.Get(ctx, o.Placement, p); err != nil {
+		if o.edited == nil || client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("getting placement %s: %w", o.Placement, err)
+		}
+		p = nil // a what-if of a placement yet to be created
+	}
+	if o.edited != nil {
+		edited := o.edited.DeepCopy()
+		edited.Namespace, edited.Name = o.Placement.Namespace, o.Placement.Name
+		if p != nil {
+			edited.Generation = p.Generation + 1
+		}
+		p = edited
+	}
+	snap, err := o.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	r := scheduler.Schedule(p, snap, scheduler.Options{Now: now, Explain: true})
+	current := sets.List(snap.Decided(p.Namespace, p.Name))
+	selected := sets.New[string]()
+	for _, d := range r.Selected {
+		selected.Insert(d.Cluster)
+	}
+	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, Current: nonNil(current), Result: r}
+	if r.Misconfigured == nil {
+		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
+		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
+	}
+	for _, c := range r.Conditions(p.Generation) {
+		e.Conditions = append(e.Conditions, ConditionReport{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+	}
+	return e, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// snapshot lists what the scheduler reads.
+func (o *ExplainOptions) snapshot(ctx context.Context) (*scheduler.MemSnapshot, error) {
+	clusters := &clusterv1.ManagedClusterList{}
+	sets := &clusterv1beta2.ManagedClusterSetList{}
+	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
+	decisions := &clusterv1beta1.PlacementDecisionList{}
+	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets,
+		"ManagedClusterSetBindings": bindings, "AddOnPlacementScores": scores, "PlacementDecisions": decisions} {
+		if err := o.client.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", what, err)
+		}
+	}
+	return scheduler.NewSnapshot(clusters.Items, sets.Items, bindings.Items, scores.Items, decisions.Items), nil
+}
+
+func printExplanation(w io.Writer, e *Explanation) {
+	r := e.Result
+	what := "Placement " + e.Placement
+	if e.WhatIf {
+		what += " (what if)"
+	}
+	if r.Misconfigured != nil {
+		fmt.Fprintf(w, "%s is misconfigured: %s\n", what, r.Misconfigured)
+		return
+	}
+	wanted := "all"
+	if r.Wanted >= 0 {
+		wanted = fmt.Sprint(r.Wanted)
+	}
+	fmt.Fprintf(w, "%s: %d selected, %s wanted, of %d candidates (%d passed the filters)\n", what, len(r.Selected), wanted, r.Candidates, r.Feasible)
+	for _, c := range e.Conditions {
+		fmt.Fprintf(w, "  %s=%s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	fmt.Fprintf(w, "Bound sets: %s; eligible: %s\n", orNone(r.BoundSets), orNone(r.EligibleSets))
+	var weights []string
+	for _, p := range r.Prioritizers {
+		weights = append(weights, fmt.Sprintf("%s×%d", p.Name, p.Weight))
+	}
+	fmt.Fprintf(w, "Prioritizers: %s\n\n", orNone(weights))
+
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := []string{"CLUSTER", scheduler.FilterClusterSet, scheduler.FilterPredicate, scheduler.FilterTaintToleration}
+	for _, p := range r.Prioritizers {
+		header = append(header, p.Name)
+	}
+	header = append(header, "TOTAL", "RANK", "DECISION")
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, c := range r.Clusters {
+		row := []string{c.Name}
+		for _, f := range []string{scheduler.FilterClusterSet, scheduler.FilterPredicate, scheduler.FilterTaintToleration} {
+			row = append(row, filterCell(c, f))
+		}
+		for _, p := range r.Prioritizers {
+			row = append(row, scoreCell(c, p.Name))
+		}
+		total, rank := "-", "-"
+		if c.DroppedBy == "" {
+			total, rank = fmt.Sprint(c.Total), fmt.Sprint(c.Rank)
+		}
+		row = append(row, total, rank, decisionCell(c))
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	_ = tw.Flush()
+	if e.WhatIf || len(e.Gained)+len(e.Lost) > 0 {
+		fmt.Fprintf(w, "\nAgainst the current decisions (%s): gained %s; lost %s\n", orNone(e.Current), orNone(e.Gained), orNone(e.Lost))
+	}
+}
+
+func filterCell(c scheduler.ClusterResult, filter string) string {
+	for _, f := range c.Filters {
+		if f.Filter == filter {
+			if f.Passed {
+				return "pass"
+			}
+			return "DROP"
+		}
+	}
+	return "-"
+}
+
+func scoreCell(c scheduler.ClusterResult, prioritizer string) string {
+	for _, s := range c.Scores {
+		if s.Prioritizer == prioritizer {
+			return fmt.Sprint(s.Score)
+		}
+	}
+	return "-"
+}
+
+func decisionCell(c scheduler.ClusterResult) string {
+	switch {
+	case c.Selected && c.Group != "":
+		return "selected, group " + c.Group
+	case c.Selected:
+		return "selected"
+	case c.DroppedBy != "":
+		for _, f := range c.Filters {
+			if !f.Passed {
+				return "dropped: " + f.Detail
+			}
+		}
+		return "dropped by " + c.DroppedBy
+	case c.Note != "":
+		return "not selected: " + c.Note
+	}
+	return "not selected"
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Clone(s), ", ")
+}

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func hub(t *testing.T) client.Client {
+	t.Helper()
+	s := runtime.NewScheme()
+	for _, install := range []func(*runtime.Scheme) error{clusterv1.Install, clusterv1alpha1.Install, clusterv1beta1.Install, clusterv1beta2.Install} {
+		if err := install(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cluster := func(name, env string) *clusterv1.ManagedCluster {
+		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{clusterv1beta2.ClusterSetLabel: "prod", "env": env}}}
+	}
+	two := int32(2)
+	return fake.NewClientBuilder().WithScheme(s).WithObjects(
+		cluster("a", "prod"), cluster("b", "prod"), cluster("c", "dev"),
+		&clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
+		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},
+			Spec:   clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"},
+			Status: clusterv1beta2.ManagedClusterSetBindingStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ClusterSetBindingBoundType, Status: metav1.ConditionTrue}}}},
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web", Generation: 1}, Spec: clusterv1beta1.PlacementSpec{
+			NumberOfClusters: &two,
+			Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}}}}},
+		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-decision-1",
+			Labels: map[string]string{clusterv1beta1.PlacementLabel: "web"}},
+			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "a"}, {ClusterName: "b"}}}},
+	).Build()
+}
+
+func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	o.Out, o.Now = &out, time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	if err := o.Complete(args); err != nil {
+		return "", err
+	}
+	if err := o.Validate(); err != nil {
+		return "", err
+	}
+	err := o.Run(context.Background())
+	return out.String(), err
+}
+
+func TestExplainTable(t *testing.T) {
+	o := NewExplainOptions(nil)
+	o.client = hub(t)
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Placement apps/web: 2 selected, 2 wanted, of 3 candidates (2 passed the filters)",
+		"PlacementSatisfied=True AllDecisionsScheduled: 2 clusters selected",
+		"Prioritizers: Balance×1, Steady×1",
+		"CLUSTER  ClusterSet  Predicate  TaintToleration  Balance  Steady  TOTAL  RANK  DECISION",
+		"selected, group 0",
+		"dropped: predicate 0: labels do not match env=prod",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gained") {
+		t.Errorf("nothing changed, yet the output compares:\n%s", out)
+	}
+}
+
+func TestExplainWhatIfShowsGainedAndLost(t *testing.T) {
+	edited := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(edited, []byte(`apiVersion: cluster.open-cluster-management.io/v1beta1
+kind: Placement
+metadata:
+  name: web
+spec:
+  predicates:
+  - requiredClusterSelector:
+      labelSelector:
+        matchLabels:
+          env: dev
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := hub(t)
+	o := NewExplainOptions(nil)
+	o.client, o.WhatIf, o.File, o.Output = c, true, edited, "json"
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Explanation
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string][]string{"current": e.Current, "gained": e.Gained, "lost": e.Lost}
+	want := map[string][]string{"current": {"a", "b"}, "gained": {"c"}, "lost": {"a", "b"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !e.WhatIf || len(e.Result.Clusters) != 3 {
+		t.Errorf("whatIf %v, %d clusters explained; want true and 3", e.WhatIf, len(e.Result.Clusters))
+	}
+	// Nothing was written.
+	p := &clusterv1beta1.Placement{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "apps", Name: "web"}, p); err != nil || p.Spec.Predicates[0].RequiredClusterSelector.LabelSelector.MatchLabels["env"] != "prod" {
+		t.Errorf("the hub's placement changed: %+v (%v)", p.Spec, err)
+	}
+}
+
+func TestExplainMisconfigured(t *testing.T) {
+	edited := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(edited, []byte("spec:\n  numberOfClusters: -1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewExplainOptions(nil)
+	o.client, o.WhatIf, o.File = hub(t), true, edited
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Placement apps/web (what if) is misconfigured: spec.numberOfClusters is -1"; !strings.Contains(out, want) {
+		t.Errorf("output %q, want it to say %q", out, want)
+	}
+}
+
+func TestExplainRefusals(t *testing.T) {
+	cases := map[string]struct {
+		args   []string
+		whatIf bool
+		file   string
+		output string
+		want   string
+	}{
+		"no namespace":       {args: []string{"web"}, want: `"web" is not NAMESPACE/NAME`},
+		"what-if without -f": {args: []string{"apps/web"}, whatIf: true, want: "--what-if needs the edited Placement"},
+		"-f without what-if": {args: []string{"apps/web"}, file: "x.yaml", want: "-f is only read with --what-if"},
+		"bad output":         {args: []string{"apps/web"}, output: "wide", want: `--output "wide" is not supported`},
+		"unknown placement":  {args: []string{"apps/api"}, want: "getting placement apps/api"},
+		"a file that is not a placement": {args: []string{"apps/web"}, whatIf: true, file: "testdata-missing.yaml",
+			want: "reading the edited placement"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := NewExplainOptions(nil)
+			o.client, o.WhatIf, o.File, o.Output = hub(t), tc.whatIf, tc.file, tc.output
+			_, err := run(t, o, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/placement/hub/scheduler"
+)
+
+// writeDecisions makes the placement's PlacementDecisions hold the
+// result's pages: each page created (owned by the placement) when missing
+// and its status patched when its decisions differ; pages no longer
+// needed are deleted. The state learns of each write at once, so the next
+// placement's Balance counts it.
+func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
+	pages := w.result.Pages(w.placement.Name)
+	w.scoresChanged = c.holdScores(w, pages)
+	wanted := sets.New[string]()
+	for i := range pages {
+		pg := &pages[i]
+		wanted.Insert(pg.Name)
+		want := &clusterv1beta1.PlacementDecision{
+			ObjectMeta: metav1.ObjectMeta{Namespace: w.key.Namespace, Name: pg.Name, Labels: pg.Labels(w.key.Name)},
+			Status:     clusterv1beta1.PlacementDecisionStatus{Decisions: pg.Decisions},
+		}
+		if held := w.held[pg.Name]; held != nil && samePage(held, want) {
+			continue
+		}
+		if err := c.writePage(ctx, w, want); err != nil {
+			return err
+		}
+	}
+	for name := range w.held {
+		if wanted.Has(name) {
+			continue
+		}
+		c.setPending(w.key, name, true)
+		err := c.client.ClusterV1beta1().PlacementDecisions(w.key.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			c.setPending(w.key, name, false)
+			return fmt.Errorf("deleting PlacementDecision %s: %w", name, err)
+		}
+		c.state.mu.Lock()
+		c.state.setPage(w.key, name, nil)
+		delete(c.state.pending, pageKey{w.key, name})
+		c.state.mu.Unlock()
+		ctrl.LoggerFrom(ctx).V(1).Info("Deleted a PlacementDecision no longer needed", "decision", name)
+	}
+	return nil
+}
+
+// writePage creates the page when the hub does not hold it, then patches
+// its labels and decisions.
+func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta1.PlacementDecision) error {
+	client := c.client.ClusterV1beta1().PlacementDecisions(w.key.Namespace)
+	held := w.held[want.Name]
+	c.setPending(w.key, want.Name, true)
+	defer c.setPending(w.key, want.Name, false)
+	if held == nil {
+		obj := want.DeepCopy()
+		obj.Status = clusterv1beta1.PlacementDecisionStatus{}
+		obj.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(w.placement, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})}
+		created, err := client.Create(ctx, obj, metav1.CreateOptions{})
+		switch {
+		case apierrors.IsAlreadyExists(err):
+		case err != nil:
+			return fmt.Errorf("creating PlacementDecision %s: %w", want.Name, err)
+		default:
+			held = created
+			ctrl.LoggerFrom(ctx).V(1).Info("Created a PlacementDecision", "decision", want.Name)
+		}
+	}
+	if held == nil || !maps.Equal(held.Labels, want.Labels) {
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": want.Labels}})
+		if _, err := client.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("labelling PlacementDecision %s: %w", want.Name, err)
+		}
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": want.Status.Decisions}})
+	written, err := client.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return fmt.Errorf("writing the decisions of PlacementDecision %s: %w", want.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Wrote a PlacementDecision", "decision", want.Name, "clusters", len(want.Status.Decisions))
+	c.state.mu.Lock()
+	c.state.setPage(w.key, want.Name, written)
+	c.state.mu.Unlock()
+	return nil
+}
+
+// holdScores keeps the scores the hub's decisions hold when the selected
+// clusters are the same and the scores were written less than the score
+// interval ago (spec.scoreRateLimit): scores alone do not rewrite
+// decisions more often than that. It says whether the pages carry new
+// scores.
+func (c *Controller) holdScores(w *work, pages []scheduler.Page) bool {
+	heldScores := map[string]int64{}
+	for _, pg := range w.held {
+		for _, d := range pg.Status.Decisions {
+			heldScores[d.ClusterName] = d.Score
+		}
+	}
+	same, changed := len(heldScores) == len(w.result.Selected), false
+	for _, d := range w.result.Selected {
+		s, ok := heldScores[d.Cluster]
+		same = same && ok
+		changed = changed || s != d.Score
+	}
+	if !same || !changed {
+		return changed
+	}
+	limit := w.result.ScoreRateLimit
+	if limit == 0 {
+		limit = c.opts.ScoreInterval
+	}
+	if last := w.placement.Status.LastScoreUpdateTime; last != nil && w.now.Sub(last.Time) >= limit {
+		return true
+	}
+	for i := range pages {
+		for j := range pages[i].Decisions {
+			pages[i].Decisions[j].Score = heldScores[pages[i].Decisions[j].ClusterName]
+		}
+	}
+	return false
+}
+
+// pageKey names one PlacementDecision of a placement.
+type pageKey struct {
+	placement types.NamespacedName
+	name      string
+}
+
+// setPending marks a page as being written: the informer's events for it
+// are ignored until the write's result is in the state.
+func (c *Controller) setPending(key types.NamespacedName, name string, pending bool) {
+	c.state.mu.Lock()
+	defer c.state.mu.Unlock()
+	if pending {
+		c.state.pending[pageKey{key, name}] = true
+	} else {
+		delete(c.state.pending, pageKey{key, name})
+	}
+}
+
+// newer says whether resource version a is newer than b. Resource
+// versions are opaque, but the hub's are etcd revisions: when both parse
+// as numbers they compare as such; otherwise any other version is newer.
+func newer(a, b string) bool {
+	if a == b {
+		return false
+	}
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA != nil || errB != nil || x > y
+}

@@ -1,0 +1,18 @@
+// Package hub is the placement addon's hub half: the scheduler controller
+// that decides, for every Placement, which clusters it selects, and
+// records them in PlacementDecisions and the Placement's status, as
+// open-cluster-management.io/api/cluster/v1beta1 defines them. The
+// decision itself is placement/hub/scheduler's pure function; this package
+// feeds it and writes what it decides.
+//
+// It watches ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings,
+// Placements, PlacementDecisions and AddOnPlacementScores through its own
+// informers (managed fields dropped), into an in-memory index that is the
+// scheduler's snapshot: no API read is on the scheduling path. A change
+// re-schedules only the placements it can affect (scheduler.Plan.Affected);
+// a score change does so at most once per score interval per placement.
+//
+// It writes PlacementDecisions (created owned by their Placement, labelled
+// with the placement and decision group, their status patched) and
+// Placements' status, each only when what it holds differs.
+package hub

@@ -1,0 +1,281 @@
+package hub
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/placement/hub/scheduler"
+)
+
+// handler turns an informer's events into calls of on(old, new), with nil
+// for an object that does not exist (added: old nil; deleted: new nil).
+func handler[T any](on func(old, new *T)) cache.ResourceEventHandlerFuncs {
+	unwrap := func(obj any) *T {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		t, _ := obj.(*T)
+		return t
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { on(nil, unwrap(obj)) },
+		UpdateFunc: func(old, obj any) { on(unwrap(old), unwrap(obj)) },
+		DeleteFunc: func(obj any) { on(unwrap(obj), nil) },
+	}
+}
+
+// watch registers the handlers that keep the state and enqueue the
+// placements a change can affect, and returns when each has seen what its
+// informer listed.
+func (c *Controller) watch(f clusterinformers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	cl := f.Cluster()
+	regs := []struct {
+		informer cache.SharedIndexInformer
+		handler  cache.ResourceEventHandler
+	}{
+		{cl.V1().ManagedClusters().Informer(), handler(c.onCluster)},
+		{cl.V1beta2().ManagedClusterSets().Informer(), handler(c.onSet)},
+		{cl.V1beta2().ManagedClusterSetBindings().Informer(), handler(c.onBinding)},
+		{cl.V1alpha1().AddOnPlacementScores().Informer(), handler(c.onScore)},
+		{cl.V1beta1().Placements().Informer(), handler(c.onPlacement)},
+		{cl.V1beta1().PlacementDecisions().Informer(), handler(c.onDecision)},
+	}
+	var synced []cache.InformerSynced
+	for _, r := range regs {
+		reg, err := r.informer.AddEventHandler(r.handler)
+		if err != nil {
+			return nil, err
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+	return synced, nil
+}
+
+func nameOf[T interface{ GetName() string }](old, new T, isNil func(T) bool) string {
+	if !isNil(new) {
+		return new.GetName()
+	}
+	return old.GetName()
+}
+
+func (c *Controller) onCluster(old, new *clusterv1.ManagedCluster) {
+	name := nameOf(old, new, func(c *clusterv1.ManagedCluster) bool { return c == nil })
+	c.state.mu.Lock()
+	oldSets := c.state.SetsOf(name)
+	newSets := c.state.setCluster(name, new)
+	c.state.mu.Unlock()
+	if !c.isSynced() {
+		return
+	}
+	now := c.opts.Clock.Now()
+	oldV, newV := scheduler.Version{Cluster: old, Sets: oldSets}, scheduler.Version{Cluster: new, Sets: newSets}
+	c.enqueueWhere(func(e *entry) bool { return e.plan == nil || e.plan.Affected(c.state, oldV, newV, now, e.last.Load()) }, 0)
+}
+
+func (c *Controller) onSet(old, new *clusterv1beta2.ManagedClusterSet) {
+	name := nameOf(old, new, func(s *clusterv1beta2.ManagedClusterSet) bool { return s == nil })
+	if old != nil && new != nil && equality.Semantic.DeepEqual(old.Spec, new.Spec) {
+		return // its status only: the set's members did not change
+	}
+	c.state.mu.Lock()
+	c.state.setSet(name, new)
+	var namespaces []string
+	for ns, bindings := range c.state.bindings {
+		for _, b := range bindings {
+			if b.Spec.ClusterSet == name {
+				namespaces = append(namespaces, ns)
+			}
+		}
+	}
+	c.state.mu.Unlock()
+	c.enqueueNamespaces(namespaces)
+}
+
+func (c *Controller) onBinding(old, new *clusterv1beta2.ManagedClusterSetBinding) {
+	b := new
+	if b == nil {
+		b = old
+	}
+	if old != nil && new != nil && old.Spec == new.Spec && scheduler.IsBound(old) == scheduler.IsBound(new) {
+		return
+	}
+	c.state.mu.Lock()
+	c.state.setBinding(b.Namespace, b.Name, new)
+	c.state.mu.Unlock()
+	c.enqueueNamespaces([]string{b.Namespace})
+}
+
+func (c *Controller) onScore(old, new *clusterv1alpha1.AddOnPlacementScore) {
+	s := new
+	if s == nil {
+		s = old
+	}
+	if old != nil && new != nil && equality.Semantic.DeepEqual(old.Status.Scores, new.Status.Scores) &&
+		equality.Semantic.DeepEqual(old.Status.ValidUntil, new.Status.ValidUntil) {
+		return
+	}
+	c.state.mu.Lock()
+	c.state.setScore(s.Namespace, s.Name, new)
+	cluster := c.state.clusters[s.Namespace]
+	sets := c.state.setsOf[s.Namespace]
+	c.state.mu.Unlock()
+	if !c.isSynced() || cluster == nil {
+		return
+	}
+	now := c.opts.Clock.Now()
+	v := scheduler.Version{Cluster: cluster, Sets: sets}
+	c.state.mu.RLock()
+	var keys []types.NamespacedName
+	for key, e := range c.state.placements {
+		if e.plan != nil && e.plan.ReadsScore(s.Name) && e.plan.Feasible(c.state, v, now) {
+			keys = append(keys, key)
+		}
+	}
+	c.state.mu.RUnlock()
+	for _, key := range keys {
+		c.enqueueForScores(key, now)
+	}
+}
+
+// enqueueForScores schedules a placement again for a score change, no
+// sooner than its score interval after it was last scheduled.
+func (c *Controller) enqueueForScores(key types.NamespacedName, now time.Time) {
+	interval := c.opts.ScoreInterval
+	c.state.mu.RLock()
+	if e := c.state.placements[key]; e != nil && e.plan != nil && e.plan.ScoreRateLimit() > 0 {
+		interval = e.plan.ScoreRateLimit()
+	}
+	c.state.mu.RUnlock()
+	if last, ok := c.lastRun.Load(key); ok {
+		if wait := last.(time.Time).Add(interval).Sub(now); wait > 0 {
+			c.timers.AddAfter(key, wait)
+			return
+		}
+	}
+	c.queue.Add(key)
+}
+
+func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
+	if old != nil && new != nil && old.Generation == new.Generation && old.UID == new.UID {
+		// Its status or metadata: nothing the scheduler reads. Keep the
+		// newest copy for the next status comparison all the same.
+		c.state.mu.Lock()
+		if e := c.state.placements[keyOf(new)]; e != nil && !newer(e.placement.ResourceVersion, new.ResourceVersion) {
+			e.placement = new
+		}
+		c.state.mu.Unlock()
+		return
+	}
+	p := new
+	if p == nil {
+		p = old
+	}
+	key := keyOf(p)
+	c.state.mu.Lock()
+	if new == nil {
+		delete(c.state.placements, key)
+	} else {
+		e := &entry{placement: new}
+		e.plan, e.err = scheduler.Compile(new, c.state)
+		c.state.placements[key] = e
+	}
+	c.state.mu.Unlock()
+	if new == nil {
+		c.lastRun.Delete(key)
+		return
+	}
+	if c.isSynced() {
+		c.queue.Add(key)
+	}
+}
+
+func keyOf(p *clusterv1beta1.Placement) types.NamespacedName {
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+}
+
+// onDecision keeps the state's decisions; a change this scheduler did not
+// write (a page edited or deleted by someone else) schedules its
+// placement again, to put it right.
+func (c *Controller) onDecision(old, new *clusterv1beta1.PlacementDecision) {
+	d := new
+	if d == nil {
+		d = old
+	}
+	placement := d.Labels[clusterv1beta1.PlacementLabel]
+	if placement == "" {
+		return
+	}
+	key := types.NamespacedName{Namespace: d.Namespace, Name: placement}
+	c.state.mu.Lock()
+	held, known := c.state.pages[key][d.Name]
+	switch {
+	case c.state.pending[pageKey{key, d.Name}]:
+		c.state.mu.Unlock()
+		return // the write's result will say
+	case new == nil && !known:
+		c.state.mu.Unlock()
+		return // a page this scheduler deleted
+	case new != nil && known && new.ResourceVersion == held.ResourceVersion:
+		// What this scheduler wrote: keep the informer's copy, so that the
+		// write's response can go.
+		c.state.pages[key][d.Name] = new
+		c.state.mu.Unlock()
+		return
+	case new != nil && known && !newer(new.ResourceVersion, held.ResourceVersion):
+		c.state.mu.Unlock()
+		return // older than what this scheduler wrote
+	}
+	echo := known && new != nil && samePage(held, new)
+	c.state.setPage(key, d.Name, new)
+	c.state.mu.Unlock()
+	if !echo && c.isSynced() {
+		c.log.V(4).Info("A PlacementDecision changed under the scheduler", "decision", klog.KObj(d))
+		c.queue.Add(key)
+	}
+}
+
+// samePage says whether two versions of a PlacementDecision hold the same
+// labels and decisions.
+func samePage(a, b *clusterv1beta1.PlacementDecision) bool {
+	return equality.Semantic.DeepEqual(a.Labels, b.Labels) && equality.Semantic.DeepEqual(a.Status.Decisions, b.Status.Decisions)
+}
+
+// enqueueWhere enqueues, after delay, the placements for which pick says
+// so.
+func (c *Controller) enqueueWhere(pick func(*entry) bool, delay time.Duration) {
+	var keys []types.NamespacedName
+	c.state.mu.RLock()
+	for key, e := range c.state.placements {
+		if pick(e) {
+			keys = append(keys, key)
+		}
+	}
+	c.state.mu.RUnlock()
+	for _, key := range keys {
+		if delay > 0 {
+			c.timers.AddAfter(key, delay)
+		} else {
+			c.queue.Add(key)
+		}
+	}
+}
+
+func (c *Controller) enqueueNamespaces(namespaces []string) {
+	if !c.isSynced() || len(namespaces) == 0 {
+		return
+	}
+	in := map[string]bool{}
+	for _, ns := range namespaces {
+		in[ns] = true
+	}
+	c.enqueueWhere(func(e *entry) bool { return in[e.placement.Namespace] }, 0)
+}

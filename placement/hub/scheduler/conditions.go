@@ -1,0 +1,69 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+)
+
+// Reasons of the PlacementSatisfied condition (OCM's, so that tools that
+// read them keep working).
+const (
+	ReasonNoBindings          = "NoManagedClusterSetBindings"
+	ReasonNoIntersection      = "NoIntersection"
+	ReasonSetsEmpty           = "AllManagedClusterSetsEmpty"
+	ReasonNoClusterMatched    = "NoManagedClusterMatched"
+	ReasonNotAllScheduled     = "NotAllDecisionsScheduled"
+	ReasonAllScheduled        = "AllDecisionsScheduled"
+	ReasonMisconfiguredSpec   = "Misconfigured"
+	ReasonConfigurationPassed = "Succeedconfigured"
+)
+
+// Conditions are the PlacementSatisfied and PlacementMisconfigured
+// conditions the result calls for, at the placement's generation.
+func (r *Result) Conditions(generation int64) []metav1.Condition {
+	misconfigured := metav1.Condition{Type: clusterv1beta1.PlacementConditionMisconfigured, ObservedGeneration: generation,
+		Status: metav1.ConditionFalse, Reason: ReasonConfigurationPassed, Message: "Placement configurations check pass"}
+	if r.Misconfigured != nil {
+		misconfigured.Status, misconfigured.Reason, misconfigured.Message = metav1.ConditionTrue, ReasonMisconfiguredSpec, r.Misconfigured.Error()
+		satisfied := metav1.Condition{Type: clusterv1beta1.PlacementConditionSatisfied, ObservedGeneration: generation,
+			Status: metav1.ConditionFalse, Reason: ReasonMisconfiguredSpec, Message: "the placement is misconfigured: " + r.Misconfigured.Error()}
+		return []metav1.Condition{satisfied, misconfigured}
+	}
+	satisfied := metav1.Condition{Type: clusterv1beta1.PlacementConditionSatisfied, ObservedGeneration: generation, Status: metav1.ConditionFalse}
+	selected := len(r.Selected)
+	switch {
+	case len(r.BoundSets) == 0:
+		satisfied.Reason, satisfied.Message = ReasonNoBindings, "no ManagedClusterSet is bound to the placement's namespace: bind one with `corral clusterset bind`"
+	case len(r.EligibleSets) == 0:
+		satisfied.Reason, satisfied.Message = ReasonNoIntersection, fmt.Sprintf("none of spec.clusterSets is bound to the namespace (bound: %s)", strings.Join(r.BoundSets, ", "))
+	case r.Candidates == 0:
+		satisfied.Reason, satisfied.Message = ReasonSetsEmpty, fmt.Sprintf("the ManagedClusterSets %s have no cluster", strings.Join(r.EligibleSets, ", "))
+	case r.Wanted < 0 && r.Feasible == 0:
+		satisfied.Reason, satisfied.Message = ReasonNoClusterMatched, fmt.Sprintf("none of the %s matches the placement's predicates and tolerations", plural(r.Candidates, "candidate cluster"))
+	case r.Wanted >= 0 && r.Feasible < r.Wanted:
+		satisfied.Reason, satisfied.Message = ReasonNotAllScheduled, fmt.Sprintf("%s, %d wanted", matchPhrase(r.Feasible), r.Wanted)
+	case r.Wanted >= 0 && selected < r.Wanted:
+		satisfied.Reason, satisfied.Message = ReasonNotAllScheduled, fmt.Sprintf("%d of the %d matching clusters fit the spreadPolicy, %d wanted", selected, r.Feasible, r.Wanted)
+	default:
+		satisfied.Status, satisfied.Reason = metav1.ConditionTrue, ReasonAllScheduled
+		satisfied.Message = fmt.Sprintf("%s selected", plural(selected, "cluster"))
+	}
+	return []metav1.Condition{satisfied, misconfigured}
+}
+
+func matchPhrase(n int) string {
+	if n == 1 {
+		return "1 cluster matches"
+	}
+	return fmt.Sprintf("%d clusters match", n)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,254 @@
+package scheduler
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+)
+
+func TestClusterSetFilter(t *testing.T) {
+	other := clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "other"}}
+	byLabel := clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}, Spec: clusterv1beta2.ManagedClusterSetSpec{
+		ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}}}
+	cases := map[string]struct {
+		fleet     func() *fleet
+		placement *clusterv1beta1.Placement
+		want      []string
+		reason    string
+	}{
+		"every cluster of the bound set": {
+			fleet:     func() *fleet { return newFleet(cluster("a"), cluster("b")) },
+			placement: placement().obj(), want: []string{"a", "b"}, reason: ReasonAllScheduled,
+		},
+		"no binding in the namespace selects nothing": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a"))
+				f.bindings = nil
+				return f.bind("elsewhere", "s", true)
+			},
+			placement: placement().obj(), want: []string{}, reason: ReasonNoBindings,
+		},
+		"a binding that is not Bound does not count": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a"))
+				f.bindings = nil
+				return f.bind(ns, "s", false)
+			},
+			placement: placement().obj(), want: []string{}, reason: ReasonNoBindings,
+		},
+		"a binding of a set that does not exist does not count": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a"))
+				f.bindings = nil
+				return f.bind(ns, "gone", true)
+			},
+			placement: placement().obj(), want: []string{}, reason: ReasonNoBindings,
+		},
+		"clusterSets restricts to the intersection": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a"), cluster("b").label(clusterv1beta2.ClusterSetLabel, "other"))
+				f.sets = append(f.sets, other)
+				return f.bind(ns, "other", true)
+			},
+			placement: placement().with(func(p *clusterv1beta1.Placement) { p.Spec.ClusterSets = []string{"other"} }).obj(),
+			want:      []string{"b"}, reason: ReasonAllScheduled,
+		},
+		"clusterSets naming only unbound sets": {
+			fleet:     func() *fleet { return newFleet(cluster("a")) },
+			placement: placement().with(func(p *clusterv1beta1.Placement) { p.Spec.ClusterSets = []string{"other"} }).obj(),
+			want:      []string{}, reason: ReasonNoIntersection,
+		},
+		"a label-selector set": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a").label("env", "prod"), cluster("b"))
+				f.sets = append(f.sets, byLabel)
+				return f.bind(ns, "prod", true)
+			},
+			placement: placement().with(func(p *clusterv1beta1.Placement) { p.Spec.ClusterSets = []string{"prod"} }).obj(),
+			want:      []string{"a"}, reason: ReasonAllScheduled,
+		},
+		"a bound set with no cluster": {
+			fleet: func() *fleet {
+				f := newFleet(cluster("a").label(clusterv1beta2.ClusterSetLabel, "other"))
+				return f
+			},
+			placement: placement().obj(), want: []string{}, reason: ReasonSetsEmpty,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := tc.fleet().schedule(tc.placement)
+			if diff := cmp.Diff(tc.want, selectedNames(r)); diff != "" {
+				t.Errorf("selected (-want +got):\n%s", diff)
+			}
+			if got := r.Conditions(1)[0].Reason; got != tc.reason {
+				t.Errorf("PlacementSatisfied reason = %s, want %s", got, tc.reason)
+			}
+		})
+	}
+}
+
+func TestPredicates(t *testing.T) {
+	f := newFleet(
+		cluster("a").label("env", "prod").label("region", "eu").claim("platform", "aws"),
+		cluster("b").label("env", "dev").claim("platform", "gcp"),
+		cluster("c").label("env", "prod").label("region", "us"),
+	).score("a", "demo", nil, clusterv1alpha1.AddOnPlacementScoreItem{Name: "cpu", Value: 80})
+	cases := map[string]struct {
+		placement *clusterv1beta1.Placement
+		want      []string
+	}{
+		"no predicate selects every cluster":      {placement().obj(), []string{"a", "b", "c"}},
+		"an empty selector matches every cluster": {placement().pred(clusterv1beta1.ClusterSelector{}).obj(), []string{"a", "b", "c"}},
+		"label selector":                          {placement().labels("env", "prod").obj(), []string{"a", "c"}},
+		"labels ANDed within a predicate":         {placement().labels("env", "prod", "region", "us").obj(), []string{"c"}},
+		"predicates ORed":                         {placement().labels("region", "us").labels("env", "dev").obj(), []string{"b", "c"}},
+		"label expression": {placement().pred(clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOpDoesNotExist}}}}).obj(), []string{"b"}},
+		"claim selector": {placement().pred(clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpIn, Values: []string{"aws", "gcp"}}}}}).obj(), []string{"a", "b"}},
+		"claim and label ANDed": {placement().pred(clusterv1beta1.ClusterSelector{
+			LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
+			ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpExists}}}}).obj(), []string{"a"}},
+		"CEL on labels": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`managedCluster.metadata.labels["env"] == "prod"`, `managedCluster.metadata.name != "c"`}}}).obj(), []string{"a"}},
+		"CEL on an AddOnPlacementScore": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`managedCluster.scores("demo").filter(s, s.name == "cpu").all(s, s.value > 50)`}}}).obj(), []string{"a"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := f.schedule(tc.placement)
+			if r.Misconfigured != nil {
+				t.Fatalf("misconfigured: %v", r.Misconfigured)
+			}
+			if diff := cmp.Diff(tc.want, selectedNames(r)); diff != "" {
+				t.Errorf("selected (-want +got):\n%s", diff)
+			}
+			for _, c := range r.Clusters {
+				wantDropped := !contains(tc.want, c.Name)
+				if wantDropped != (c.DroppedBy == FilterPredicate) {
+					t.Errorf("cluster %s droppedBy %q, want dropped by the predicates: %v", c.Name, c.DroppedBy, wantDropped)
+				}
+			}
+		})
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTaintToleration(t *testing.T) {
+	added := now.Add(-time.Minute)
+	cases := map[string]struct {
+		cluster     *clusterBuilder
+		tolerations []clusterv1beta1.Toleration
+		inDecision  bool
+		selected    bool
+		requeue     time.Duration
+		note        string
+	}{
+		"NoSelect untolerated": {
+			cluster: cluster("c").taint("gpu", "", clusterv1.TaintEffectNoSelect, added),
+		},
+		"NoSelect tolerated by key and value": {
+			cluster:     cluster("c").taint("gpu", "a100", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: "gpu", Value: "a100"}}, selected: true,
+		},
+		"Equal with another value does not tolerate": {
+			cluster:     cluster("c").taint("gpu", "a100", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: "gpu", Operator: clusterv1beta1.TolerationOpEqual, Value: "h100"}},
+		},
+		"Exists tolerates every value": {
+			cluster:     cluster("c").taint("gpu", "a100", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: "gpu", Operator: clusterv1beta1.TolerationOpExists}}, selected: true,
+		},
+		"an empty key with Exists tolerates every taint": {
+			cluster: cluster("c").taint("gpu", "a100", clusterv1.TaintEffectNoSelect, added).
+				taint(clusterv1.ManagedClusterTaintUnreachable, "", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Operator: clusterv1beta1.TolerationOpExists}}, selected: true,
+		},
+		"another effect does not tolerate": {
+			cluster:     cluster("c").taint("gpu", "", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: "gpu", Operator: clusterv1beta1.TolerationOpExists, Effect: clusterv1.TaintEffectPreferNoSelect}},
+		},
+		"NoSelectIfNew keeps a new placement off": {
+			cluster: cluster("c").taint("drain", "", clusterv1.TaintEffectNoSelectIfNew, added),
+		},
+		"NoSelectIfNew lets a placement keep the cluster": {
+			cluster: cluster("c").taint("drain", "", clusterv1.TaintEffectNoSelectIfNew, added), inDecision: true, selected: true,
+		},
+		"NoSelectIfNew ignores tolerationSeconds": {
+			cluster:     cluster("c").taint("drain", "", clusterv1.TaintEffectNoSelectIfNew, now.Add(-time.Hour)),
+			tolerations: []clusterv1beta1.Toleration{{Key: "drain", Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](10)}}, selected: true,
+		},
+		"PreferNoSelect untolerated still selects when nothing else is there": {
+			cluster: cluster("c").taint("old", "", clusterv1.TaintEffectPreferNoSelect, added), selected: true,
+			note: "PreferNoSelect",
+		},
+		"tolerationSeconds not yet run out: selected, requeued when it does": {
+			cluster:     cluster("c").taint(clusterv1.ManagedClusterTaintUnreachable, "", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](300)}},
+			selected:    true, requeue: 4 * time.Minute,
+		},
+		"tolerationSeconds run out": {
+			cluster:     cluster("c").taint(clusterv1.ManagedClusterTaintUnreachable, "", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](60)}},
+		},
+		"a toleration without tolerationSeconds outlasts one with": {
+			cluster: cluster("c").taint("gpu", "", clusterv1.TaintEffectNoSelect, added),
+			tolerations: []clusterv1beta1.Toleration{
+				{Key: "gpu", Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](1)},
+				{Key: "gpu", Operator: clusterv1beta1.TolerationOpExists}},
+			selected: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFleet(tc.cluster)
+			if tc.inDecision {
+				f.decided("p", "c")
+			}
+			p := placement().obj()
+			p.Spec.Tolerations = tc.tolerations
+			r := f.schedule(p)
+			if got := len(r.Selected) == 1; got != tc.selected {
+				t.Fatalf("selected = %v, want %v (explained: %+v)", got, tc.selected, r.Clusters)
+			}
+			if !tc.selected && explained(r, "c").DroppedBy != FilterTaintToleration {
+				t.Errorf("dropped by %q, want %s", explained(r, "c").DroppedBy, FilterTaintToleration)
+			}
+			if r.RequeueAfter != tc.requeue {
+				t.Errorf("requeueAfter = %v, want %v", r.RequeueAfter, tc.requeue)
+			}
+			if note := explained(r, "c").Note; !strings.Contains(note, tc.note) {
+				t.Errorf("note %q, want it to say %q", note, tc.note)
+			}
+		})
+	}
+}
+
+func TestPreferNoSelectRanksLast(t *testing.T) {
+	f := newFleet(cluster("a").taint("old", "", clusterv1.TaintEffectPreferNoSelect, now), cluster("b"))
+	r := f.schedule(placement().n(1).obj())
+	if diff := cmp.Diff([]string{"b"}, selectedNames(r)); diff != "" {
+		t.Errorf("selected (-want +got):\n%s", diff)
+	}
+	r = f.schedule(placement().n(1).tolerate(clusterv1beta1.Toleration{Key: "old", Operator: clusterv1beta1.TolerationOpExists}).obj())
+	if diff := cmp.Diff([]string{"a"}, selectedNames(r)); diff != "" {
+		t.Errorf("tolerated: selected (-want +got):\n%s", diff)
+	}
+}

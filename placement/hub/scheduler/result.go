@@ -1,0 +1,107 @@
+package scheduler
+
+import (
+	"time"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+// Options of one Schedule call.
+type Options struct {
+	// Now is the time tolerationSeconds and validUntil are judged at.
+	Now time.Time
+	// Explain records, in Result.Clusters, what each filter and
+	// prioritizer said of every cluster; the controller leaves it off.
+	Explain bool
+}
+
+// Result is what Schedule decided for one placement.
+type Result struct {
+	// Misconfigured says why the spec cannot be acted on; when it is
+	// set, nothing else is.
+	Misconfigured error `json:"-"`
+	// MisconfiguredMessage is Misconfigured's message, for output.
+	MisconfiguredMessage string `json:"misconfigured,omitempty"`
+	// BoundSets are the sets bound to the placement's namespace.
+	BoundSets []string `json:"boundSets"`
+	// EligibleSets are the bound sets the placement may choose from.
+	EligibleSets []string `json:"eligibleSets"`
+	// Candidates counts the clusters of the eligible sets.
+	Candidates int `json:"candidates"`
+	// Feasible counts the candidates that passed every filter.
+	Feasible int `json:"feasible"`
+	// Wanted is numberOfClusters, -1 when every feasible cluster is.
+	Wanted int `json:"wanted"`
+	// Prioritizers are the weighted prioritizers, in order.
+	Prioritizers []Weight `json:"prioritizers"`
+	// Selected are the chosen clusters, best first.
+	Selected []Decision `json:"selected"`
+	// Groups are the decision groups, each with its clusters.
+	Groups []Group `json:"groups"`
+	// RequeueAfter, when not zero, is when the result changes with time
+	// alone: a toleration or a score runs out.
+	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
+	// SortByScore orders each decision page by score rather than name.
+	SortByScore bool `json:"-"`
+	// ScoreRateLimit is how often scores alone may rewrite decisions.
+	ScoreRateLimit time.Duration `json:"-"`
+	// Ranges are, for each resource a prioritizer scaled allocatable
+	// by, the least and the most among the feasible clusters.
+	Ranges map[clusterv1.ResourceName][2]float64 `json:"-"`
+	// Clusters explains every cluster, by name (Options.Explain only).
+	Clusters []ClusterResult `json:"clusters,omitempty"`
+}
+
+// Weight is one prioritizer and its weight.
+type Weight struct {
+	Name   string `json:"name"`
+	Weight int32  `json:"weight"`
+}
+
+// Decision is one selected cluster and its total score.
+type Decision struct {
+	Cluster string `json:"cluster"`
+	Score   int64  `json:"score"`
+}
+
+// Group is one decision group.
+type Group struct {
+	Index    int        `json:"index"`
+	Name     string     `json:"name,omitempty"`
+	Clusters []Decision `json:"clusters"`
+}
+
+// ClusterResult explains what the scheduler made of one cluster.
+type ClusterResult struct {
+	Name string `json:"name"`
+	// Filters are the filters that ran, in order; the last one failed
+	// when DroppedBy is set.
+	Filters []FilterResult `json:"filters"`
+	// DroppedBy names the filter that dropped the cluster.
+	DroppedBy string `json:"droppedBy,omitempty"`
+	// Scores are each prioritizer's score of a feasible cluster.
+	Scores []PrioritizerScore `json:"scores,omitempty"`
+	// Total is the sum of weight × score.
+	Total int64 `json:"total"`
+	// Rank is the cluster's place among the feasible ones, from 1.
+	Rank     int    `json:"rank,omitempty"`
+	Selected bool   `json:"selected"`
+	Group    string `json:"group,omitempty"`
+	// Note says why a feasible cluster was not selected, or what else
+	// counted (a PreferNoSelect taint).
+	Note string `json:"note,omitempty"`
+}
+
+// FilterResult is one filter's verdict.
+type FilterResult struct {
+	Filter string `json:"filter"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// PrioritizerScore is one prioritizer's score of a cluster.
+type PrioritizerScore struct {
+	Prioritizer string `json:"prioritizer"`
+	Weight      int32  `json:"weight"`
+	Score       int64  `json:"score"`
+}

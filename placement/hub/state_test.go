@@ -1,0 +1,130 @@
+package hub
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+)
+
+func page(name string, clusters ...string) *clusterv1beta1.PlacementDecision {
+	d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, c := range clusters {
+		d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+	}
+	return d
+}
+
+func TestStateCountsDecisionsAcrossPages(t *testing.T) {
+	s := newState()
+	p, q := types.NamespacedName{Namespace: "ns", Name: "p"}, types.NamespacedName{Namespace: "ns", Name: "q"}
+	steps := []struct {
+		name   string
+		apply  func()
+		counts map[string]int
+	}{
+		{"p's first page", func() { s.setPage(p, "p-decision-1", page("p-decision-1", "a", "b")) }, map[string]int{"a": 1, "b": 1}},
+		{"p's second page", func() { s.setPage(p, "p-decision-2", page("p-decision-2", "c")) }, map[string]int{"a": 1, "b": 1, "c": 1}},
+		{"q holds a too", func() { s.setPage(q, "q-decision-1", page("q-decision-1", "a")) }, map[string]int{"a": 2, "b": 1, "c": 1}},
+		{"p's first page changes", func() { s.setPage(p, "p-decision-1", page("p-decision-1", "b", "d")) }, map[string]int{"a": 1, "b": 1, "c": 1, "d": 1}},
+		{"p's second page goes", func() { s.setPage(p, "p-decision-2", nil) }, map[string]int{"a": 1, "b": 1, "d": 1}},
+		{"q's page goes", func() { s.setPage(q, "q-decision-1", nil) }, map[string]int{"b": 1, "d": 1}},
+		{"a page nobody knew goes", func() { s.setPage(q, "q-decision-9", nil) }, map[string]int{"b": 1, "d": 1}},
+	}
+	for _, step := range steps {
+		step.apply()
+		if diff := cmp.Diff(step.counts, s.DecisionCounts()); diff != "" {
+			t.Errorf("after %s: counts (-want +got):\n%s", step.name, diff)
+		}
+	}
+	if got := s.Decided("ns", "p"); !got.Has("b") || !got.Has("d") || got.Len() != 2 {
+		t.Errorf("p decided %v, want b and d", got)
+	}
+	if got := s.Decided("ns", "q"); got.Len() != 0 {
+		t.Errorf("q decided %v, want nothing", got)
+	}
+}
+
+func TestStateKeepsClustersSortedAndTheirSets(t *testing.T) {
+	s := newState()
+	cluster := func(name, set string) *clusterv1.ManagedCluster {
+		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: set}}}
+	}
+	s.setSet("red", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "red"}})
+	s.setCluster("c", cluster("c", "red"))
+	s.setCluster("a", cluster("a", "blue"))
+	s.setCluster("b", cluster("b", "red"))
+	s.setCluster("a", cluster("a", "red"))
+	s.setCluster("c", nil)
+	var names []string
+	for _, c := range s.Clusters() {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, names); diff != "" {
+		t.Errorf("clusters (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"red"}, s.SetsOf("a")); diff != "" {
+		t.Errorf("sets of a (-want +got):\n%s", diff)
+	}
+	s.setSet("blue", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "blue"}})
+	s.setCluster("d", cluster("d", "blue"))
+	if diff := cmp.Diff([]string{"blue"}, s.SetsOf("d")); diff != "" {
+		t.Errorf("sets of d (-want +got):\n%s", diff)
+	}
+	s.setSet("red", nil)
+	if got := s.SetsOf("a"); len(got) != 0 {
+		t.Errorf("a is in %v once red is gone", got)
+	}
+}
+
+func TestStateBindsOnlyBoundBindingsOfExistingSets(t *testing.T) {
+	s := newState()
+	binding := func(name, set string, bound bool) *clusterv1beta2.ManagedClusterSetBinding {
+		status := metav1.ConditionFalse
+		if bound {
+			status = metav1.ConditionTrue
+		}
+		return &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+			Spec:   clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
+			Status: clusterv1beta2.ManagedClusterSetBindingStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ClusterSetBindingBoundType, Status: status}}}}
+	}
+	s.setSet("red", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "red"}})
+	s.setBinding("ns", "red", binding("red", "red", true))
+	s.setBinding("ns", "blue", binding("blue", "blue", true))   // no such set
+	s.setBinding("ns", "green", binding("green", "red", false)) // not bound
+	if diff := cmp.Diff([]string{"red"}, s.BoundSets("ns")); diff != "" {
+		t.Errorf("bound (-want +got):\n%s", diff)
+	}
+	s.setSet("blue", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "blue"}})
+	if diff := cmp.Diff([]string{"blue", "red"}, s.BoundSets("ns")); diff != "" {
+		t.Errorf("bound once blue exists (-want +got):\n%s", diff)
+	}
+	s.setBinding("ns", "red", nil)
+	if diff := cmp.Diff([]string{"blue"}, s.BoundSets("ns")); diff != "" {
+		t.Errorf("bound once red's binding goes (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewerResourceVersion(t *testing.T) {
+	cases := map[string]struct {
+		a, b string
+		want bool
+	}{
+		"larger":           {"11", "9", true},
+		"smaller":          {"9", "11", false},
+		"equal":            {"10", "10", false},
+		"not numbers":      {"x", "y", true},
+		"equal non-number": {"x", "x", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := newer(tc.a, tc.b); got != tc.want {
+				t.Errorf("newer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,464 @@
+// Package placement_test measures the placement scheduler, `corral hub
+// --addons placement --no-registration` with its defaults, run as its own
+// process on a local hub control plane (issue 7's benchmark, the workload
+// upstream OCM ships as its own placement benchmark):
+//
+//   - a cluster set of 1000 ManagedClusters bound to one namespace, each
+//     with an AddOnPlacementScore demo and a CPU allocatable;
+//   - N Placements there (1000, and 10000 with PLACEMENTS=1000,10000),
+//     each numberOfClusters 10, Exact with AddOn demo/demo,
+//     ResourceAllocatableCPU and Balance at weight 1;
+//   - the time from the scheduler's start until every Placement reports 10
+//     selected clusters and its PlacementDecision lists them, and the
+//     scheduler's peak RSS;
+//   - then the time from relabelling the cluster most placements selected
+//     (so that their predicate drops it) until every affected decision no
+//     longer holds it and holds 10 clusters again.
+//
+// The hub's and the API server's writes and CPU are logged with the
+// figures, and the machine's load: they are noisy on a shared machine.
+//
+//	make kube-tools build
+//	go test ./test/benchmark/placement -run x -bench . -benchtime 1x
+package placement_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+)
+
+const (
+	namespace = "bench"
+	clusters  = 1000
+	wanted    = 10
+	// excluded is the label the placements' predicate keeps out.
+	excluded = "bench-excluded"
+)
+
+func BenchmarkSchedule(b *testing.B) {
+	for _, n := range placementCounts() {
+		b.Run(fmt.Sprintf("placements=%d", n), func(b *testing.B) {
+			b.StopTimer()
+			for range b.N {
+				benchmarkSchedule(b, n)
+			}
+		})
+	}
+}
+
+// placementCounts are $PLACEMENTS (comma-separated), 1000 by default.
+func placementCounts() []int {
+	var out []int
+	for _, s := range strings.Split(os.Getenv("PLACEMENTS"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return []int{1000}
+	}
+	return out
+}
+
+func benchmarkSchedule(b *testing.B, n int) {
+	ctx := context.Background()
+	f := startHub(ctx, b)
+	f.createWorkload(ctx, b, n)
+	watch := f.watch(ctx, b)
+
+	before := apiWrites(ctx, f.kube)
+	b.StartTimer()
+	begin := time.Now()
+	hub := f.startScheduler(b)
+	cpu := newCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
+	var first, half time.Duration
+	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
+		done := v.done()
+		if done > 0 && first == 0 {
+			first = time.Since(begin)
+		}
+		if done >= n/2 && half == 0 {
+			half = time.Since(begin)
+		}
+		return done == n
+	}); err != nil {
+		b.Fatalf("not every placement was scheduled in 10 minutes (%d done; log: %s): %v", watch.snapshot().done(), f.log, err)
+	}
+	elapsed := time.Since(begin)
+	b.StopTimer()
+	peak := procStatus(hub.Process.Pid, "VmHWM")
+	used := cpu.used()
+	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
+	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
+	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, load())
+	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
+	b.Logf("scheduler requests: %s", formatCounts(scrape(f.metrics, "rest_client_requests_total", "method", "code")))
+	b.Logf("API server writes (every client): %s", formatCounts(since(before, apiWrites(ctx, f.kube))))
+	b.Logf("CPU time: scheduler %v, kube-apiserver %v, etcd %v", used["scheduler"].Round(time.Millisecond),
+		used["kube-apiserver"].Round(time.Millisecond), used["etcd"].Round(time.Millisecond))
+
+	// Relabel the cluster most placements hold.
+	v := watch.snapshot()
+	target, affected := v.mostSelected()
+	begin = time.Now()
+	c, err := f.clusters.ClusterV1().ManagedClusters().Get(ctx, target, metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Labels[excluded] = "true"
+	if _, err := f.clusters.ClusterV1().ManagedClusters().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := watch.until(ctx, time.Minute, func(v *view) bool { return v.holding(target) == 0 && v.done() == n }); err != nil {
+		b.Fatalf("the decisions holding %s were not updated in a minute (log: %s): %v", target, f.log, err)
+	}
+	relabel := time.Since(begin)
+	b.ReportMetric(relabel.Seconds(), "s/relabel")
+	b.Logf("relabelling %s, held by %d placements: every affected decision updated in %.3fs", target, affected, relabel.Seconds())
+	b.Logf("scheduler requests: %s", formatCounts(scrape(f.metrics, "rest_client_requests_total", "method", "code")))
+}
+
+// fixture is a hub control plane prepared as `corral init` does, with
+// admin clients whose own limits are far above what is measured.
+type fixture struct {
+	cluster  *localcluster.Cluster
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+	corral   string
+	log      string
+	metrics  string // the scheduler's /metrics
+}
+
+func startHub(ctx context.Context, b *testing.B) *fixture {
+	b.Helper()
+	binDir, err := localcluster.FindBinDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	corral := filepath.Join(binDir, "corral")
+	if _, err := os.Stat(corral); err != nil {
+		b.Fatalf("%s is missing: run make build", corral)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Name: "hub", Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cluster.Stop() })
+	if err := registrationcli.InstallHub(ctx, cluster.Config, io.Discard); err != nil {
+		b.Fatal(err)
+	}
+	admin := rest.CopyConfig(cluster.Config)
+	admin.QPS, admin.Burst = 5000, 10000
+	return &fixture{cluster: cluster, kube: kubernetes.NewForConfigOrDie(admin), clusters: clusterclient.NewForConfigOrDie(admin), corral: corral}
+}
+
+func (f *fixture) pid(name string) int {
+	for _, c := range f.cluster.Components() {
+		if c.Name == name {
+			return c.PID
+		}
+	}
+	return 0
+}
+
+// startScheduler runs `corral hub` with only the placement addon's hub
+// half, its defaults but for leader election (one copy) and webhooks.
+func (f *fixture) startScheduler(b *testing.B) *exec.Cmd {
+	b.Helper()
+	logDir, err := os.MkdirTemp("", "corral-bench-placement-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if !b.Failed() && os.Getenv("CORRAL_BENCH_KEEP_LOG") == "" {
+			_ = os.RemoveAll(logDir)
+		}
+	})
+	f.log = filepath.Join(logDir, "hub.log")
+	logFile, err := os.Create(f.log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	port, err := localcluster.FreePort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	args := []string{"hub", "--kubeconfig", f.cluster.Kubeconfig, "--addons", "placement", "--no-registration",
+		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
+	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
+		args = append(args, "--pprof-bind-address", addr)
+	}
+	cmd := exec.Command(f.corral, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = logFile.Close() })
+	return cmd
+}
+
+// createWorkload creates the set, its binding (Bound, as the registration
+// hub would mark it), the clusters with their scores and the placements.
+func (f *fixture) createWorkload(ctx context.Context, b *testing.B, placements int) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(7, 7)) //nolint:gosec // a benchmark's workload
+	must(b, create(ctx, f.kube.CoreV1().Namespaces(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}))
+	must(b, create(ctx, f.clusters.ClusterV1beta2().ManagedClusterSets(), &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: namespace}}))
+	binding, err := f.clusters.ClusterV1beta2().ManagedClusterSetBindings(namespace).Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: namespace}, Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: namespace}}, metav1.CreateOptions{})
+	must(b, err)
+	binding.Status.Conditions = []metav1.Condition{{Type: clusterv1beta2.ClusterSetBindingBoundType, Status: metav1.ConditionTrue,
+		Reason: "ClusterSetBound", LastTransitionTime: metav1.Now()}}
+	_, err = f.clusters.ClusterV1beta2().ManagedClusterSetBindings(namespace).UpdateStatus(ctx, binding, metav1.UpdateOptions{})
+	must(b, err)
+
+	cpus, scores := make([]int, clusters), make([]int32, clusters)
+	for i := range clusters {
+		cpus[i], scores[i] = 1+rng.IntN(64), int32(rng.IntN(201)-100) //nolint:gosec // -100…100
+	}
+	parallel(b, clusters, func(i int) error {
+		name := fmt.Sprintf("c%04d", i)
+		c, err := f.clusters.ClusterV1().ManagedClusters().Create(ctx, &clusterv1.ManagedCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: namespace}},
+			Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		cpu := resource.MustParse(strconv.Itoa(cpus[i]))
+		c.Status.Allocatable = clusterv1.ResourceList{clusterv1.ResourceCPU: cpu}
+		c.Status.Capacity = clusterv1.ResourceList{clusterv1.ResourceCPU: resource.MustParse("64")}
+		if _, err := f.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		if _, err := f.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		s, err := f.clusters.ClusterV1alpha1().AddOnPlacementScores(name).Create(ctx, &clusterv1alpha1.AddOnPlacementScore{
+			ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "demo"}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		s.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "demo", Value: scores[i]}}
+		_, err = f.clusters.ClusterV1alpha1().AddOnPlacementScores(name).UpdateStatus(ctx, s, metav1.UpdateOptions{})
+		return err
+	})
+	coordinate := func(sc clusterv1beta1.ScoreCoordinate) clusterv1beta1.PrioritizerConfig {
+		return clusterv1beta1.PrioritizerConfig{ScoreCoordinate: &sc, Weight: 1}
+	}
+	spec := clusterv1beta1.PlacementSpec{
+		NumberOfClusters: ptr(int32(wanted)),
+		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: excluded, Operator: metav1.LabelSelectorOpDoesNotExist}}}}}},
+		PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact, Configurations: []clusterv1beta1.PrioritizerConfig{
+			coordinate(clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}),
+			coordinate(clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "ResourceAllocatableCPU"}),
+			coordinate(clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Balance"}),
+		}},
+	}
+	parallel(b, placements, func(i int) error {
+		_, err := f.clusters.ClusterV1beta1().Placements(namespace).Create(ctx, &clusterv1beta1.Placement{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("p%05d", i)}, Spec: spec}, metav1.CreateOptions{})
+		return err
+	})
+}
+
+type creator[T any] interface {
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+}
+
+func create[T any](ctx context.Context, c creator[T], obj T) error {
+	_, err := c.Create(ctx, obj, metav1.CreateOptions{})
+	return err
+}
+
+func must(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// parallel runs do(0…n-1) on 32 goroutines.
+func parallel(b *testing.B, n int, do func(i int) error) {
+	b.Helper()
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 32 {
+		wg.Go(func() {
+			for i := range work {
+				if err := do(i); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+}
+
+// watcher counts, from informers' events, which placements are done and
+// which clusters their decisions hold, so that sampling costs nothing
+// beside the scheduler being measured.
+type watcher struct {
+	mu       sync.Mutex
+	selected map[string]int32               // placement → numberOfSelectedClusters
+	pages    map[string]map[string][]string // placement → decision → clusters
+	holders  map[string]map[string]bool     // cluster → placements holding it
+	isDone   map[string]bool                // placement → done
+}
+
+func (f *fixture) watch(ctx context.Context, b *testing.B) *watcher {
+	b.Helper()
+	w := &watcher{selected: map[string]int32{}, pages: map[string]map[string][]string{}, holders: map[string]map[string]bool{}, isDone: map[string]bool{}}
+	factory := clusterinformers.NewSharedInformerFactoryWithOptions(f.clusters, 0, clusterinformers.WithNamespace(namespace))
+	_, err := factory.Cluster().V1beta1().Placements().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.onPlacement(obj.(*clusterv1beta1.Placement)) },
+		UpdateFunc: func(_, obj any) { w.onPlacement(obj.(*clusterv1beta1.Placement)) },
+	})
+	must(b, err)
+	_, err = factory.Cluster().V1beta1().PlacementDecisions().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.onDecision(obj.(*clusterv1beta1.PlacementDecision), false) },
+		UpdateFunc: func(_, obj any) { w.onDecision(obj.(*clusterv1beta1.PlacementDecision), false) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(*clusterv1beta1.PlacementDecision); ok {
+				w.onDecision(d, true)
+			}
+		},
+	})
+	must(b, err)
+	stop := make(chan struct{})
+	b.Cleanup(func() { close(stop) })
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	_ = ctx
+	return w
+}
+
+func (w *watcher) onPlacement(p *clusterv1beta1.Placement) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.selected[p.Name] = p.Status.NumberOfSelectedClusters
+	w.judge(p.Name)
+}
+
+func (w *watcher) onDecision(d *clusterv1beta1.PlacementDecision, deleted bool) {
+	p := d.Labels[clusterv1beta1.PlacementLabel]
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pages[p] == nil {
+		w.pages[p] = map[string][]string{}
+	}
+	for _, c := range w.pages[p][d.Name] {
+		delete(w.holders[c], p)
+	}
+	delete(w.pages[p], d.Name)
+	if !deleted {
+		for _, cd := range d.Status.Decisions {
+			w.pages[p][d.Name] = append(w.pages[p][d.Name], cd.ClusterName)
+			if w.holders[cd.ClusterName] == nil {
+				w.holders[cd.ClusterName] = map[string]bool{}
+			}
+			w.holders[cd.ClusterName][p] = true
+		}
+	}
+	w.judge(p)
+}
+
+// judge records whether the placement reports wanted clusters and its
+// decisions list that many.
+func (w *watcher) judge(p string) {
+	n := 0
+	for _, cs := range w.pages[p] {
+		n += len(cs)
+	}
+	if w.selected[p] == wanted && n == wanted {
+		w.isDone[p] = true
+	} else {
+		delete(w.isDone, p)
+	}
+}
+
+// view is what the watcher saw at one time.
+type view struct{ w *watcher }
+
+func (w *watcher) snapshot() *view { return &view{w} }
+
+// done counts the placements done.
+func (v *view) done() int {
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	return len(v.w.isDone)
+}
+
+// holding counts the placements whose decisions hold the cluster.
+func (v *view) holding(cluster string) int {
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	return len(v.w.holders[cluster])
+}
+
+// mostSelected is the cluster the most placements hold, and how many.
+func (v *view) mostSelected() (string, int) {
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	best, most := "", -1
+	for c, ps := range v.w.holders {
+		if n := len(ps); n > most || n == most && c < best {
+			best, most = c, n
+		}
+	}
+	return best, most
+}
+
+// until samples the view every 20 ms until ok says so or the timeout.
+func (w *watcher) until(ctx context.Context, timeout time.Duration, ok func(*view) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond) // a benchmark's sampling interval, not a test's synchronisation
+	defer tick.Stop()
+	for {
+		if ok(w.snapshot()) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
