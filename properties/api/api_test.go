@@ -31,7 +31,7 @@ func TestBound(t *testing.T) {
 			wantKept: MaxClaims, wantFirst: ClaimKubeVersion, wantDropped: []string{"user-19", "user-20"},
 		},
 		"a value too long is dropped": {
-			user: []Claim{{Name: "big", Value: strings.Repeat("x", MaxClaimValueLength+1)}, {Name: "ok", Value: "y"}},
+			user:     []Claim{{Name: "big", Value: strings.Repeat("x", MaxClaimValueLength+1)}, {Name: "ok", Value: "y"}},
 			wantKept: 1, wantFirst: "ok", wantDropped: []string{"big"},
 		},
 		"a user claim cannot shadow an own one": {

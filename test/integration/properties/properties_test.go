@@ -18,14 +18,16 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
 )
 
-func objectMeta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+func objectMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
 
 func newCluster(name string) *clusterv1.ManagedCluster {
 	return &clusterv1.ManagedCluster{ObjectMeta: objectMeta("", name), Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
