@@ -6,6 +6,7 @@ package builtin
 
 import (
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/health"
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/work"
 )
@@ -16,5 +17,6 @@ func All() []addons.Addon {
 	return []addons.Addon{
 		work.Addon(),
 		properties.Addon(),
+		health.Addon(),
 	}
 }

@@ -24,3 +24,11 @@ const (
 	ReasonNodesNotReady        = "NodesNotReady"
 	ReasonWorkloadsUnavailable = "WorkloadsUnavailable"
 )
+
+// ConfigMaps in the cluster namespace on the hub (addons/report): the
+// agent writes ReportName; the hub half writes ConfigName, the settings
+// resolved from the addon's AddOnDeploymentConfig, which the agent reads.
+const (
+	ReportName = "health-report"
+	ConfigName = "health-config"
+)
