@@ -45,6 +45,6 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	return errors.Join(
 		(&healthconfig.Reconciler{Client: mgr.GetClient(), Kube: kube}).SetupWithManager(mgr, opts.Workers),
-		(&clusterhealth.Reconciler{Client: mgr.GetClient(), Reports: reports, Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
+		(&clusterhealth.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, reports, opts.Workers),
 	)
 }

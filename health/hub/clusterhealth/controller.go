@@ -25,14 +25,16 @@ import (
 // Reconciler keeps clusters' health condition and taint.
 type Reconciler struct {
 	Client client.Client
-	// Reports is the cache of the addon's ConfigMaps (reports, settings).
-	Reports  cache.Cache
+	// Reports reads the addon's ConfigMaps: the cache SetupWithManager
+	// watches them through.
+	Reports  client.Reader
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
 }
 
 // SetupWithManager registers the controller.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
+	r.Reports = reports
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
@@ -42,7 +44,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("health-cluster").
 		For(&clusterv1.ManagedCluster{}).
-		WatchesRawSource(source.Kind(r.Reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetName() != api.AddonName {
 				return nil

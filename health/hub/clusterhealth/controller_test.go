@@ -41,7 +41,7 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	f.hub = fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1.ManagedCluster{}).
 		WithInterceptorFuncs(interceptor.Funcs{Patch: fieldpatch.AsAPIServer}).Build()
 	f.reports = fake.NewClientBuilder().WithScheme(s).Build()
-	f.r = &Reconciler{Client: f.hub, Reports: fakeCache{f.reports}, Recorder: f.rec, Clock: f.clock}
+	f.r = &Reconciler{Client: f.hub, Reports: f.reports, Recorder: f.rec, Clock: f.clock}
 	return f
 }
 

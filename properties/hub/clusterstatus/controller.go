@@ -30,20 +30,22 @@ const (
 // Reconciler reflects reports into ManagedClusters.
 type Reconciler struct {
 	Client client.Client
-	// Reports is the cache of the addon's report ConfigMaps.
-	Reports  cache.Cache
+	// Reports reads the addon's ConfigMaps: the cache SetupWithManager
+	// watches them through.
+	Reports  client.Reader
 	Recorder events.EventRecorder
 }
 
 // SetupWithManager registers the controller.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
+	r.Reports = reports
 	byNamespace := func(_ context.Context, obj client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("properties-cluster-status").
 		For(&clusterv1.ManagedCluster{}).
-		WatchesRawSource(source.Kind(r.Reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetName() != api.AddonName {
 				return nil

@@ -94,7 +94,7 @@ func TestReconcile(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 				WithStatusSubresource(&clusterv1.ManagedCluster{}, &addonv1alpha1.ManagedClusterAddOn{}).Build()
 			rec := events.NewFakeRecorder(10)
-			r := &Reconciler{Client: c, Reports: fakeCache{fake.NewClientBuilder().WithScheme(s).WithObjects(reports...).Build()}, Recorder: rec}
+			r := &Reconciler{Client: c, Reports: fake.NewClientBuilder().WithScheme(s).WithObjects(reports...).Build(), Recorder: rec}
 			if _, err := r.Reconcile(context.Background(), reconcileRequest("c1")); err != nil {
 				t.Fatal(err)
 			}
