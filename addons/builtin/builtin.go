@@ -6,12 +6,19 @@ package builtin
 
 import (
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/health"
 	"github.com/corral-dev/corral/placement"
+	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/work"
 )
 
 // All returns the built-in addons, in the order they are listed and
 // started.
 func All() []addons.Addon {
-	return []addons.Addon{work.Addon(), placement.Addon()}
+	return []addons.Addon{
+		work.Addon(),
+		placement.Addon(),
+		properties.Addon(),
+		health.Addon(),
+	}
 }

@@ -27,6 +27,12 @@ func Install(ctx context.Context, cfg *rest.Config, names ...string) error {
 			return fmt.Errorf("installing CRDs %v: not all of them are known", names)
 		}
 	}
+	return Apply(ctx, cfg, all...)
+}
+
+// Apply creates or updates crds — CRDs from elsewhere than the api module
+// too, such as an addon's — and waits until each is Established.
+func Apply(ctx context.Context, cfg *rest.Config, all ...*apiextensionsv1.CustomResourceDefinition) error {
 	client, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return err

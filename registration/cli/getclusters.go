@@ -17,7 +17,9 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	healthapi "github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/output"
+	propertiesapi "github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
@@ -39,7 +41,7 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "clusters [NAME...]",
 		Aliases: []string{"cluster", "managedclusters"},
-		Short:   "List the hub's clusters: accepted, joined, available, sets, taints",
+		Short:   "List the hub's clusters: accepted, joined, available, health, version, nodes, capacity, sets, taints",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
@@ -147,14 +149,55 @@ func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, sets ma
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tACCEPTED\tJOINED\tAVAILABLE\tAGE\tSETS\tTAINTS")
+	fmt.Fprintln(tw, "NAME\tACCEPTED\tJOINED\tAVAILABLE\tHEALTH\tVERSION\tNODES\tCPU\tMEMORY\tAGE\tSETS\tTAINTS")
 	for _, mc := range clusters {
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
+		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
+			health(mc.Status.Conditions), orDash(mc.Status.Version.Kubernetes), orDash(claim(mc.Status.ClusterClaims, propertiesapi.ClaimNodes)),
+			quantity(mc.Status.Capacity, clusterv1.ResourceCPU), quantity(mc.Status.Capacity, clusterv1.ResourceMemory),
 			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), joinOrDash(sets[mc.Name]), taints(mc.Spec.Taints))
 	}
 	_ = tw.Flush()
+}
+
+// health is the health addon's verdict: Healthy, the reason it is not,
+// Unknown, or - when the addon does not run on the cluster.
+func health(conditions []metav1.Condition) string {
+	c := meta.FindStatusCondition(conditions, healthapi.ConditionHealthy)
+	switch {
+	case c == nil:
+		return "-"
+	case c.Status == metav1.ConditionTrue:
+		return "Healthy"
+	case c.Status == metav1.ConditionFalse:
+		return c.Reason
+	}
+	return string(c.Status)
+}
+
+func claim(claims []clusterv1.ManagedClusterClaim, name string) string {
+	for _, c := range claims {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func quantity(l clusterv1.ResourceList, name clusterv1.ResourceName) string {
+	q, ok := l[name]
+	if !ok {
+		return "-"
+	}
+	return q.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func conditionStatus(conditions []metav1.Condition, typ string) string {

@@ -6,8 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	healthapi "github.com/corral-dev/corral/health/api"
+	propertiesapi "github.com/corral-dev/corral/properties/api"
 )
 
 func TestPrintClusterTable(t *testing.T) {
@@ -17,15 +21,24 @@ func TestPrintClusterTable(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: "c1", CreationTimestamp: metav1.NewTime(now.Add(-90 * time.Minute)),
 				Labels: map[string]string{"cluster.open-cluster-management.io/clusterset": "prod"}},
 			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
-			Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
-				{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue},
-				{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue},
-			}},
+			Status: clusterv1.ManagedClusterStatus{
+				Conditions: []metav1.Condition{
+					{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue},
+					{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue},
+					{Type: healthapi.ConditionHealthy, Status: metav1.ConditionTrue, Reason: healthapi.ReasonHealthy},
+				},
+				Version:       clusterv1.ManagedClusterVersion{Kubernetes: "v1.35.4"},
+				ClusterClaims: []clusterv1.ManagedClusterClaim{{Name: propertiesapi.ClaimNodes, Value: "3"}},
+				Capacity:      clusterv1.ResourceList{clusterv1.ResourceCPU: resource.MustParse("12"), clusterv1.ResourceMemory: resource.MustParse("48Gi")},
+			},
 		},
 		{
 			ObjectMeta: metav1.ObjectMeta{Name: "c2", CreationTimestamp: metav1.NewTime(now.Add(-2 * time.Minute))},
 			Spec: clusterv1.ManagedClusterSpec{Taints: []clusterv1.Taint{
 				{Key: clusterv1.ManagedClusterTaintUnreachable, Effect: clusterv1.TaintEffectNoSelect},
+			}},
+			Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
+				{Type: healthapi.ConditionHealthy, Status: metav1.ConditionFalse, Reason: healthapi.ReasonReportStale},
 			}},
 		},
 	}
@@ -33,9 +46,9 @@ func TestPrintClusterTable(t *testing.T) {
 	PrintClusterTable(&out, clusters, map[string][]string{"c1": {"global", "prod"}}, now)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"NAME", "ACCEPTED", "JOINED", "AVAILABLE", "AGE", "SETS", "TAINTS"},
-		{"c1", "true", "True", "True", "90m", "global,prod", "-"},
-		{"c2", "false", "-", "-", "2m", "-", "unreachable:NoSelect"},
+		{"NAME", "ACCEPTED", "JOINED", "AVAILABLE", "HEALTH", "VERSION", "NODES", "CPU", "MEMORY", "AGE", "SETS", "TAINTS"},
+		{"c1", "true", "True", "True", "Healthy", "v1.35.4", "3", "12", "48Gi", "90m", "global,prod", "-"},
+		{"c2", "false", "-", "-", "ReportStale", "-", "-", "-", "-", "2m", "-", "unreachable:NoSelect"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())

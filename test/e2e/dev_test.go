@@ -89,6 +89,21 @@ var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Order
 		Expect(r.out).To(ContainSubstring("cluster1"))
 	})
 
+	It("runs the properties and health addons: get clusters shows each cluster Healthy with its version, nodes and capacity, and it has a ClusterProfile", func() {
+		for _, cluster := range []string{"cluster1", "cluster2"} {
+			Eventually(func(g Gomega) {
+				r := corral(cliTimeout, "get", "clusters", cluster, "--kubeconfig", hubKubeconfig)
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				// NAME ACCEPTED JOINED AVAILABLE HEALTH VERSION NODES CPU MEMORY …
+				g.Expect(r.out).To(MatchRegexp(`(?m)^%s\s+true\s+True\s+True\s+Healthy\s+v1\.\d+\.\d+\S*\s+[1-9]\d*\s+\d+\S*\s+\d+\S*\s`, cluster))
+			}).WithTimeout(3*time.Minute).WithPolling(2*time.Second).Should(Succeed(), "the health and properties of %s", cluster)
+			r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "clusterprofiles.multicluster.x-k8s.io", cluster,
+				"-o", `jsonpath={.status.conditions[?(@.type=="ControlPlaneHealthy")].status}`)
+			Expect(r.code).To(Equal(0), "%s", r)
+			Expect(r.out).To(Equal("True"))
+		}
+	})
+
 	It("delivers a ManifestWork made on the hub to cluster1 through the work addon", func() {
 		manifest := filepath.Join(GinkgoT().TempDir(), "work.yaml")
 		Expect(os.WriteFile(manifest, []byte(`apiVersion: work.open-cluster-management.io/v1

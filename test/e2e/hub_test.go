@@ -97,7 +97,7 @@ spec: {hubAcceptsClient: true, leaseDurationSeconds: 60}
 	It("corral get clusters lists it, as a table and as JSON", func() {
 		r := corral(cliTimeout, "get", "clusters", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
-		Expect(r.out).To(MatchRegexp(`(?m)^NAME\s+ACCEPTED\s+JOINED\s+AVAILABLE\s+AGE\s+SETS\s+TAINTS$`))
+		Expect(r.out).To(MatchRegexp(`(?m)^NAME\s+ACCEPTED\s+JOINED\s+AVAILABLE\s+HEALTH\s+VERSION\s+NODES\s+CPU\s+MEMORY\s+AGE\s+SETS\s+TAINTS$`))
 		Expect(r.out).To(MatchRegexp(`(?m)^e2e-c1\s+true\s`))
 
 		r = corral(cliTimeout, "get", "clusters", "e2e-c1", "-o", "json", "--kubeconfig", hubKubeconfig)

@@ -1,0 +1,69 @@
+package api
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+)
+
+func vars(kv ...string) []addonv1alpha1.CustomizedVariable {
+	var out []addonv1alpha1.CustomizedVariable
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, addonv1alpha1.CustomizedVariable{Name: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func TestParseSettings(t *testing.T) {
+	cases := map[string]struct {
+		vars    []addonv1alpha1.CustomizedVariable
+		want    Settings
+		wantErr []string
+	}{
+		"none: the defaults": {want: DefaultSettings()},
+		"all set": {
+			vars: vars(VarProbeInterval, "5s", VarStaleAfter, "20s", VarMinReadyNodeShare, "0.75", VarWorkloads, "Deployment/kube-system/coredns, DaemonSet/kube-system/proxy", "other", "x"),
+			want: Settings{ProbeInterval: Duration{5 * time.Second}, StaleAfter: Duration{20 * time.Second}, MinReadyNodeShare: 0.75,
+				Workloads: []WorkloadRef{{KindDeployment, "kube-system", "coredns"}, {KindDaemonSet, "kube-system", "proxy"}}},
+		},
+		"staleAfter follows the interval": {
+			vars: vars(VarProbeInterval, "10s"),
+			want: Settings{ProbeInterval: Duration{10 * time.Second}, StaleAfter: Duration{30 * time.Second}, MinReadyNodeShare: DefaultMinReadyNodeShare},
+		},
+		"a negative interval":             {vars: vars(VarProbeInterval, "-5s"), wantErr: []string{`probeInterval "-5s" is not a positive duration`}},
+		"an interval that is no duration": {vars: vars(VarProbeInterval, "often"), wantErr: []string{`probeInterval "often"`}},
+		"an unknown workload kind": {
+			vars:    vars(VarWorkloads, "StatefulSet/db/postgres"),
+			wantErr: []string{`"StatefulSet/db/postgres" has kind "StatefulSet", which is not supported: use Deployment or DaemonSet`},
+		},
+		"a malformed workload":        {vars: vars(VarWorkloads, "Deployment/web"), wantErr: []string{`"Deployment/web" is not Kind/namespace/name`}},
+		"a share above one":           {vars: vars(VarMinReadyNodeShare, "1.5"), wantErr: []string{`minReadyNodeShare "1.5" is not a share`}},
+		"stale before the next probe": {vars: vars(VarProbeInterval, "1m", VarStaleAfter, "30s"), wantErr: []string{"staleAfter 30s is not longer than probeInterval 1m0s"}},
+		"every problem at once": {
+			vars:    vars(VarProbeInterval, "-1s", VarWorkloads, "Job/a/b"),
+			wantErr: []string{"probeInterval", "Job"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseSettings(tc.vars)
+			if len(tc.wantErr) > 0 {
+				for _, want := range tc.wantErr {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("error %v does not say %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package clusterhealth
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/corral-dev/corral/health/api"
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// Reconciler keeps clusters' health condition and taint.
+type Reconciler struct {
+	Client client.Client
+	// Reports reads the addon's ConfigMaps: the cache SetupWithManager
+	// watches them through.
+	Reports  client.Reader
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
+	r.Reports = reports
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	byNamespace := func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("health-cluster").
+		For(&clusterv1.ManagedCluster{}).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			if obj.GetName() != api.AddonName {
+				return nil
+			}
+			return byNamespace(ctx, obj)
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// conflictRetry is how soon a taint write that lost a race looks again.
+const conflictRetry = 200 * time.Millisecond
+
+type scope struct {
+	name     string
+	cluster  *clusterv1.ManagedCluster
+	enabled  bool
+	report   *api.Report
+	settings api.Settings
+	// stale is how long until the report goes stale.
+	stale time.Duration
+}
+
+// Reconcile keeps one cluster's health condition and taint.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return corralreconcile.Run(ctx, &scope{name: req.Name},
+		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
+		corralreconcile.Step[*scope]{Name: "condition", Run: r.updateCondition},
+		corralreconcile.Step[*scope]{Name: "taint", Run: r.updateTaint},
+	)
+}

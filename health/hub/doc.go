@@ -1,0 +1,5 @@
+// Package hub is the health addon's hub half: SetupWithManager registers
+// healthconfig (the addon's AddOnDeploymentConfig resolved, validated and
+// handed to the agent) and clusterhealth (the agent's report judged into
+// the ManagedCluster's condition and taint) with the hub's manager.
+package hub

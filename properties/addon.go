@@ -1,0 +1,57 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes"
+	"open-cluster-management.io/addon-framework/pkg/lease"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/properties/agent"
+	"github.com/corral-dev/corral/properties/api"
+	"github.com/corral-dev/corral/properties/hub"
+)
+
+// ClusterClaimCRD names the CRD the agent writes claims into on the
+// managed cluster.
+const ClusterClaimCRD = "clusterclaims.cluster.open-cluster-management.io"
+
+// Addon is the properties addon with its defaults.
+func Addon() addons.Addon { return AddonWith(hub.Options{}) }
+
+// AddonWith is the properties addon whose hub half runs with opts (the
+// ClusterProfiles' namespace).
+func AddonWith(opts hub.Options) addons.Addon {
+	return addons.Addon{
+		Name:        api.AddonName,
+		Description: "reports each cluster's version, capacity, platform and region as ClusterClaims; a ClusterProfile per cluster",
+		// The agent reads and writes its report, a ConfigMap in its
+		// cluster namespace; it cannot touch anything else there.
+		HubRules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
+		},
+		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) },
+		RunAgent: runAgent,
+	}
+}
+
+// runAgent installs the ClusterClaim CRD on the managed cluster, then
+// runs the agent and renews the addon's lease while it runs.
+func runAgent(ctx context.Context, env addons.AgentEnv) error {
+	kube, err := kubernetes.NewForConfig(env.Managed)
+	if err != nil {
+		return fmt.Errorf("building the managed cluster's client: %w", err)
+	}
+	if err := crds.Install(ctx, env.Managed, ClusterClaimCRD); err != nil {
+		return fmt.Errorf("installing the %s CRD on the managed cluster: %w", ClusterClaimCRD, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go lease.NewLeaseUpdater(kube, api.AddonName, env.InstallNamespace).Start(ctx)
+	return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+}

@@ -1,0 +1,74 @@
+package clusterstatus
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/properties/api"
+)
+
+// Condition of the properties ManagedClusterAddOn, and its reasons.
+const (
+	ConditionClaimsWithinLimits = "ClaimsWithinLimits"
+	ReasonClaimsWithinLimits    = "ClaimsWithinLimits"
+	ReasonClaimsTruncated       = "ClaimsTruncated"
+)
+
+// Reconciler reflects reports into ManagedClusters.
+type Reconciler struct {
+	Client client.Client
+	// Reports reads the addon's ConfigMaps: the cache SetupWithManager
+	// watches them through.
+	Reports  client.Reader
+	Recorder events.EventRecorder
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
+	r.Reports = reports
+	byNamespace := func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("properties-cluster-status").
+		For(&clusterv1.ManagedCluster{}).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			if obj.GetName() != api.AddonName {
+				return nil
+			}
+			return byNamespace(ctx, obj)
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// scope is one reconcile's state.
+type scope struct {
+	name              string
+	cluster, original *clusterv1.ManagedCluster
+	addon             *addonv1alpha1.ManagedClusterAddOn
+	report            *api.Report
+}
+
+// Reconcile reflects the cluster's report.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return corralreconcile.Run(ctx, &scope{name: req.Name},
+		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
+		corralreconcile.Step[*scope]{Name: "reflect status", Run: r.reflectStatus},
+		corralreconcile.Step[*scope]{Name: "report truncation", Run: r.reportTruncation},
+	)
+}

@@ -1,0 +1,49 @@
+package clusterstatus
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons/report"
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/properties/api"
+)
+
+// load reads the cluster, its properties addon and its report; it stops
+// the list when any is missing or the cluster is going.
+func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
+		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return corralreconcile.StopList, nil
+	}
+	s.cluster, s.original = cluster, cluster.DeepCopy()
+	addon := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon); err != nil {
+		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	}
+	if !addon.DeletionTimestamp.IsZero() {
+		return corralreconcile.StopList, nil
+	}
+	s.addon = addon
+	cm := &corev1.ConfigMap{}
+	if err := r.Reports.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.ReportName}, cm); err != nil {
+		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	}
+	rep := &api.Report{}
+	if err := report.Decode(cm, rep); err != nil {
+		// The agent's to fix: nothing here changes until it writes again.
+		ctrl.LoggerFrom(ctx).Error(err, "Ignoring an unreadable properties report", "cluster", s.name)
+		return corralreconcile.StopList, nil
+	}
+	s.report = rep
+	return corralreconcile.Continue, nil
+}

@@ -1,0 +1,116 @@
+// Package health_test runs the health addon's two halves against two real
+// API servers: the agent (agent.Run, with no more than the addon's
+// HubRules on the hub) probing a managed cluster through a proxy the
+// suite can cut, and the hub half as `corral hub` runs it (the addon
+// manager's SetupWithManager with the lifecycle, which resolves the
+// addon's AddOnDeploymentConfig, and the addon's SetupHub).
+package health_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/manager"
+	"github.com/corral-dev/corral/health"
+	"github.com/corral-dev/corral/health/agent"
+	"github.com/corral-dev/corral/health/api"
+	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+	registrationhub "github.com/corral-dev/corral/registration/hub"
+)
+
+func TestHealth(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "health addon")
+}
+
+const (
+	timeout     = 60 * time.Second
+	clusterName = "cluster1"
+	configName  = "health-settings"
+)
+
+var (
+	hubCluster, managedCluster *localcluster.Cluster
+	hubClient, managed         client.Client
+	kube                       kubernetes.Interface
+	// identity is the addon agent's hub identity.
+	identity *rest.Config
+	// apiProxy stands between the agent and the managed API server.
+	apiProxy *proxy
+	// stopAgent stops the running agent.
+	stopAgent func(time.Duration) error
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	ctrl.SetLogger(GinkgoLogr)
+	var err error
+	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(hubCluster.Stop)
+	DeferCleanup(managedCluster.Stop)
+	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, addonv1alpha1.Install} {
+		Expect(add(scheme)).To(Succeed())
+	}
+	hubClient, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	managed, err = client.New(managedCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
+
+	By("registering the cluster, and enabling the addon with a config that probes every second")
+	Expect(hubClient.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: objectMeta("", clusterName), Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})).To(Succeed())
+	Expect(hubClient.Create(ctx, namespace(clusterName))).To(Succeed())
+	Expect(hubClient.Create(ctx, &addonv1alpha1.AddOnDeploymentConfig{ObjectMeta: objectMeta(clusterName, configName), Spec: addonv1alpha1.AddOnDeploymentConfigSpec{
+		CustomizedVariables: baseVars(),
+	}})).To(Succeed())
+	Expect(hubClient.Create(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(clusterName, api.AddonName), Spec: addonv1alpha1.ManagedClusterAddOnSpec{
+		Configs: []addonv1alpha1.AddOnConfig{{
+			ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupName, Resource: "addondeploymentconfigs"},
+			ConfigReferent:      addonv1alpha1.ConfigReferent{Namespace: clusterName, Name: configName},
+		}},
+	}})).To(Succeed())
+
+	By("running the hub half as corral hub does")
+	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{health.Addon()}, Lifecycle: true})).To(Succeed())
+	stopHub := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
+
+	By("running the agent as the addon's hub identity, through a proxy to the managed API server")
+	identity, err = testenv.AddonIdentity(ctx, hubCluster.Config, clusterName, health.Addon())
+	Expect(err).NotTo(HaveOccurred())
+	apiProxy, err = startProxy(managedCluster.Config.Host)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(apiProxy.Close)
+	startAgent()
+	DeferCleanup(func() { Expect(stopAgent(timeout)).To(Succeed()) })
+}, NodeTimeout(localcluster.DefaultStartTimeout+120e9))
+
+// startAgent runs the agent, until stopAgent.
+func startAgent() {
+	probed := rest.CopyConfig(managedCluster.Config)
+	probed.Host = apiProxy.URL()
+	stopAgent = testenv.Go(context.Background(), func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{ClusterName: clusterName, Hub: identity, Managed: probed})
+	})
+}

@@ -1,0 +1,96 @@
+// Package properties_test runs the properties addon's two halves against
+// two real API servers: the agent (agent.Run, with no more than the
+// addon's HubRules on the hub) collecting from a managed cluster and
+// reporting into its cluster namespace, and the hub half
+// (hub.SetupWithManager, as `corral hub` runs it) reflecting the report
+// into the ManagedCluster and keeping ClusterProfiles.
+package properties_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/properties"
+	"github.com/corral-dev/corral/properties/agent"
+	"github.com/corral-dev/corral/properties/api"
+	"github.com/corral-dev/corral/properties/hub"
+	registrationhub "github.com/corral-dev/corral/registration/hub"
+)
+
+func TestProperties(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "properties addon")
+}
+
+const (
+	timeout     = 60 * time.Second
+	clusterName = "cluster1"
+	// profileNamespace is not the default: the namespace is configurable.
+	profileNamespace = "inventory"
+	interval         = time.Second
+)
+
+var (
+	hubCluster, managedCluster *localcluster.Cluster
+	hubClient, managed         client.Client
+	kube                       kubernetes.Interface
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	ctrl.SetLogger(GinkgoLogr)
+	var err error
+	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(hubCluster.Stop)
+	DeferCleanup(managedCluster.Stop)
+	Expect(crds.Install(ctx, hubCluster.Config)).To(Succeed())
+	Expect(crds.Install(ctx, managedCluster.Config, properties.ClusterClaimCRD)).To(Succeed())
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, clusterv1alpha1.Install, addonv1alpha1.Install, cpv1alpha1.AddToScheme} {
+		Expect(add(scheme)).To(Succeed())
+	}
+	hubClient, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
+	managed, err = client.New(managedCluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	By("registering the cluster and enabling the addon on it")
+	Expect(hubClient.Create(ctx, newCluster(clusterName))).To(Succeed())
+	Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", clusterName)})).To(Succeed())
+	Expect(hubClient.Create(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(clusterName, api.AddonName)})).To(Succeed())
+
+	By("running the hub half")
+	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(hub.SetupWithManager(mgr, hub.Options{ProfileNamespace: profileNamespace})).To(Succeed())
+	stopHub := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
+
+	By("running the agent as the addon's hub identity")
+	identity, err := testenv.AddonIdentity(ctx, hubCluster.Config, clusterName, properties.Addon())
+	Expect(err).NotTo(HaveOccurred())
+	stopAgent := testenv.Go(context.Background(), func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{ClusterName: clusterName, Hub: identity, Managed: managedCluster.Config, Interval: interval})
+	})
+	DeferCleanup(func() { Expect(stopAgent(timeout)).To(Succeed()) })
+}, NodeTimeout(localcluster.DefaultStartTimeout+120e9))
