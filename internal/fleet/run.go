@@ -31,6 +31,9 @@ type Options struct {
 	// Addons are the built-in addons enabled on every managed cluster once
 	// it is accepted (SelectAddons picks them).
 	Addons []addons.Addon
+	// NoSample skips the sample app (deploySample), which a fleet with the
+	// work and placement addons otherwise ends with.
+	NoSample bool
 	// Progress receives one line per step.
 	Progress io.Writer
 }
@@ -90,6 +93,12 @@ func Run(ctx context.Context, opts Options) error {
 	if err := enableFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {
 		return fail(state, errors.Join(err, stop()))
 	}
+	state.Sample = !opts.NoSample && wantsSample(opts)
+	if state.Sample {
+		if err := deployFleetSample(regCtx, clusters[0], clusters[1:], opts.Progress); err != nil {
+			return fail(state, errors.Join(err, stop()))
+		}
+	}
 	state.Phase = PhaseRunning
 	if err := errors.Join(state.write(), writeHowto(opts.Dir, state)); err != nil {
 		return errors.Join(err, stop())
@@ -124,6 +133,23 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 		names[i] = m.Name
 	}
 	return enableAddons(ctx, hub, names, opts.Addons, addonManagerTimeout, opts.Progress)
+}
+
+// deployFleetSample deploys the sample app on the managed clusters.
+func deployFleetSample(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer) error {
+	scheme, err := sampleScheme()
+	if err != nil {
+		return err
+	}
+	hub, err := client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(managed))
+	for i, m := range managed {
+		names[i] = m.Name
+	}
+	return deploySample(ctx, hub, names, progress)
 }
 
 // fail records that the fleet did not start, and why.
@@ -208,6 +234,11 @@ func Howto(state *State) string {
 	}
 	corral := corralCommand()
 	s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corral, hub.Kubeconfig)
+	if state.Sample {
+		s += fmt.Sprintf("# The sample app: where it runs, why there, and the addons that put it there:\n"+
+			"%[1]s work get %[2]s --kubeconfig %[3]s\n%[1]s placement explain %[4]s/%[2]s --kubeconfig %[3]s\n%[1]s addon list --kubeconfig %[3]s\n\n",
+			corral, SampleApp, hub.Kubeconfig, SampleNamespace)
+	}
 	s += fmt.Sprintf("# What runs, and stopping it:\n%s dev status --dir %s\n%s dev down --dir %s\n", corral, state.Dir, corral, state.Dir)
 	return s
 }

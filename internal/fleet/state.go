@@ -44,6 +44,8 @@ type State struct {
 	Message    string         `json:"message,omitempty"`
 	Started    time.Time      `json:"started"`
 	Clusters   []ClusterState `json:"clusters"`
+	// Sample says the fleet deploys the sample app (SampleApp).
+	Sample bool `json:"sample,omitempty"`
 }
 
 // ClusterState is one cluster of a fleet.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
 
 	"github.com/corral-dev/corral/internal/localcluster"
 )
@@ -64,7 +65,7 @@ func TestReadStateErrors(t *testing.T) {
 		wantErr []string
 	}{
 		"no fleet.json": {wantIs: ErrNoFleet, wantErr: []string{"no fleet in"}},
-		"damaged json":  {content: ptr(`{"dir": `), wantErr: []string{"fleet.json is damaged", "remove"}},
+		"damaged json":  {content: ptr.To(`{"dir": `), wantErr: []string{"fleet.json is damaged", "remove"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -92,5 +93,3 @@ func TestReadStateErrors(t *testing.T) {
 		})
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

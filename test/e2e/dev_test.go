@@ -104,6 +104,24 @@ var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Order
 		}
 	})
 
+	It("ends dev up with the sample app: a Placement and a ManifestWorkReplicaSet run a Deployment on both clusters, its readyReplicas fed back", func() {
+		Expect(up.out).To(ContainSubstring("sample app: ready on 2 of 2 clusters"))
+		Expect(up.out).To(MatchRegexp(`(?m)^cluster2\s+hello\s+Deployment default/hello\s+True\s+True\s+.*ReadyReplicas=2`))
+		Expect(os.ReadFile(filepath.Join(dir, "HOWTO.txt"))).To(ContainSubstring("placement explain default/hello"))
+		for _, cluster := range []string{"cluster1", "cluster2"} {
+			r := kubectl(filepath.Join(dir, cluster, "kubeconfig"), "-n", "default", "get", "deployment", "hello",
+				"-o", `jsonpath={.status.conditions[?(@.type=="Available")].status} {.status.readyReplicas}`)
+			Expect(r.code).To(Equal(0), "%s", r)
+			Expect(r.out).To(Equal("True 2"), "the sample Deployment on %s", cluster)
+		}
+		r := corral(cliTimeout, "work", "get", "hello", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(MatchRegexp(`(?m)^cluster1\s+hello\s+Deployment default/hello\s+True\s+True\s+.*ReadyReplicas=2`))
+		r = corral(cliTimeout, "placement", "explain", "default/hello", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("cluster2"))
+	})
+
 	It("delivers a ManifestWork made on the hub to cluster1 through the work addon", func() {
 		manifest := filepath.Join(GinkgoT().TempDir(), "work.yaml")
 		Expect(os.WriteFile(manifest, []byte(`apiVersion: work.open-cluster-management.io/v1
@@ -256,7 +274,7 @@ var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() 
 
 	BeforeAll(func() {
 		dir = newFleetDir()
-		startFleet(dir, "--clusters", "1")
+		startFleet(dir, "--clusters", "1", "--no-sample-app")
 	})
 
 	It("loses every component process too", func() {
@@ -279,7 +297,7 @@ var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() 
 	})
 
 	It("dev up starts again, removing the data of the clusters that did not shut down cleanly", func() {
-		r := corral(upTimeout, "dev", "up", "--clusters", "1", "--dir", dir)
+		r := corral(upTimeout, "dev", "up", "--clusters", "1", "--no-sample-app", "--dir", dir)
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(ContainSubstring("did not shut down cleanly"))
 		Expect(r.out).To(ContainSubstring("removing the data"))

@@ -87,7 +87,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	for i := range list.Items {
 		list.Items[i].APIVersion, list.Items[i].Kind = workv1.GroupVersion.String(), "ManifestWork"
 	}
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works) })
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) { PrintTable(w, works) })
 }
 
 // list finds the works asked for, sorted by cluster and name; none is an
@@ -121,8 +121,9 @@ func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 	return works, nil
 }
 
-// printTable prints a line per work and one per resource of it.
-func printTable(out io.Writer, works []workv1.ManifestWork) {
+// PrintTable prints a line per work and one per resource of it, the
+// table of `corral work get`.
+func PrintTable(out io.Writer, works []workv1.ManifestWork) {
 	if len(works) == 0 {
 		fmt.Fprintln(out, "No ManifestWorks found.")
 		return

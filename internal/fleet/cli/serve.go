@@ -49,6 +49,7 @@ func newCmdServe(streams Streams) *cobra.Command {
 	f.StringVar(&o.BinDir, "bin-dir", "", "directory of the Kubernetes binaries")
 	f.BoolVar(&o.Reuse, "reuse", false, "keep data an earlier run left")
 	f.StringSliceVar(&o.AddonNames, "addons", nil, "built-in addons to enable (default: all)")
+	f.BoolVar(&o.NoSample, "no-sample-app", false, "do not deploy the sample app")
 	return cmd
 }
 

@@ -27,6 +27,8 @@ type UpOptions struct {
 	Clusters int
 	Nodes    int
 	Reuse    bool
+	// NoSample skips the sample app.
+	NoSample bool
 	Timeout  time.Duration
 	// Addons are the built-in addons to enable on every managed cluster;
 	// none named means all.
@@ -53,7 +55,10 @@ cluster to the hub and accept it (as 'corral init', 'hub', 'agent' and
 how to reach them; the same lines are in <dir>/HOWTO.txt.
 
 Every built-in addon is enabled on every managed cluster once it is accepted,
-or only those --addons names.
+or only those --addons names. With the work and placement addons, the fleet
+ends with a sample app: a Deployment (default/hello) placed on every managed
+cluster by a Placement and delivered by a ManifestWorkReplicaSet, its status
+printed per cluster (skip it with --no-sample-app).
 
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
@@ -85,6 +90,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
+	f.BoolVar(&o.NoSample, "no-sample-app", o.NoSample, "do not deploy the sample app (a Deployment placed on every managed cluster)")
 	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated (default: all: "+
 		strings.Join(addons.Names(builtinAddons()), ",")+")")
 }
@@ -183,6 +189,9 @@ func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
 		"--nodes", strconv.Itoa(o.Nodes), "--bin-dir", o.binDir}
 	if o.Reuse {
 		args = append(args, "--reuse")
+	}
+	if o.NoSample {
+		args = append(args, "--no-sample-app")
 	}
 	if len(o.Addons) > 0 {
 		args = append(args, "--addons", strings.Join(o.Addons, ","))
