@@ -9,5 +9,6 @@
 //
 // Write creates or updates such a ConfigMap; Read decodes one; NewCache
 // is a hub-side cache of one addon's labelled ConfigMaps only, so a hub
-// half does not cache every ConfigMap of the hub.
+// half does not cache every ConfigMap of the hub; WatchReports has a hub
+// half's ManagedCluster controller follow them.
 package report

@@ -9,10 +9,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // LabelReport marks a ConfigMap as an addon's report or settings; its
@@ -130,4 +136,22 @@ func NewCache(mgr ctrl.Manager, addon string) (cache.Cache, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// WatchReports has a controller of ManagedClusters (b) reconcile a cluster
+// when addon's report in its namespace changes (reports is NewCache's
+// cache) and when addon's ManagedClusterAddOn there does: what a hub half
+// reflecting reports onto clusters watches.
+func WatchReports(b *builder.Builder, reports cache.Cache, addon string) *builder.Builder {
+	toCluster := func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
+	}
+	return b.
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(toCluster))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			if obj.GetName() != addon {
+				return nil
+			}
+			return toCluster(ctx, obj)
+		}))
 }

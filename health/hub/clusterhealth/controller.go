@@ -4,20 +4,15 @@ import (
 	"context"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/corral-dev/corral/addons/report"
 	"github.com/corral-dev/corral/health/api"
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
@@ -38,19 +33,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, wor
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	byNamespace := func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
-	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("health-cluster").
-		For(&clusterv1.ManagedCluster{}).
-		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(byNamespace))).
-		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			if obj.GetName() != api.AddonName {
-				return nil
-			}
-			return byNamespace(ctx, obj)
-		})).
+		For(&clusterv1.ManagedCluster{})
+	return report.WatchReports(b, reports, api.AddonName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }

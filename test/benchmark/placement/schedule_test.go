@@ -51,6 +51,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
 const (
@@ -92,11 +93,11 @@ func benchmarkSchedule(b *testing.B, n int) {
 	f.createWorkload(ctx, b, n)
 	watch := f.watch(ctx, b)
 
-	before := apiWrites(ctx, f.kube)
+	before := measure.APIWrites(ctx, f.kube)
 	b.StartTimer()
 	begin := time.Now()
 	hub := f.startScheduler(b)
-	cpu := newCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
+	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()
@@ -112,14 +113,14 @@ func benchmarkSchedule(b *testing.B, n int) {
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	peak := procStatus(hub.Process.Pid, "VmHWM")
-	used := cpu.used()
+	peak := measure.ProcStatus(hub.Process.Pid, "VmHWM")
+	used := cpu.Used()
 	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
-	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, load())
+	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, measure.Load())
 	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
-	b.Logf("scheduler requests: %s", formatCounts(scrape(f.metrics, "rest_client_requests_total", "method", "code")))
-	b.Logf("API server writes (every client): %s", formatCounts(since(before, apiWrites(ctx, f.kube))))
+	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))
+	b.Logf("API server writes (every client): %s", measure.FormatCounts(writesSince(ctx, f, before)))
 	b.Logf("CPU time: scheduler %v, kube-apiserver %v, etcd %v", used["scheduler"].Round(time.Millisecond),
 		used["kube-apiserver"].Round(time.Millisecond), used["etcd"].Round(time.Millisecond))
 
@@ -141,7 +142,7 @@ func benchmarkSchedule(b *testing.B, n int) {
 	relabel := time.Since(begin)
 	b.ReportMetric(relabel.Seconds(), "s/relabel")
 	b.Logf("relabelling %s, held by %d placements: every affected decision updated in %.3fs", target, affected, relabel.Seconds())
-	b.Logf("scheduler requests: %s", formatCounts(scrape(f.metrics, "rest_client_requests_total", "method", "code")))
+	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))
 }
 
 // fixture is a hub control plane prepared as `corral init` does, with
@@ -461,4 +462,10 @@ func (w *watcher) until(ctx context.Context, timeout time.Duration, ok func(*vie
 		case <-tick.C:
 		}
 	}
+}
+
+// writesSince is every client's API writes since before.
+func writesSince(ctx context.Context, f *fixture, before map[string]int) map[string]int {
+	writes, _ := measure.Since(before, measure.APIWrites(ctx, f.kube))
+	return writes
 }
