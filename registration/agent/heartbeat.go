@@ -30,19 +30,28 @@ const RotateAt = 0.8
 const rotationTimeout = time.Minute
 
 // heartbeat renews the lease and reports status every lease period, and
-// rotates the client certificate when it is due.
+// rotates the client certificate when it is due. A new identity the hub
+// rejects at first (its RBAC is not there yet) is retried within seconds.
 // When the hub rejects the identity RejectedBeats periods in a row (it
 // was denied, or its certificate is no longer trusted), the agent falls
 // back to the bootstrap kubeconfig and asks to join again.
 func (a *Agent) heartbeat(ctx context.Context, s *session) error {
-	ticker := a.opts.Clock.NewTicker(time.Duration(a.opts.LeaseDurationSeconds) * time.Second)
+	period := time.Duration(a.opts.LeaseDurationSeconds) * time.Second
+	ticker := a.opts.Clock.NewTicker(period)
 	defer ticker.Stop()
 	rejected := 0
+	fresh := newFreshness(a.opts.Clock.Now(), period)
 	for {
 		err := a.beat(ctx, s)
+		var soon <-chan time.Time
 		switch {
 		case err == nil:
 			rejected = 0
+			fresh.beaten()
+		case rejectedByHub(err) && fresh.graced(a.opts.Clock.Now()):
+			retry := fresh.retry()
+			log(ctx).V(1).Info("The hub does not let the new identity in yet; retrying shortly", "cluster", s.id.Cluster, "in", retry, "err", err)
+			soon = a.opts.Clock.After(retry)
 		case rejectedByHub(err):
 			rejected++
 			log(ctx).Info("The hub rejected the cluster's identity", "cluster", s.id.Cluster, "times", rejected, "err", err)
@@ -52,6 +61,7 @@ func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 					return err
 				}
 				s, rejected = next, 0
+				fresh = newFreshness(a.opts.Clock.Now(), period)
 				continue
 			}
 		default:
@@ -68,8 +78,41 @@ func (a *Agent) heartbeat(ctx context.Context, s *session) error {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C():
+		case <-soon:
 		}
 	}
+}
+
+// The first retries of a new identity the hub rejects: from
+// freshRetryMin, doubling, never longer than a lease period.
+const freshRetryMin = 500 * time.Millisecond
+
+// freshness tells a new identity's rejections, which the hub's RBAC
+// catching up ends within moments, from a real refusal: until its first
+// heartbeat succeeds, and for one lease period at most, a rejection is
+// retried within seconds and does not count towards RejectedBeats.
+type freshness struct {
+	ends  time.Time
+	next  time.Duration
+	limit time.Duration
+	done  bool
+}
+
+func newFreshness(now time.Time, period time.Duration) *freshness {
+	return &freshness{ends: now.Add(period), next: freshRetryMin, limit: period}
+}
+
+// beaten records a successful heartbeat: the identity is in.
+func (f *freshness) beaten() { f.done = true }
+
+// graced says a rejection at now is still the new identity's.
+func (f *freshness) graced(now time.Time) bool { return !f.done && now.Before(f.ends) }
+
+// retry is how soon to try again after a graced rejection.
+func (f *freshness) retry() time.Duration {
+	d := f.next
+	f.next = min(2*f.next, f.limit)
+	return d
 }
 
 // rotationDue reports whether RotateAt of the certificate's life is over.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -26,5 +27,28 @@ func TestRotationDue(t *testing.T) {
 				t.Errorf("rotationDue at %v = %t, want %t", tc.at, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestFreshnessGracesOnlyANewIdentitysFirstPeriod(t *testing.T) {
+	start := time.Now()
+	period := 4 * time.Second
+	f := newFreshness(start, period)
+	if !f.graced(start.Add(time.Second)) {
+		t.Error("a rejection within the first period of a new identity is not graced")
+	}
+	if f.graced(start.Add(period)) {
+		t.Error("a rejection a whole period after joining is graced")
+	}
+	var waits []time.Duration
+	for range 5 {
+		waits = append(waits, f.retry())
+	}
+	if want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}; !slices.Equal(waits, want) {
+		t.Errorf("retries %v, want %v (doubling, at most a period)", waits, want)
+	}
+	f.beaten()
+	if f.graced(start.Add(time.Second)) {
+		t.Error("a rejection after a successful heartbeat is graced")
 	}
 }

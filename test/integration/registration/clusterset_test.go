@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -135,7 +136,7 @@ func setsShown(ctx context.Context, names ...string) map[string]string {
 	Expect(o.Run(ctx)).To(Succeed())
 	shown := make(map[string]string, len(names))
 	for _, name := range names {
-		shown[name] = tableRow(out.String(), name)[5]
+		shown[name] = tableCell(out.String(), name, "SETS")
 	}
 	return shown
 }
@@ -289,6 +290,17 @@ func mustClusterSet(ctx context.Context, args ...string) string {
 	out, err := corralClusterSet(ctx, args...)
 	Expect(err).NotTo(HaveOccurred(), "corral clusterset %s: %s", strings.Join(args, " "), out)
 	return out
+}
+
+// tableCell returns the cell of column header in the table line that
+// starts with name (every cell before it being one word).
+func tableCell(table, name, header string) string {
+	GinkgoHelper()
+	col := slices.Index(strings.Fields(strings.SplitN(table, "\n", 2)[0]), header)
+	Expect(col).NotTo(BeNumerically("<", 0), "no column %s in:\n%s", header, table)
+	row := tableRow(table, name)
+	Expect(len(row)).To(BeNumerically(">", col), "row %s has no %s cell in:\n%s", name, header, table)
+	return row[col]
 }
 
 // tableRow returns the fields of the table line that starts with name.
