@@ -84,16 +84,26 @@ func (a Addon) Validate() error {
 	return nil
 }
 
+// None, as the only name given to Select, picks no addon: a hub or agent
+// that runs the registration core alone (`--addons none`).
+const None = "none"
+
 // Select picks the named addons out of known, in known's order; no names
-// picks them all. An unknown name is an error listing the known ones.
+// picks them all, and None alone picks none. An unknown name is an error
+// listing the known ones.
 func Select(known []Addon, names []string) ([]Addon, error) {
 	if len(names) == 0 {
 		return known, nil
+	}
+	if slices.Equal(names, []string{None}) {
+		return []Addon{}, nil
 	}
 	var picked []Addon
 	for _, name := range names {
 		i := slices.IndexFunc(known, func(a Addon) bool { return a.Name == name })
 		switch {
+		case name == None:
+			return nil, fmt.Errorf("%q picks no addon, so it cannot be named with others", None)
 		case i < 0 && len(known) == 0:
 			return nil, fmt.Errorf("unknown addon %q: this corral has no built-in addons", name)
 		case i < 0:

@@ -98,7 +98,7 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f)
-	f.StringSliceVar(&o.addonNames, "addons", nil, "built-in addons whose hub halves run here, comma-separated (default: all: "+
+	f.StringSliceVar(&o.addonNames, "addons", nil, "built-in addons whose hub halves run here, comma-separated, or none for the registration core alone (default: all: "+
 		strings.Join(addons.Names(o.builtins), ",")+")")
 	f.BoolVar(&o.noRegistration, "no-registration", false, "run only the named addons' hub halves: no registration controllers, addon lifecycle or webhooks")
 	f.BoolVar(&o.leaderElect, "leader-elect", o.leaderElect, "elect a leader among several copies")

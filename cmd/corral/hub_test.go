@@ -25,6 +25,9 @@ func TestHubAddonFlags(t *testing.T) {
 		"unknown, with no built-ins": {args: []string{"--addons", "work"}, wantErr: `--addons: unknown addon "work": this corral has no built-in addons`},
 		"no registration": {builtins: builtins, args: []string{"--addons", "work,placement", "--no-registration"},
 			wantSelected: []string{"work", "placement"}, wantLeaseID: "corral-hub-addons-work-placement"},
+		"none":                       {builtins: builtins, args: []string{"--addons", "none"}, wantSelected: []string{}, wantLeaseID: "corral-hub"},
+		"none with others":           {builtins: builtins, args: []string{"--addons", "none,work"}, wantErr: `--addons: "none" picks no addon, so it cannot be named with others`},
+		"no registration, none":      {builtins: builtins, args: []string{"--addons", "none", "--no-registration"}, wantErr: "--no-registration runs only the named addons' hub halves"},
 		"no registration, no addons": {args: []string{"--no-registration"}, wantErr: "--no-registration runs only the named addons' hub halves"},
 	}
 	for name, tc := range cases {

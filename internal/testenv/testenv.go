@@ -15,12 +15,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corral-dev/corral/internal/clientgates"
+
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/localcluster"
 )
+
+// The suites run corral's controllers in-process with client-go's gates
+// as the corral binary sets them.
+func init() { clientgates.Set() }
 
 // AssetsEnv is the variable envtest reads for its binaries.
 const AssetsEnv = "KUBEBUILDER_ASSETS"

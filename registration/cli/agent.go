@@ -89,7 +89,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	f.StringVar(&o.ClusterURL, "cluster-url", "", "https address of the managed cluster's API server, for the hub (optional)")
 	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "how often the lease is renewed")
-	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated (default: all: "+
+	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(o.Builtins), ",")+")")
 	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' agent halves, with --hub-kubeconfig as their hub identity")
 	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")

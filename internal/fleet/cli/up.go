@@ -91,7 +91,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
 	f.BoolVar(&o.NoSample, "no-sample-app", o.NoSample, "do not deploy the sample app (a Deployment placed on every managed cluster)")
-	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated (default: all: "+
+	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(builtinAddons()), ",")+")")
 }
 

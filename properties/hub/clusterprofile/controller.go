@@ -2,6 +2,7 @@ package clusterprofile
 
 import (
 	"context"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -30,6 +31,8 @@ type Reconciler struct {
 	// Namespace holds the profiles; DefaultNamespace when empty.
 	Namespace string
 	Clock     clock.PassiveClock
+
+	namespaceMade atomic.Bool // Namespace exists, as far as this controller knows
 }
 
 // SetupWithManager registers the controller.

@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	healthapi "github.com/corral-dev/corral/health/api"
 )
@@ -115,5 +116,31 @@ func TestReconcileDeletesWithTheCluster(t *testing.T) {
 	}
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(other), &cpv1alpha1.ClusterProfile{}); err != nil {
 		t.Errorf("another cluster manager's profile was touched: %v", err)
+	}
+}
+
+func TestReconcileCreatesTheNamespaceOnce(t *testing.T) {
+	first, second := cluster(), cluster()
+	second.Name = "c2"
+	creates := 0
+	c := interceptor.NewClient(newClient(t, first, second).(client.WithWatch), interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if _, ok := obj.(*corev1.Namespace); ok {
+				creates++
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	})
+	r := &Reconciler{Client: c, Namespace: DefaultNamespace, Clock: clocktesting.NewFakePassiveClock(time.Now())}
+	for _, name := range []string{"c1", "c2"} {
+		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Get(context.Background(), types.NamespacedName{Namespace: DefaultNamespace, Name: name}, &cpv1alpha1.ClusterProfile{}); err != nil {
+			t.Errorf("cluster %s has no profile: %v", name, err)
+		}
+	}
+	if creates != 1 {
+		t.Errorf("the profiles' namespace was created %d times for 2 clusters, want once", creates)
 	}
 }

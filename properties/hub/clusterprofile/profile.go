@@ -45,15 +45,19 @@ func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result
 	return corralreconcile.Continue, nil
 }
 
-// ensureNamespace creates the profiles' namespace when there is none.
+// ensureNamespace creates the profiles' namespace when there is none. It
+// is made once, not once per cluster: a thousand clusters appearing at once
+// cost one create, and a profile create that finds the namespace gone makes
+// the next reconcile create it again.
 func (r *Reconciler) ensureNamespace(ctx context.Context, s *scope) (corralreconcile.Result, error) {
-	if s.profile != nil {
+	if s.profile != nil || r.namespaceMade.Load() {
 		return corralreconcile.Continue, nil
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.Namespace}}
 	if err := r.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return corralreconcile.StopList, fmt.Errorf("creating the ClusterProfiles' namespace %s: %w", r.Namespace, err)
 	}
+	r.namespaceMade.Store(true)
 	return corralreconcile.Continue, nil
 }
 
@@ -83,6 +87,9 @@ func (r *Reconciler) ensureProfile(ctx context.Context, s *scope) (corralreconci
 			// The cache has not seen it yet: look again once it has.
 			return corralreconcile.Result{Stop: true, RequeueAfter: time.Second}, nil
 		} else if err != nil {
+			if apierrors.IsNotFound(err) {
+				r.namespaceMade.Store(false) // someone deleted it
+			}
 			return corralreconcile.StopList, fmt.Errorf("creating ClusterProfile %s/%s: %w", r.Namespace, s.name, err)
 		}
 		s.profile = profile

@@ -93,6 +93,9 @@ type corralHub struct {
 	log     string
 	metrics string // http://…/metrics
 	pprof   string // host:port of /debug/pprof, when CORRAL_BENCH_PPROF names one
+
+	exited  chan struct{} // closed when the process has ended
+	waitErr error         // how it ended, once exited is closed
 }
 
 // startCorral runs `corral hub` against the fixture's hub with its
@@ -127,8 +130,26 @@ func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
 	if err := h.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = h.cmd.Process.Kill(); _ = h.cmd.Wait(); _ = logFile.Close() })
+	h.exited = make(chan struct{})
+	go func() { h.waitErr = h.cmd.Wait(); close(h.exited) }()
+	b.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.exited; _ = logFile.Close() })
 	return h
+}
+
+// within is ctx for at most d, and only while the hub runs: a hub that
+// fails to start (a bad flag, a crash) ends the wait at once, with the
+// cause, rather than after d.
+func (h *corralHub) within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancelTimeout := context.WithTimeoutCause(ctx, d, fmt.Errorf("not done in %s", d))
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-h.exited:
+			cancel(fmt.Errorf("corral hub exited (%w)", h.waitErr))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil); cancelTimeout() }
 }
 
 func (h *corralHub) pid() int { return h.cmd.Process.Pid }
