@@ -153,8 +153,9 @@ spec: {}
 	It("reports the share of Ready nodes: one fake node NotReady of 3 is below the 80% wanted", func() {
 		const cluster, node = "cluster1", "cluster1-node-2"
 		orig := getNode(managed(cluster), node)
+		byKwok, notByKwok := nodeFile(orig, true), nodeFile(orig, false)
 		DeferCleanup(func() {
-			replaceNode(managed(cluster), orig, true)
+			replaceNode(managed(cluster), node, byKwok)
 			Eventually(func(g Gomega) {
 				r := kubectl(managed(cluster), "get", "node", node, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 				g.Expect(r.code).To(Equal(0), "%s", r)
@@ -163,7 +164,7 @@ spec: {}
 			expectHealth(hub(), cluster, "True", false, "3/3 nodes Ready")
 		})
 		By("replacing " + node + " with one kwok does not run (kwok would make it Ready again), NotReady as if its kubelet died")
-		replaceNode(managed(cluster), orig, false)
+		replaceNode(managed(cluster), node, notByKwok)
 
 		h := expectHealth(hub(), cluster, "False", true, "2/3 nodes Ready (67%), not Ready: "+node+", below the 80% required")
 		Expect(h.Reason).To(Equal("NodesNotReady"))
@@ -316,12 +317,12 @@ func getNode(kubeconfig, name string) map[string]any {
 	return node
 }
 
-// replaceNode deletes the node orig (as getNode read it) from the cluster
-// of kubeconfig and creates it again with the same name, labels and
-// capacity: run by kwok, which makes it Ready, or not, NotReady. kwok
-// forgets a node once it sees it deleted with its annotation, and never
-// looks at one without; patching a kwok node's status does not stick.
-func replaceNode(kubeconfig string, orig map[string]any, byKwok bool) {
+// nodeFile writes a manifest of the node orig (as getNode read it), with
+// the same name, labels and capacity: run by kwok, which makes it Ready,
+// or not, NotReady. kwok forgets a node once it sees it deleted with its
+// annotation, and never looks at one created without: patching a kwok
+// node's status does not stick, kwok puts it back.
+func nodeFile(orig map[string]any, byKwok bool) string {
 	GinkgoHelper()
 	meta := orig["metadata"].(map[string]any)
 	status := orig["status"].(map[string]any)
@@ -344,7 +345,14 @@ func replaceNode(kubeconfig string, orig map[string]any, byKwok bool) {
 	Expect(err).NotTo(HaveOccurred())
 	file := filepath.Join(GinkgoT().TempDir(), "node.json")
 	Expect(os.WriteFile(file, b, 0o644)).To(Succeed())
-	r := kubectl(kubeconfig, "delete", "node", meta["name"].(string), "--ignore-not-found")
+	return file
+}
+
+// replaceNode deletes node name from the cluster of kubeconfig and
+// creates it from file.
+func replaceNode(kubeconfig, name, file string) {
+	GinkgoHelper()
+	r := kubectl(kubeconfig, "delete", "node", name, "--ignore-not-found")
 	Expect(r.code).To(Equal(0), "%s", r)
 	r = kubectl(kubeconfig, "create", "-f", file)
 	Expect(r.code).To(Equal(0), "%s", r)
