@@ -201,7 +201,7 @@ func TestEnableChecksConfigs(t *testing.T) {
 		"a bad config creates nothing, in one line naming it and every problem": {addon: "hello", objs: []client.Object{adc("-5s")},
 			wantErr: `AddOnDeploymentConfig c1/cfg is not a valid config of addon hello: interval "-5s" is not positive; and a second problem; nothing was enabled`},
 		"a config not there yet is the hub's to report": {addon: "hello"},
-		"a third-party addon's config is its own":      {addon: "other", objs: []client.Object{adc("-5s")}},
+		"a third-party addon's config is its own":       {addon: "other", objs: []client.Object{adc("-5s")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
