@@ -10,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -41,6 +42,11 @@ type Addon struct {
 	// restarts it with backoff and reports it on the addon's conditions.
 	// nil when the addon has no agent half.
 	RunAgent func(ctx context.Context, env AgentEnv) error
+	// ValidateDeploymentConfig says what is wrong with an
+	// AddOnDeploymentConfig given to the addon, so that `corral addon
+	// enable --config` refuses it up front rather than the hub half later;
+	// nil accepts any.
+	ValidateDeploymentConfig func(spec addonv1alpha1.AddOnDeploymentConfigSpec) error
 }
 
 // ValidatingWebhook is a validating admission webhook an addon's hub half

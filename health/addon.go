@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"open-cluster-management.io/addon-framework/pkg/lease"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
@@ -29,6 +30,10 @@ func Addon() addons.Addon {
 		},
 		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
 		RunAgent: runAgent,
+		ValidateDeploymentConfig: func(spec addonv1alpha1.AddOnDeploymentConfigSpec) error {
+			_, err := api.ParseSettings(spec.CustomizedVariables)
+			return err
+		},
 	}
 }
 

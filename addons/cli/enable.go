@@ -17,6 +17,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 // EnableOptions are the options of `corral addon enable`.
@@ -31,16 +33,20 @@ type EnableOptions struct {
 	// ConfigFlags are the --config values; Configs once completed.
 	ConfigFlags []string
 	Configs     []addonv1alpha1.AddOnConfig
+	// Builtins are the built-in addons, whose AddOnDeploymentConfigs
+	// enable validates before it writes anything.
+	Builtins []addons.Addon
 }
 
 // NewEnableOptions returns the defaults.
-func NewEnableOptions(out io.Writer) *EnableOptions {
-	return &EnableOptions{hubOptions: newHubOptions(out)}
+func NewEnableOptions(out io.Writer, builtins ...addons.Addon) *EnableOptions {
+	return &EnableOptions{hubOptions: newHubOptions(out), Builtins: builtins}
 }
 
-// NewCmdEnable returns `corral addon enable`.
-func NewCmdEnable(out io.Writer) *cobra.Command {
-	o := NewEnableOptions(out)
+// NewCmdEnable returns `corral addon enable`; builtins are the built-in
+// addons.
+func NewCmdEnable(out io.Writer, builtins ...addons.Addon) *cobra.Command {
+	o := NewEnableOptions(out, builtins...)
 	cmd := &cobra.Command{
 		Use:   "enable ADDON... (--clusters CLUSTER,... | --clusterset SET)",
 		Short: "Enable addons on clusters: create their ManagedClusterAddOns",
@@ -48,7 +54,8 @@ func NewCmdEnable(out io.Writer) *cobra.Command {
 cluster's namespace on the hub; the addon's agent then runs on that cluster.
 
 Every addon must be known to the hub (a ClusterManagementAddOn: see 'corral
-addon list') and every cluster accepted. Everything is checked first: when a
+addon list'), every cluster accepted, and an AddOnDeploymentConfig given to a
+built-in addon with --config valid for it. Everything is checked first: when a
 check fails nothing is created. Safe to run again; on an addon already
 enabled, --namespace and --config, when given, replace what it had.`,
 		Example: `  corral addon enable hello --clusters cluster1,cluster2
@@ -104,6 +111,9 @@ func (o *EnableOptions) Validate() error {
 func (o *EnableOptions) Run(ctx context.Context) error {
 	clusters, err := o.resolve(ctx, o.client)
 	if err != nil {
+		return err
+	}
+	if err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins); err != nil {
 		return err
 	}
 	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs})

@@ -2,13 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 func TestEnable(t *testing.T) {
@@ -170,5 +175,60 @@ func TestWaitForAddons(t *testing.T) {
 	err := WaitForAddons(context.Background(), c, []string{"hello", "later"}, 100*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "the hub has no addon later") {
 		t.Errorf("a missing addon: %v, want one naming it", err)
+	}
+}
+
+func TestEnableChecksConfigs(t *testing.T) {
+	ref := "addon.open-cluster-management.io/addondeploymentconfigs/c1/cfg"
+	adc := func(value string) *addonv1alpha1.AddOnDeploymentConfig {
+		return &addonv1alpha1.AddOnDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "cfg"},
+			Spec: addonv1alpha1.AddOnDeploymentConfigSpec{CustomizedVariables: []addonv1alpha1.CustomizedVariable{{Name: "interval", Value: value}}}}
+	}
+	// hello's hub half wants a positive interval; other is an addon of
+	// the hub's, not a built-in.
+	builtins := []addons.Addon{{Name: "hello", ValidateDeploymentConfig: func(spec addonv1alpha1.AddOnDeploymentConfigSpec) error {
+		if v := spec.CustomizedVariables[0].Value; strings.HasPrefix(v, "-") {
+			return errors.Join(fmt.Errorf("interval %q is not positive", v), errors.New("and a second problem"))
+		}
+		return nil
+	}}}
+	cases := map[string]struct {
+		addon   string
+		objs    []client.Object
+		wantErr string
+	}{
+		"a valid config": {addon: "hello", objs: []client.Object{adc("5s")}},
+		"a bad config creates nothing, in one line naming it and every problem": {addon: "hello", objs: []client.Object{adc("-5s")},
+			wantErr: `AddOnDeploymentConfig c1/cfg is not a valid config of addon hello: interval "-5s" is not positive; and a second problem; nothing was enabled`},
+		"a config not there yet is the hub's to report": {addon: "hello"},
+		"a third-party addon's config is its own":       {addon: "other", objs: []client.Object{adc("-5s")}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, append(tc.objs, cma(tc.addon), cluster("c1", true))...)
+			hub, _ := hubOpts(c)
+			o := &EnableOptions{hubOptions: hub, Addons: []string{tc.addon}, target: target{Clusters: []string{"c1"}},
+				ConfigFlags: []string{ref}, Builtins: builtins}
+			if err := o.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			err := o.Run(context.Background())
+			list := &addonv1alpha1.ManagedClusterAddOnList{}
+			if err := c.List(context.Background(), list); err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantErr == "" {
+				if err != nil || len(list.Items) != 1 {
+					t.Fatalf("error %v and %d addons, want none and 1", err, len(list.Items))
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.wantErr {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+			if len(list.Items) != 0 {
+				t.Errorf("%d ManagedClusterAddOns were created, want none", len(list.Items))
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/kubeflags"
 )
 
@@ -57,8 +58,9 @@ func Scheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// NewCmdAddon returns `corral addon` and its verbs.
-func NewCmdAddon(out io.Writer) *cobra.Command {
+// NewCmdAddon returns `corral addon` and its verbs; builtins are the
+// built-in addons, whose configs enable checks.
+func NewCmdAddon(out io.Writer, builtins ...addons.Addon) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "addon",
 		Short: "List, enable, disable and inspect addons on the hub's clusters",
@@ -66,6 +68,6 @@ func NewCmdAddon(out io.Writer) *cobra.Command {
 ClusterManagementAddOn; enabling it on a cluster creates a ManagedClusterAddOn
 in the cluster's namespace, and the addon's agent then runs on that cluster.`,
 	}
-	cmd.AddCommand(NewCmdList(out), NewCmdEnable(out), NewCmdDisable(out), NewCmdStatus(out))
+	cmd.AddCommand(NewCmdList(out), NewCmdEnable(out, builtins...), NewCmdDisable(out), NewCmdStatus(out))
 	return cmd
 }

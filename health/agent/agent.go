@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,9 +21,9 @@ import (
 // Jitter spreads a fleet's probes: each wait is up to this share longer.
 const Jitter = 0.1
 
-// Bounds of one probe's timeout, which is the probe interval within
-// them: a dead API server fails a probe at once (connection refused), a
-// hung one after the timeout.
+// Bounds of a round of probes' timeout, which is the probe interval
+// within them: a dead API server fails a probe at once (connection
+// refused), a hung one after the timeout.
 const (
 	MinProbeTimeout = 3 * time.Second
 	MaxProbeTimeout = 10 * time.Second
@@ -108,16 +109,26 @@ func (a *Agent) Settings(ctx context.Context) api.Settings {
 	return s
 }
 
-// Probe runs one round of probes.
+// ProbeTimeout bounds a whole round of probes: the probe interval, within
+// MinProbeTimeout and MaxProbeTimeout.
+func ProbeTimeout(s api.Settings) time.Duration {
+	return max(MinProbeTimeout, min(MaxProbeTimeout, s.ProbeInterval.Duration))
+}
+
+// Probe runs one round of probes, all at once and within ProbeTimeout: a
+// hung API server costs one timeout per round, not one per probe, so
+// reports keep coming well within staleAfter and say what failed.
 func (a *Agent) Probe(ctx context.Context, s api.Settings) api.Report {
-	timeout := max(MinProbeTimeout, min(MaxProbeTimeout, s.ProbeInterval.Duration))
-	return api.Report{
-		ProbeTime: metav1.NewTime(a.opts.Clock.Now()),
-		Livez:     probeEndpoint(ctx, a.kube, "/livez", timeout),
-		Readyz:    probeEndpoint(ctx, a.kube, "/readyz", timeout),
-		Nodes:     probeNodes(ctx, a.kube, timeout),
-		Workloads: probeWorkloads(ctx, a.kube, s.Workloads, timeout),
-	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout(s))
+	defer cancel()
+	r := api.Report{ProbeTime: metav1.NewTime(a.opts.Clock.Now())}
+	var wg sync.WaitGroup
+	wg.Go(func() { r.Livez = probeEndpoint(ctx, a.kube, "/livez") })
+	wg.Go(func() { r.Readyz = probeEndpoint(ctx, a.kube, "/readyz") })
+	wg.Go(func() { r.Nodes = probeNodes(ctx, a.kube) })
+	wg.Go(func() { r.Workloads = probeWorkloads(ctx, a.kube, s.Workloads) })
+	wg.Wait()
+	return r
 }
 
 // Sync probes and writes the report when it changed or the last one is

@@ -3,7 +3,9 @@
 // half resolves from the addon's AddOnDeploymentConfig; defaults when
 // there is none), probes the managed cluster — the API server's /livez
 // and /readyz, the share of Ready nodes, and the listed Deployments and
-// DaemonSets, which must be Available — and writes the report
+// DaemonSets, which must be Available — all at once, within one timeout
+// (the probe interval, 3s to 10s), so that a hung API server delays a
+// report by one timeout rather than one per probe — and writes the report
 // (api.Report) into the ConfigMap api.ReportName in its cluster namespace
 // on the hub. The report is its heartbeat too: it writes when what it
 // found changed, and otherwise at least every third of staleAfter, so

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,10 +24,9 @@ func short(s string) string {
 	return s
 }
 
-// probeEndpoint GETs path (/livez, /readyz) on the API server.
-func probeEndpoint(ctx context.Context, kube kubernetes.Interface, path string, timeout time.Duration) api.Check {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// probeEndpoint GETs path (/livez, /readyz) on the API server, within
+// ctx's deadline.
+func probeEndpoint(ctx context.Context, kube kubernetes.Interface, path string) api.Check {
 	rc := kube.Discovery().RESTClient()
 	if rc == nil {
 		return api.Check{Message: "no REST client to probe " + path + " with"}
@@ -40,10 +38,8 @@ func probeEndpoint(ctx context.Context, kube kubernetes.Interface, path string, 
 	return api.Check{OK: true, Message: short(string(body))}
 }
 
-// probeNodes counts the Ready nodes.
-func probeNodes(ctx context.Context, kube kubernetes.Interface, timeout time.Duration) api.Nodes {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// probeNodes counts the Ready nodes, within ctx's deadline.
+func probeNodes(ctx context.Context, kube kubernetes.Interface) api.Nodes {
 	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return api.Nodes{Error: short(fmt.Sprintf("listing nodes: %v", err))}
@@ -73,11 +69,11 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-// probeWorkloads checks each listed workload is Available.
-func probeWorkloads(ctx context.Context, kube kubernetes.Interface, refs []api.WorkloadRef, timeout time.Duration) []api.Workload {
+// probeWorkloads checks each listed workload is Available, within ctx's
+// deadline.
+func probeWorkloads(ctx context.Context, kube kubernetes.Interface, refs []api.WorkloadRef) []api.Workload {
 	out := make([]api.Workload, 0, len(refs))
 	for _, ref := range refs {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
 		w := api.Workload{WorkloadRef: ref}
 		switch ref.Kind {
 		case api.KindDeployment:
@@ -89,7 +85,6 @@ func probeWorkloads(ctx context.Context, kube kubernetes.Interface, refs []api.W
 		default:
 			w.Message = fmt.Sprintf("kind %s is not supported", ref.Kind)
 		}
-		cancel()
 		w.Message = short(w.Message)
 		out = append(out, w)
 	}

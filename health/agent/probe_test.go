@@ -2,13 +2,19 @@ package agent
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 
 	"github.com/corral-dev/corral/health/api"
 )
@@ -35,10 +41,40 @@ func TestProbeWorkloads(t *testing.T) {
 		available bool
 		message   string
 	}{{true, "2/2 replicas available"}, {false, "no pods"}, {false, "not found"}, {true, "3/3 pods available"}, {false, "2/3 pods available"}}
-	got := probeWorkloads(context.Background(), kube, refs, MinProbeTimeout)
+	got := probeWorkloads(context.Background(), kube, refs)
 	for i, w := range want {
 		if got[i].Available != w.available || !strings.Contains(got[i].Message, w.message) {
 			t.Errorf("%s: available %t (%q), want %t saying %q", refs[i], got[i].Available, got[i].Message, w.available, w.message)
 		}
+	}
+}
+
+// TestProbeHungAPIServer checks a round against an API server that never
+// answers (a frozen kube-apiserver) ends after one ProbeTimeout, not one
+// per probe, with every check failed and saying why.
+func TestProbeHungAPIServer(t *testing.T) {
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer hung.Close()
+	kube, err := kubernetes.NewForConfig(&rest.Config{Host: hung.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{opts: Options{Clock: clock.RealClock{}}, kube: kube}
+	s := api.DefaultSettings()
+	s.ProbeInterval.Duration = time.Second // the shortest timeout, MinProbeTimeout
+	s.Workloads = []api.WorkloadRef{{Kind: api.KindDeployment, Namespace: "web", Name: "a"}, {Kind: api.KindDaemonSet, Namespace: "sys", Name: "b"}}
+
+	start := time.Now()
+	r := a.Probe(context.Background(), s)
+	if took := time.Since(start); took > MinProbeTimeout+MinProbeTimeout/2 {
+		t.Errorf("the round took %s, want about one timeout of %s", took, MinProbeTimeout)
+	}
+	for name, msg := range map[string]string{"livez": r.Livez.Message, "readyz": r.Readyz.Message, "nodes": r.Nodes.Error} {
+		if !strings.Contains(msg, "deadline exceeded") {
+			t.Errorf("%s says %q, want a timeout", name, msg)
+		}
+	}
+	if r.Livez.OK || r.Readyz.OK || len(r.Workloads) != 2 || r.Workloads[0].Available || r.Workloads[1].Available {
+		t.Errorf("report %+v, want every check failed", r)
 	}
 }

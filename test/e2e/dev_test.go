@@ -150,7 +150,8 @@ spec:
 		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
-	itRunsTheHelloAddon(&dir) // examples/hello-addon, while work runs on both clusters
+	itRunsTheHelloAddon(&dir)  // examples/hello-addon, while work runs on both clusters
+	itRunsTheHealthAddon(&dir) // health and properties: a frozen API server, a NotReady node, placement on properties
 
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
 		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--kubeconfig", hubKubeconfig)
