@@ -6,16 +6,11 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"open-cluster-management.io/addon-framework/pkg/utils"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
-)
-
-// The AddOnDeploymentConfig kind, as a --config names it.
-const (
-	deploymentConfigGroup    = "addon.open-cluster-management.io"
-	deploymentConfigResource = "addondeploymentconfigs"
 )
 
 // checkConfigs reads every AddOnDeploymentConfig in configs that names its
@@ -30,7 +25,7 @@ func checkConfigs(ctx context.Context, c client.Reader, addonNames []string, con
 			continue
 		}
 		for _, ref := range configs {
-			if ref.Group != deploymentConfigGroup || ref.Resource != deploymentConfigResource || ref.Namespace == "" {
+			if ref.Group != utils.AddOnDeploymentConfigGVR.Group || ref.Resource != utils.AddOnDeploymentConfigGVR.Resource || ref.Namespace == "" {
 				continue
 			}
 			adc := &addonv1alpha1.AddOnDeploymentConfig{}

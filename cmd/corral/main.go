@@ -10,14 +10,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/corral-dev/corral/internal/clientgates"
-
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons/builtin"
 	addoncli "github.com/corral-dev/corral/addons/cli"
+	"github.com/corral-dev/corral/internal/clientgates"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
 	placementcli "github.com/corral-dev/corral/placement/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"

@@ -109,17 +109,17 @@ func (a *Agent) Settings(ctx context.Context) api.Settings {
 	return s
 }
 
-// ProbeTimeout bounds a whole round of probes: the probe interval, within
+// probeTimeout bounds a whole round of probes: the probe interval, within
 // MinProbeTimeout and MaxProbeTimeout.
-func ProbeTimeout(s api.Settings) time.Duration {
+func probeTimeout(s api.Settings) time.Duration {
 	return max(MinProbeTimeout, min(MaxProbeTimeout, s.ProbeInterval.Duration))
 }
 
-// Probe runs one round of probes, all at once and within ProbeTimeout: a
+// Probe runs one round of probes, all at once and within probeTimeout: a
 // hung API server costs one timeout per round, not one per probe, so
 // reports keep coming well within staleAfter and say what failed.
 func (a *Agent) Probe(ctx context.Context, s api.Settings) api.Report {
-	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout(s))
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout(s))
 	defer cancel()
 	r := api.Report{ProbeTime: metav1.NewTime(a.opts.Clock.Now())}
 	var wg sync.WaitGroup

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,11 +51,22 @@ func TestProbeWorkloads(t *testing.T) {
 	}
 }
 
-// TestProbeHungAPIServer checks a round against an API server that never
-// answers (a frozen kube-apiserver) ends after one ProbeTimeout, not one
-// per probe, with every check failed and saying why.
-func TestProbeHungAPIServer(t *testing.T) {
-	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+// TestProbeRunsEveryProbeAtOnce checks a round against an API server
+// that never answers (a frozen kube-apiserver) has its probes all waiting
+// at the same time, so that it costs one timeout rather than one per
+// probe, and reports every check failed, saying why.
+func TestProbeRunsEveryProbeAtOnce(t *testing.T) {
+	const probes = 4 // livez, readyz, nodes and the first workload
+	var inFlight atomic.Int32
+	allWaiting := make(chan struct{})
+	var once sync.Once
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if inFlight.Add(1) == probes {
+			once.Do(func() { close(allWaiting) })
+		}
+		<-r.Context().Done()
+		inFlight.Add(-1)
+	}))
 	defer hung.Close()
 	kube, err := kubernetes.NewForConfig(&rest.Config{Host: hung.URL})
 	if err != nil {
@@ -64,17 +77,37 @@ func TestProbeHungAPIServer(t *testing.T) {
 	s.ProbeInterval.Duration = time.Second // the shortest timeout, MinProbeTimeout
 	s.Workloads = []api.WorkloadRef{{Kind: api.KindDeployment, Namespace: "web", Name: "a"}, {Kind: api.KindDaemonSet, Namespace: "sys", Name: "b"}}
 
-	start := time.Now()
-	r := a.Probe(context.Background(), s)
-	if took := time.Since(start); took > MinProbeTimeout+MinProbeTimeout/2 {
-		t.Errorf("the round took %s, want about one timeout of %s", took, MinProbeTimeout)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan api.Report, 1)
+	go func() { done <- a.Probe(ctx, s) }()
+	select {
+	case <-allWaiting:
+		cancel() // as the round's timeout would
+	case r := <-done:
+		t.Fatalf("the round ended before its %d probes were all waiting at once: %+v", probes, r)
 	}
+	r := <-done
 	for name, msg := range map[string]string{"livez": r.Livez.Message, "readyz": r.Readyz.Message, "nodes": r.Nodes.Error} {
-		if !strings.Contains(msg, "deadline exceeded") {
-			t.Errorf("%s says %q, want a timeout", name, msg)
+		if !strings.Contains(msg, "context canceled") {
+			t.Errorf("%s says %q, want the round's end", name, msg)
 		}
 	}
 	if r.Livez.OK || r.Readyz.OK || len(r.Workloads) != 2 || r.Workloads[0].Available || r.Workloads[1].Available {
 		t.Errorf("report %+v, want every check failed", r)
+	}
+}
+
+func TestProbeTimeout(t *testing.T) {
+	for interval, want := range map[time.Duration]time.Duration{
+		time.Second:      MinProbeTimeout,
+		5 * time.Second:  5 * time.Second,
+		30 * time.Second: MaxProbeTimeout,
+	} {
+		s := api.DefaultSettings()
+		s.ProbeInterval.Duration = interval
+		if got := probeTimeout(s); got != want {
+			t.Errorf("probing every %s: a round's timeout is %s, want %s", interval, got, want)
+		}
 	}
 }

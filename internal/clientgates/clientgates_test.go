@@ -10,8 +10,10 @@ import (
 func TestSetTurnsWatchListOff(t *testing.T) {
 	before := clientfeatures.FeatureGates()
 	t.Cleanup(func() { clientfeatures.ReplaceFeatureGates(before) })
-	t.Setenv(watchListEnv, "") // t.Setenv restores it; unset it for this test
-	unsetenv(t)
+	t.Setenv(watchListEnv, "") // restored after the test; unset during it
+	if err := os.Unsetenv(watchListEnv); err != nil {
+		t.Fatal(err)
+	}
 	Set()
 	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
 		t.Error("WatchListClient is on after Set")
@@ -28,12 +30,5 @@ func TestSetLeavesAUsersChoice(t *testing.T) {
 	Set()
 	if clientfeatures.FeatureGates() != before {
 		t.Error("Set replaced the gates though KUBE_FEATURE_WatchListClient was set")
-	}
-}
-
-func unsetenv(t *testing.T) {
-	t.Helper()
-	if err := os.Unsetenv(watchListEnv); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/placement"
 	"github.com/corral-dev/corral/work"
 	workcli "github.com/corral-dev/corral/work/cli"
@@ -47,10 +48,7 @@ const (
 // wantsSample says whether the fleet's addons can place and deliver the
 // sample app.
 func wantsSample(opts Options) bool {
-	names := make([]string, len(opts.Addons))
-	for i, a := range opts.Addons {
-		names[i] = a.Name
-	}
+	names := addons.Names(opts.Addons)
 	return opts.Clusters > 0 && slices.Contains(names, work.AddonName) && slices.Contains(names, placement.AddonName)
 }
 

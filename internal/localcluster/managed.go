@@ -11,8 +11,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// kwokNodeAnnotation marks the nodes kwok manages.
-const kwokNodeAnnotation = "kwok.x-k8s.io/node"
+// KwokNodeAnnotation, set to KwokNodeValue, marks the nodes kwok manages:
+// a node without it is left alone (as a node whose kubelet is gone).
+const (
+	KwokNodeAnnotation = "kwok.x-k8s.io/node"
+	KwokNodeValue      = "fake"
+)
 
 // kwokStages are the stage files `make tools` copies from kwok's module:
 // nodes become Ready and heartbeat, pods become Running, complete and go.
@@ -25,7 +29,7 @@ func kwokComponent(binDir string, l layout, p ports) component {
 	args := []string{
 		"--kubeconfig=" + l.componentKubeconfig(kwokIdentity),
 		"--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=fake",
+		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=" + KwokNodeValue,
 		fmt.Sprintf("--server-address=127.0.0.1:%d", p.kwok),
 		"--cidr=10.244.0.1/16",
 		"--node-ip=127.0.0.1",
@@ -56,7 +60,7 @@ func (c *Cluster) createNodes(ctx context.Context) error {
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        name,
-				Annotations: map[string]string{kwokNodeAnnotation: "fake"},
+				Annotations: map[string]string{KwokNodeAnnotation: KwokNodeValue},
 				Labels: map[string]string{
 					"kubernetes.io/hostname": name,
 					"kubernetes.io/os":       "linux",

@@ -15,12 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corral-dev/corral/internal/clientgates"
-
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/clientgates"
 	"github.com/corral-dev/corral/internal/localcluster"
 )
 

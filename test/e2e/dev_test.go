@@ -10,6 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/corral-dev/corral/internal/fleet"
 )
 
 // statusReport is the part of `corral dev status -o json` the specs read.
@@ -22,11 +24,6 @@ type statusReport struct {
 		Health   string   `json:"health"`
 		Problems []string `json:"problems"`
 	} `json:"clusters"`
-}
-
-// fleetRecord is the part of <dir>/fleet.json the specs read.
-type fleetRecord struct {
-	Supervisor int `json:"supervisorPID"`
 }
 
 var _ = Describe("corral dev, on a fleet of a hub and 2 managed clusters", Ordered, func() {
@@ -279,11 +276,9 @@ var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() 
 	})
 
 	It("loses every component process too", func() {
-		b, err := os.ReadFile(filepath.Join(dir, "fleet.json"))
+		record, err := fleet.ReadState(dir)
 		Expect(err).NotTo(HaveOccurred())
-		var record fleetRecord
-		Expect(json.Unmarshal(b, &record)).To(Succeed(), "fleet.json: %s", b)
-		Expect(record.Supervisor).To(BeNumerically(">", 1), "fleet.json: %s", b)
+		Expect(record.Supervisor).To(BeNumerically(">", 1), "fleet.json: %+v", record)
 		// More than the supervisor: the components run.
 		Expect(len(processesMentioning(dir))).To(BeNumerically(">", 1))
 

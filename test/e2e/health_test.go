@@ -12,6 +12,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/corral-dev/corral/internal/fleet"
+	"github.com/corral-dev/corral/internal/localcluster"
 )
 
 // The health addon's names, as a user reads them in the docs.
@@ -33,18 +36,6 @@ const (
 type healthState struct {
 	Status, Reason, Message string
 	Tainted                 bool
-}
-
-// fleetComponents is the part of <dir>/fleet.json that says which
-// process runs what.
-type fleetComponents struct {
-	Clusters []struct {
-		Name       string `json:"name"`
-		Components []struct {
-			Name string `json:"name"`
-			PID  int    `json:"pid"`
-		} `json:"components"`
-	} `json:"clusters"`
 }
 
 // itRunsTheHealthAddon adds, to the Ordered container of a running fleet
@@ -328,13 +319,13 @@ func nodeFile(orig map[string]any, byKwok bool) string {
 	status := orig["status"].(map[string]any)
 	annotations := map[string]any{}
 	for k, v := range meta["annotations"].(map[string]any) {
-		if k != localclusterKwokAnnotation {
+		if k != localcluster.KwokNodeAnnotation {
 			annotations[k] = v
 		}
 	}
 	newStatus := map[string]any{"capacity": status["capacity"], "allocatable": status["allocatable"]}
 	if byKwok {
-		annotations[localclusterKwokAnnotation] = "fake"
+		annotations[localcluster.KwokNodeAnnotation] = localcluster.KwokNodeValue
 	} else {
 		newStatus["conditions"] = []any{map[string]any{"type": "Ready", "status": "False",
 			"reason": "E2ENotReady", "message": "marked NotReady by the e2e test"}}
@@ -358,26 +349,20 @@ func replaceNode(kubeconfig, name, file string) {
 	Expect(r.code).To(Equal(0), "%s", r)
 }
 
-// localclusterKwokAnnotation marks the nodes kwok runs in a local
-// cluster (internal/localcluster).
-const localclusterKwokAnnotation = "kwok.x-k8s.io/node"
-
 // componentPID is the pid of component (kube-apiserver, etcd…) of cluster
 // in the fleet in dir, from its fleet.json.
 func componentPID(dir, cluster, component string) int {
 	GinkgoHelper()
-	b, err := os.ReadFile(filepath.Join(dir, "fleet.json"))
+	state, err := fleet.ReadState(dir)
 	Expect(err).NotTo(HaveOccurred())
-	var f fleetComponents
-	Expect(json.Unmarshal(b, &f)).To(Succeed(), "fleet.json: %s", b)
-	for _, c := range f.Clusters {
+	for _, c := range state.Clusters {
 		for _, comp := range c.Components {
 			if c.Name == cluster && comp.Name == component {
-				Expect(comp.PID).To(BeNumerically(">", 1), "fleet.json: %s", b)
+				Expect(comp.PID).To(BeNumerically(">", 1), "fleet.json: %+v", state)
 				return comp.PID
 			}
 		}
 	}
-	Fail(fmt.Sprintf("no %s of %s in fleet.json: %s", component, cluster, b))
+	Fail(fmt.Sprintf("no %s of %s in fleet.json: %+v", component, cluster, state))
 	return 0
 }

@@ -56,6 +56,8 @@ func benchmarkJoin(b *testing.B, n int) {
 	defer cancel()
 	f := startHub(ctx, b)
 	hub := f.startCorral(b)
+	ctx, stopWaiting := hub.within(ctx, 10*time.Minute) // no wait outlives the hub
+	defer stopWaiting()
 	if err := f.accepted(ctx, "probe"); err != nil {
 		b.Fatalf("corral hub did not accept a first cluster (log: %s): %v", hub.log, err)
 	}

@@ -55,6 +55,8 @@ func benchmarkLeases(b *testing.B, n int) {
 	f := startHub(ctx, b)
 	createClusters(ctx, b, f.clusters, n, int32(leasePeriod/time.Second))
 	hub := f.startCorral(b)
+	ctx, stopWaiting := hub.within(ctx, 10*time.Minute) // no wait outlives the hub
+	defer stopWaiting()
 	if err := waitAccepted(ctx, f.clusters, n); err != nil {
 		b.Fatalf("not every cluster was accepted (log: %s): %v", hub.log, err)
 	}
