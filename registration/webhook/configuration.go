@@ -99,12 +99,15 @@ func configurations(e endpoint, caBundle []byte, extra ...addons.ValidatingWebho
 				WithAdmissionReviewVersions("v1"))
 	}
 	all := []*admissionregistrationv1ac.ValidatingWebhookConfigurationApplyConfiguration{
-		validating(ClusterValidatingName, ValidateClusterPath, rule(clusterv1.GroupVersion.Version, "managedclusters")),
 		validating(BindingValidatingName, ValidateBindingPath, rule(clusterv1beta2.GroupVersion.Version, "managedclustersetbindings")),
 	}
 	for _, w := range extra {
 		all = append(all, validating(w.Name, w.Path, applyRules(w.Rules)...))
 	}
+	// The ManagedCluster one comes last: the API server learns of
+	// validating configurations in the order they are written, so once
+	// WaitServing sees it refuse, every other one is in force too.
+	all = append(all, validating(ClusterValidatingName, ValidateClusterPath, rule(clusterv1.GroupVersion.Version, "managedclusters")))
 	return mutating, all
 }
 

@@ -34,8 +34,8 @@ func TestConfigurationsByURL(t *testing.T) {
 	}
 	want := []hook{
 		{ClusterMutatingName, "https://127.0.0.1:9443" + MutateClusterPath, "cluster.open-cluster-management.io", "v1", "managedclusters"},
-		{ClusterValidatingName, "https://127.0.0.1:9443" + ValidateClusterPath, "cluster.open-cluster-management.io", "v1", "managedclusters"},
 		{BindingValidatingName, "https://127.0.0.1:9443" + ValidateBindingPath, "cluster.open-cluster-management.io", "v1beta2", "managedclustersetbindings"},
+		{ClusterValidatingName, "https://127.0.0.1:9443" + ValidateClusterPath, "cluster.open-cluster-management.io", "v1", "managedclusters"},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(hook{})); diff != "" {
 		t.Errorf("webhooks (-want +got):\n%s", diff)
@@ -69,7 +69,10 @@ func TestConfigurationsOfAddonWebhooks(t *testing.T) {
 	if len(validating) != 3 {
 		t.Fatalf("%d validating configurations, want the 2 of registration and the addon's", len(validating))
 	}
-	v := validating[2]
+	if last := *validating[2].Name; last != ClusterValidatingName {
+		t.Errorf("the last validating configuration is %s: want %s, the one WaitServing probes, after the addons'", last, ClusterValidatingName)
+	}
+	v := validating[1]
 	w := v.Webhooks[0]
 	got := []any{*v.Name, *w.Name, *w.ClientConfig.URL, v.Labels[ManagedByLabel], w.Rules[0].Operations, w.Rules[0].APIGroups, w.Rules[0].Resources, *w.FailurePolicy}
 	want := []any{extra.Name, extra.Name, "https://127.0.0.1:9443/validate-thing", ManagedByValue,

@@ -23,6 +23,10 @@ import (
 // maxTaintValue is the longest taint value the API allows.
 const maxTaintValue = 1024
 
+// dnsLabelProblem is how a cluster name that is not a DNS-1123 label is
+// refused.
+const dnsLabelProblem = "the name must be a DNS-1123 label"
+
 // taintEffects are the effects a taint may have.
 var taintEffects = []clusterv1.TaintEffect{clusterv1.TaintEffectNoSelect, clusterv1.TaintEffectPreferNoSelect, clusterv1.TaintEffectNoSelectIfNew}
 
@@ -74,7 +78,7 @@ func (v *clusterValidator) Handle(ctx context.Context, req admission.Request) ad
 func validateCluster(cluster, old *clusterv1.ManagedCluster) []string {
 	var problems []string
 	if msgs := validation.IsDNS1123Label(cluster.Name); old == nil && len(msgs) > 0 {
-		problems = append(problems, fmt.Sprintf("the name must be a DNS-1123 label, as it names the cluster namespace: %s", msgs[0]))
+		problems = append(problems, fmt.Sprintf("%s, as it names the cluster namespace: %s", dnsLabelProblem, msgs[0]))
 	}
 	if old == nil || !equality.Semantic.DeepEqual(cluster.Spec.ManagedClusterClientConfigs, old.Spec.ManagedClusterClientConfigs) {
 		for i, cc := range cluster.Spec.ManagedClusterClientConfigs {

@@ -245,13 +245,15 @@ func addonWebhooks(mgr ctrl.Manager, builtins []addons.Addon) ([]addons.Validati
 const ProbeClusterName = "corral-webhook-probe"
 
 // WaitServing waits until the hub's API server sends ManagedClusters
-// through a serving mutating webhook: a dry-run create of a cluster
-// without a set comes back in the default set. c must be allowed to create
-// ManagedClusters and join the default set.
+// through the serving webhooks: a dry-run create of a cluster without a
+// set comes back in the default set (the mutating webhook), and one whose
+// name is not a DNS-1123 label is refused (the validating webhook applied
+// last, so the addons' validating webhooks are in force too). c must be
+// allowed to create ManagedClusters and join the default set.
 func WaitServing(ctx context.Context, c client.Client, timeout time.Duration) error {
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = probeDefaulting(ctx, c)
+		last = errors.Join(probeDefaulting(ctx, c), probeValidating(ctx, c))
 		return last == nil, nil // not yet: the last error says why
 	})
 	if err != nil {
@@ -269,6 +271,21 @@ func probeDefaulting(ctx context.Context, c client.Client) error {
 	}
 	if probe.Labels[clusterv1beta2.ClusterSetLabel] != clusterset.DefaultSetName {
 		return errors.New("a ManagedCluster came back without the default cluster set label")
+	}
+	return nil
+}
+
+// probeValidating creates in dry run a cluster the API server admits by
+// its own rules but the validating webhook refuses (its name is a DNS
+// subdomain, not a label), and checks that it was refused for that.
+func probeValidating(ctx context.Context, c client.Client) error {
+	probe := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: ProbeClusterName + ".invalid"}}
+	err := c.Create(ctx, probe, client.DryRunAll)
+	switch {
+	case err == nil:
+		return errors.New("a ManagedCluster whose name is not a DNS-1123 label was admitted")
+	case !strings.Contains(err.Error(), dnsLabelProblem):
+		return err
 	}
 	return nil
 }
