@@ -1,0 +1,146 @@
+package work_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/test/benchmark/measure"
+)
+
+// floorWorkers is how many works the floor writes at once: the agent's
+// default number of concurrent reconciles.
+const floorWorkers = 32
+
+// BenchmarkApplyWorksFloor is what BenchmarkApplyWorks cannot beat on
+// this machine: the same writes per work the agent makes (the hub's
+// finalizer and status patches; the managed cluster's AppliedManifestWork,
+// ConfigMap, Secret and AppliedManifestWork status), made by a bare client
+// that reads nothing, decides nothing and watches nothing, 32 works at a
+// time. Its time is the two API servers' (and etcds') own cost of those
+// writes; an agent's target below it cannot be met by the agent.
+func BenchmarkApplyWorksFloor(b *testing.B) {
+	ctx := b.Context()
+	var hub, managed *controlPlane
+	var wg sync.WaitGroup
+	wg.Go(func() { managed = start(ctx, b, "managed") })
+	hub = start(ctx, b, "hub")
+	wg.Wait()
+	if _, err := hub.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	n := works()
+	createWorks(ctx, b, hub, n)
+
+	b.ResetTimer()
+	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
+	cpu := measure.NewCPUMeter(map[string]int{
+		"hub-apiserver": hub.pid("kube-apiserver"), "hub-etcd": hub.pid("etcd"),
+		"managed-apiserver": managed.pid("kube-apiserver"), "managed-etcd": managed.pid("etcd")})
+	began := time.Now()
+	next := make(chan int)
+	errs := make(chan error, floorWorkers)
+	for range floorWorkers {
+		wg.Go(func() {
+			for i := range next {
+				if err := writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for i := range n {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+	elapsed := time.Since(began)
+	b.StopTimer()
+	used := cpu.Used()
+	_, hubTotal := measure.Since(hubBefore, measure.APIWrites(ctx, hub.kube))
+	_, managedTotal := measure.Since(managedBefore, measure.APIWrites(ctx, managed.kube))
+
+	b.ReportMetric(elapsed.Seconds(), "s/all-written")
+	b.Logf("the writes of %d works made in %.2fs by a bare client; load %s", n, elapsed.Seconds(), measure.Load())
+	b.Logf("CPU: %s", measure.FormatSeconds(used))
+	b.Logf("writes: hub %d, managed %d", hubTotal, managedTotal)
+}
+
+// writeLikeTheAgent makes the six writes the agent makes for work name,
+// with objects of the same shape.
+func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, name string) error {
+	works := hub.works.WorkV1().ManifestWorks(cluster)
+	finalizer, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{workv1.ManifestWorkFinalizer}}})
+	if _, err := works.Patch(ctx, name, types.MergePatchType, finalizer, metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	amw, err := managed.works.WorkV1().AppliedManifestWorks().Create(ctx, &workv1.AppliedManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Name: "floor-" + name, Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},
+		Spec:       workv1.AppliedManifestWorkSpec{HubHash: "floor", AgentID: "floor", ManifestWorkName: name},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	owner := []metav1.OwnerReference{{APIVersion: workv1.GroupVersion.String(), Kind: "AppliedManifestWork", Name: amw.Name, UID: amw.UID}}
+	meta := metav1.ObjectMeta{Namespace: "default", Name: name, OwnerReferences: owner}
+	cm, err := managed.kube.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	secret, err := managed.kube.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	applied, _ := json.Marshal(map[string]any{"status": workv1.AppliedManifestWorkStatus{AppliedResources: []workv1.AppliedManifestResourceMeta{
+		{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "default", Name: name}, Version: "v1", UID: string(cm.UID)},
+		{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "secrets", Namespace: "default", Name: name}, Version: "v1", UID: string(secret.UID)},
+	}}})
+	if _, err := managed.works.WorkV1().AppliedManifestWorks().Patch(ctx, amw.Name, types.MergePatchType, applied, metav1.PatchOptions{}, "status"); err != nil {
+		return err
+	}
+	status, _ := json.Marshal(map[string]any{"status": doneStatus(name)})
+	_, err = works.Patch(ctx, name, types.MergePatchType, status, metav1.PatchOptions{}, "status")
+	return err
+}
+
+// doneStatus is the status the agent reports for a work of a ConfigMap and
+// a Secret that are applied and available.
+func doneStatus(name string) workv1.ManifestWorkStatus {
+	now := metav1.Now()
+	cond := func(t string, s metav1.ConditionStatus, reason string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: s, Reason: reason, Message: reason, ObservedGeneration: 1, LastTransitionTime: now}
+	}
+	manifest := func(ordinal int32, kind, resource string) workv1.ManifestCondition {
+		return workv1.ManifestCondition{
+			ResourceMeta: workv1.ManifestResourceMeta{Ordinal: ordinal, Version: "v1", Kind: kind, Resource: resource, Namespace: "default", Name: name},
+			Conditions: []metav1.Condition{cond(workv1.ManifestApplied, metav1.ConditionTrue, "AppliedManifestComplete"),
+				cond(workv1.ManifestAvailable, metav1.ConditionTrue, "ResourceAvailable")},
+		}
+	}
+	return workv1.ManifestWorkStatus{
+		Conditions: []metav1.Condition{cond(workv1.WorkApplied, metav1.ConditionTrue, "AppliedManifestWorkComplete"),
+			cond(workv1.WorkAvailable, metav1.ConditionTrue, "ResourcesAvailable"),
+			cond(workv1.WorkProgressing, metav1.ConditionFalse, "AppliedManifestWorkComplete"),
+			cond(workv1.WorkDegraded, metav1.ConditionFalse, "AppliedManifestWorkComplete")},
+		ResourceStatus: workv1.ManifestResourceStatus{Manifests: []workv1.ManifestCondition{manifest(0, "ConfigMap", "configmaps"), manifest(1, "Secret", "secrets")}},
+	}
+}
