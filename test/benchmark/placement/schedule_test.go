@@ -311,9 +311,15 @@ func ptr[T any](v T) *T { return &v }
 // parallel runs do(0…n-1) on 32 goroutines.
 func parallel(b *testing.B, n int, do func(i int) error) {
 	b.Helper()
+	parallelOn(b, 32, n, do)
+}
+
+// parallelOn runs do(0…n-1) on workers goroutines.
+func parallelOn(b *testing.B, workers, n int, do func(i int) error) {
+	b.Helper()
 	var wg sync.WaitGroup
 	work := make(chan int)
-	for range 32 {
+	for range workers {
 		wg.Go(func() {
 			for i := range work {
 				if err := do(i); err != nil {

@@ -1,0 +1,102 @@
+package placement_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	placementhub "github.com/corral-dev/corral/placement/hub"
+	"github.com/corral-dev/corral/test/benchmark/measure"
+)
+
+// BenchmarkScheduleFloor is what BenchmarkSchedule cannot beat on this
+// machine: the same workload, watched the same way, but instead of the
+// scheduler a bare client, as many placements at a time as the
+// scheduler's workers, makes the three writes the scheduler makes per
+// placement (its PlacementDecision, the decision's status with 10
+// clusters, the placement's status), choosing nothing and reading nothing
+// but one list of the placements. Its time is the API server's (and etcd's) own cost of
+// those writes; a scheduler's target below it cannot be met by the
+// scheduler.
+func BenchmarkScheduleFloor(b *testing.B) {
+	for _, n := range placementCounts() {
+		b.Run(fmt.Sprintf("placements=%d", n), func(b *testing.B) {
+			b.StopTimer()
+			for range b.N {
+				benchmarkFloor(b, n)
+			}
+		})
+	}
+}
+
+func benchmarkFloor(b *testing.B, n int) {
+	ctx := context.Background()
+	f := startHub(ctx, b)
+	f.createWorkload(ctx, b, n)
+	watch := f.watch(ctx, b)
+
+	before := measure.APIWrites(ctx, f.kube)
+	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
+	b.StartTimer()
+	begin := time.Now()
+	list, err := f.clusters.ClusterV1beta1().Placements(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	must(b, err)
+	parallelOn(b, placementhub.DefaultWorkers, len(list.Items), func(i int) error {
+		return f.writeLikeTheScheduler(ctx, &list.Items[i], i)
+	})
+	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool { return v.done() == n }); err != nil {
+		b.Fatalf("the watch did not see every placement done in 10 minutes (%d done): %v", watch.snapshot().done(), err)
+	}
+	elapsed := time.Since(begin)
+	b.StopTimer()
+	b.ReportMetric(elapsed.Seconds(), "s/all-written")
+	b.Logf("the writes of %d placements made in %.2fs by a bare client; load %s", n, elapsed.Seconds(), measure.Load())
+	b.Logf("API server writes: %s", measure.FormatCounts(writesSince(ctx, f, before)))
+	b.Logf("CPU time: %s", measure.FormatSeconds(cpu.Used()))
+}
+
+// writeLikeTheScheduler writes p's decision of 10 clusters and its
+// status, as the scheduler does.
+func (f *fixture) writeLikeTheScheduler(ctx context.Context, p *clusterv1beta1.Placement, i int) error {
+	placement := p.Name
+	name := placement + "-decision-0"
+	decisions := f.clusters.ClusterV1beta1().PlacementDecisions(namespace)
+	_, err := decisions.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
+		Namespace: namespace, Name: name,
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: placement, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: ""},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1beta1.GroupVersion.String(), Kind: "Placement", Name: placement, UID: p.UID,
+			Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	chosen := make([]clusterv1beta1.ClusterDecision, wanted)
+	for j := range chosen {
+		chosen[j] = clusterv1beta1.ClusterDecision{ClusterName: fmt.Sprintf("c%04d", (i*wanted+j)%clusters), Score: int64(j)}
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": chosen}})
+	if _, err := decisions.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	status := clusterv1beta1.PlacementStatus{
+		NumberOfSelectedClusters: wanted,
+		DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, Decisions: []string{name}, ClustersCount: wanted}},
+		Conditions: []metav1.Condition{
+			{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionTrue, Reason: "AllDecisionsScheduled",
+				Message: "All cluster decisions scheduled", ObservedGeneration: p.Generation, LastTransitionTime: now},
+			{Type: clusterv1beta1.PlacementConditionMisconfigured, Status: metav1.ConditionFalse, Reason: "Succeedconfigured",
+				Message: "Placement configurations check pass", ObservedGeneration: p.Generation, LastTransitionTime: now},
+		},
+		LastScoreUpdateTime: &now,
+	}
+	patch, _ = json.Marshal(map[string]any{"status": status})
+	_, err = f.clusters.ClusterV1beta1().Placements(namespace).Patch(ctx, placement, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	return err
+}
