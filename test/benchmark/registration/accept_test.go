@@ -8,7 +8,9 @@
 //   - BenchmarkJoin (b): N agents speaking the real protocol join at once;
 //     joins/s and the hub's RSS per cluster;
 //   - BenchmarkLeases (c): 1000 clusters renewing their leases; no false
-//     Available=Unknown, no hub write, the hub's CPU renewing and idle.
+//     Available=Unknown, no hub write, the hub's CPU renewing and idle;
+//   - BenchmarkAcceptFloor: (a)'s writes made by a bare client, the API
+//     server's own time for them, which no hub can beat.
 //
 // Each also logs the writes of the hub and of the API server by verb and
 // resource, and the CPU of every process, to tell what the bottleneck is.
