@@ -24,22 +24,11 @@ import (
 // but one list of the placements. Its time is the API server's (and etcd's) own cost of
 // those writes; a scheduler's target below it cannot be met by the
 // scheduler.
-func BenchmarkScheduleFloor(b *testing.B) {
-	for _, n := range placementCounts() {
-		b.Run(fmt.Sprintf("placements=%d", n), func(b *testing.B) {
-			b.StopTimer()
-			for range b.N {
-				benchmarkFloor(b, n)
-			}
-		})
-	}
-}
+func BenchmarkScheduleFloor(b *testing.B) { byPlacements(b, benchmarkFloor) }
 
 func benchmarkFloor(b *testing.B, n int) {
 	ctx := context.Background()
-	f := startHub(ctx, b)
-	f.createWorkload(ctx, b, n)
-	watch := f.watch(ctx, b)
+	f, watch := prepare(ctx, b, n)
 
 	before := measure.APIWrites(ctx, f.kube)
 	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
@@ -47,9 +36,9 @@ func benchmarkFloor(b *testing.B, n int) {
 	begin := time.Now()
 	list, err := f.clusters.ClusterV1beta1().Placements(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	must(b, err)
-	parallelOn(b, placementhub.DefaultWorkers, len(list.Items), func(i int) error {
+	must(b, measure.Parallel(placementhub.DefaultWorkers, len(list.Items), func(i int) error {
 		return f.writeLikeTheScheduler(ctx, &list.Items[i], i)
-	})
+	}))
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool { return v.done() == n }); err != nil {
 		b.Fatalf("the watch did not see every placement done in 10 minutes (%d done): %v", watch.snapshot().done(), err)
 	}

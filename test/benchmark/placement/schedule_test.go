@@ -62,12 +62,16 @@ const (
 	excluded = "bench-excluded"
 )
 
-func BenchmarkSchedule(b *testing.B) {
+func BenchmarkSchedule(b *testing.B) { byPlacements(b, benchmarkSchedule) }
+
+// byPlacements runs bench once per count of placementCounts, as a
+// sub-benchmark named by it.
+func byPlacements(b *testing.B, bench func(b *testing.B, n int)) {
 	for _, n := range placementCounts() {
 		b.Run(fmt.Sprintf("placements=%d", n), func(b *testing.B) {
 			b.StopTimer()
 			for range b.N {
-				benchmarkSchedule(b, n)
+				bench(b, n)
 			}
 		})
 	}
@@ -87,11 +91,17 @@ func placementCounts() []int {
 	return out
 }
 
-func benchmarkSchedule(b *testing.B, n int) {
-	ctx := context.Background()
+// prepare starts a hub with the workload of n placements, watched.
+func prepare(ctx context.Context, b *testing.B, n int) (*fixture, *watcher) {
+	b.Helper()
 	f := startHub(ctx, b)
 	f.createWorkload(ctx, b, n)
-	watch := f.watch(ctx, b)
+	return f, f.watch(ctx, b)
+}
+
+func benchmarkSchedule(b *testing.B, n int) {
+	ctx := context.Background()
+	f, watch := prepare(ctx, b, n)
 
 	before := measure.APIWrites(ctx, f.kube)
 	b.StartTimer()
@@ -244,7 +254,7 @@ func (f *fixture) createWorkload(ctx context.Context, b *testing.B, placements i
 	for i := range clusters {
 		cpus[i], scores[i] = 1+rng.IntN(64), int32(rng.IntN(201)-100) //nolint:gosec // -100…100
 	}
-	parallel(b, clusters, func(i int) error {
+	must(b, measure.Parallel(32, clusters, func(i int) error {
 		name := fmt.Sprintf("c%04d", i)
 		c, err := f.clusters.ClusterV1().ManagedClusters().Create(ctx, &clusterv1.ManagedCluster{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: namespace}},
@@ -269,7 +279,7 @@ func (f *fixture) createWorkload(ctx context.Context, b *testing.B, placements i
 		s.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "demo", Value: scores[i]}}
 		_, err = f.clusters.ClusterV1alpha1().AddOnPlacementScores(name).UpdateStatus(ctx, s, metav1.UpdateOptions{})
 		return err
-	})
+	}))
 	coordinate := func(sc clusterv1beta1.ScoreCoordinate) clusterv1beta1.PrioritizerConfig {
 		return clusterv1beta1.PrioritizerConfig{ScoreCoordinate: &sc, Weight: 1}
 	}
@@ -283,11 +293,11 @@ func (f *fixture) createWorkload(ctx context.Context, b *testing.B, placements i
 			coordinate(clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Balance"}),
 		}},
 	}
-	parallel(b, placements, func(i int) error {
+	must(b, measure.Parallel(32, placements, func(i int) error {
 		_, err := f.clusters.ClusterV1beta1().Placements(namespace).Create(ctx, &clusterv1beta1.Placement{
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("p%05d", i)}, Spec: spec}, metav1.CreateOptions{})
 		return err
-	})
+	}))
 }
 
 type creator[T any] interface {
@@ -307,36 +317,6 @@ func must(b *testing.B, err error) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// parallel runs do(0…n-1) on 32 goroutines.
-func parallel(b *testing.B, n int, do func(i int) error) {
-	b.Helper()
-	parallelOn(b, 32, n, do)
-}
-
-// parallelOn runs do(0…n-1) on workers goroutines.
-func parallelOn(b *testing.B, workers, n int, do func(i int) error) {
-	b.Helper()
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range workers {
-		wg.Go(func() {
-			for i := range work {
-				if err := do(i); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if b.Failed() {
-		b.FailNow()
-	}
-}
 
 // watcher counts, from informers' events, which placements are done and
 // which clusters their decisions hold, so that sampling costs nothing

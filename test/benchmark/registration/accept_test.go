@@ -28,7 +28,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -120,26 +119,17 @@ func benchmarkAccept(b *testing.B, n int, hubArgs ...string) {
 // createClusters creates n accepted clusters c0000… with the given lease
 // duration.
 func createClusters(ctx context.Context, b *testing.B, clusters clusterclient.Interface, n int, leaseSeconds int32) {
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range 16 {
-		wg.Go(func() {
-			for i := range work {
-				mc := &clusterv1.ManagedCluster{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%04d", i)},
-					Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: leaseSeconds},
-				}
-				if _, err := clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
-					b.Error(err)
-				}
-			}
-		})
+	err := measure.Parallel(16, n, func(i int) error {
+		mc := &clusterv1.ManagedCluster{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%04d", i)},
+			Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: leaseSeconds},
+		}
+		_, err := clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
 }
 
 // footprintComplete: every cluster has its namespace and its RBAC. Lists

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,24 +45,11 @@ func benchmarkAcceptFloor(b *testing.B, n int) {
 
 	b.StartTimer()
 	begin := time.Now()
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range registrationhub.DefaultWorkers {
-		wg.Go(func() {
-			for i := range next {
-				if err := f.writeLikeTheHub(ctx, fmt.Sprintf("c%04d", i)); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if b.Failed() {
-		b.FailNow()
+	err := measure.Parallel(registrationhub.DefaultWorkers, n, func(i int) error {
+		return f.writeLikeTheHub(ctx, fmt.Sprintf("c%04d", i))
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()

@@ -100,29 +100,18 @@ func raw(b *testing.B, o map[string]any) workv1.Manifest {
 // cluster namespace on the hub.
 func createWorks(ctx context.Context, b *testing.B, hub *controlPlane, n int) {
 	b.Helper()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 50)
-	errs := make(chan error, n)
-	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			name := fmt.Sprintf("w%d", i)
-			w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
-			w.Spec.Workload.Manifests = []workv1.Manifest{
-				raw(b, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "default", "name": name}, "data": map[string]any{"k": "v"}}),
-				raw(b, map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": "default", "name": name}, "stringData": map[string]any{"k": "v"}}),
-			}
-			_, err := hub.works.WorkV1().ManifestWorks(cluster).Create(ctx, w, metav1.CreateOptions{})
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			b.Fatal(err)
+	err := measure.Parallel(50, n, func(i int) error {
+		name := fmt.Sprintf("w%d", i)
+		w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
+		w.Spec.Workload.Manifests = []workv1.Manifest{
+			raw(b, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "default", "name": name}, "data": map[string]any{"k": "v"}}),
+			raw(b, map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": "default", "name": name}, "stringData": map[string]any{"k": "v"}}),
 		}
+		_, err := hub.works.WorkV1().ManifestWorks(cluster).Create(ctx, w, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -220,11 +209,11 @@ func waitAllDone(ctx context.Context, hub *controlPlane, n int, exited <-chan er
 	}
 }
 
-// BenchmarkApplyWorks: WORKS (default 1000) ManifestWorks, each with a
-// ConfigMap and a Secret, on the hub before the agent starts.
-func BenchmarkApplyWorks(b *testing.B) {
-	ctx := b.Context()
-	var hub, managed *controlPlane
+// startWithWorks starts the hub and the managed cluster and puts WORKS
+// (default 1000) ManifestWorks, each with a ConfigMap and a Secret, in the
+// cluster namespace on the hub.
+func startWithWorks(ctx context.Context, b *testing.B) (hub, managed *controlPlane, n int) {
+	b.Helper()
 	var wg sync.WaitGroup
 	wg.Go(func() { managed = start(ctx, b, "managed") })
 	hub = start(ctx, b, "hub")
@@ -232,12 +221,19 @@ func BenchmarkApplyWorks(b *testing.B) {
 	if _, err := hub.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
+	n = works()
+	createWorks(ctx, b, hub, n)
+	return hub, managed, n
+}
+
+// BenchmarkApplyWorks: the works on the hub before the agent starts.
+func BenchmarkApplyWorks(b *testing.B) {
+	ctx := b.Context()
+	hub, managed, n := startWithWorks(ctx, b)
 	// The addon's lease lives in its install namespace.
 	if _, err := managed.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: host.DefaultInstallNamespace}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	n := works()
-	createWorks(ctx, b, hub, n)
 
 	b.ResetTimer()
 	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)

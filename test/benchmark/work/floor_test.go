@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,16 +28,7 @@ const floorWorkers = 32
 // writes; an agent's target below it cannot be met by the agent.
 func BenchmarkApplyWorksFloor(b *testing.B) {
 	ctx := b.Context()
-	var hub, managed *controlPlane
-	var wg sync.WaitGroup
-	wg.Go(func() { managed = start(ctx, b, "managed") })
-	hub = start(ctx, b, "hub")
-	wg.Wait()
-	if _, err := hub.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	n := works()
-	createWorks(ctx, b, hub, n)
+	hub, managed, n := startWithWorks(ctx, b)
 
 	b.ResetTimer()
 	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
@@ -46,31 +36,10 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 		"hub-apiserver": hub.pid("kube-apiserver"), "hub-etcd": hub.pid("etcd"),
 		"managed-apiserver": managed.pid("kube-apiserver"), "managed-etcd": managed.pid("etcd")})
 	began := time.Now()
-	next := make(chan int)
-	errs := make(chan error, floorWorkers)
-	for range floorWorkers {
-		wg.Go(func() {
-			for i := range next {
-				if err := writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i)); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	go func() {
-		defer close(next)
-		for i := range n {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	err := measure.Parallel(floorWorkers, n, func(i int) error {
+		return writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i))
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 	elapsed := time.Since(began)
