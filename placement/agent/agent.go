@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -16,6 +15,7 @@ import (
 	"open-cluster-management.io/addon-framework/pkg/lease"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/corral-dev/corral/addons"
 )
@@ -91,7 +91,7 @@ func (o Options) Run(ctx context.Context, env addons.AgentEnv) error {
 	defer cancel()
 	go lease.NewLeaseUpdater(managed, AddonName, env.InstallNamespace).Start(ctx)
 
-	factory := informers.NewSharedInformerFactoryWithOptions(managed, 0, informers.WithTransform(dropManagedFields))
+	factory := informers.NewSharedInformerFactoryWithOptions(managed, 0, informers.WithTransform(crcache.TransformStripManagedFields()))
 	defer factory.Shutdown()
 	nodes, pods := factory.Core().V1().Nodes(), factory.Core().V1().Pods()
 	changed := make(chan struct{}, 1)
@@ -134,14 +134,6 @@ func (o Options) Run(ctx context.Context, env addons.AgentEnv) error {
 	}
 	l.run(ctx)
 	return nil
-}
-
-// dropManagedFields keeps the informers' copies small.
-func dropManagedFields(obj any) (any, error) {
-	if m, err := meta.Accessor(obj); err == nil {
-		m.SetManagedFields(nil)
-	}
-	return obj, nil
 }
 
 // loop recomputes and publishes the scores on every change, at most once

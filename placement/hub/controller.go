@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -17,6 +16,7 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
@@ -110,7 +110,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("placement-scheduler")
 	ctx = ctrl.LoggerInto(ctx, log)
 	c.log = log
-	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(dropManagedFields))
+	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(crcache.TransformStripManagedFields()))
 	handled, err := c.watch(factory)
 	if err != nil {
 		return err
@@ -164,13 +164,3 @@ func (c *Controller) isSynced() bool {
 	defer c.syncMu.RUnlock()
 	return c.synced
 }
-
-// dropManagedFields keeps the informers' objects small.
-func dropManagedFields(obj any) (any, error) {
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil)
-	}
-	return obj, nil
-}
-
-var _ cache.TransformFunc = dropManagedFields
