@@ -30,9 +30,11 @@ type EnableOptions struct {
 	// agent is installed in; empty leaves the hub's default
 	// (open-cluster-management-agent-addon).
 	InstallNamespace string
-	// ConfigFlags are the --config values; Configs once completed.
-	ConfigFlags []string
-	Configs     []addonv1alpha1.AddOnConfig
+	// ConfigFlags are the --config values; Configs once completed, or
+	// ClearConfigs when they are NoConfig alone.
+	ConfigFlags  []string
+	Configs      []addonv1alpha1.AddOnConfig
+	ClearConfigs bool
 	// Builtins are the built-in addons, whose AddOnDeploymentConfigs
 	// enable validates before it writes anything.
 	Builtins []addons.Addon
@@ -57,11 +59,13 @@ Every addon must be known to the hub (a ClusterManagementAddOn: see 'corral
 addon list'), every cluster accepted, and an AddOnDeploymentConfig given to a
 built-in addon with --config valid for it. Everything is checked first: when a
 check fails nothing is created. Safe to run again; on an addon already
-enabled, --namespace and --config, when given, replace what it had.`,
+enabled, --namespace and --config, when given, replace what it had, and
+--config none removes its configurations (the addon's defaults apply).`,
 		Example: `  corral addon enable hello --clusters cluster1,cluster2
   corral addon enable hello --clusterset prod --namespace hello-agent
   corral addon enable hello --clusters cluster1 \
-    --config addon.open-cluster-management.io/addondeploymentconfigs/cluster1/hello-config`,
+    --config addon.open-cluster-management.io/addondeploymentconfigs/cluster1/hello-config
+  corral addon enable hello --clusters cluster1 --config none`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Addons = args
@@ -79,7 +83,7 @@ enabled, --namespace and --config, when given, replace what it had.`,
 	f.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to enable the addons on")
 	f.StringVar(&o.ClusterSet, "clusterset", "", "enable the addons on every cluster of this cluster set")
 	f.StringVar(&o.InstallNamespace, "namespace", "", "namespace on the managed cluster to install the addon agent in (default: open-cluster-management-agent-addon)")
-	f.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable)")
+	f.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable); none removes them")
 	return cmd
 }
 
@@ -96,8 +100,14 @@ func (o *EnableOptions) Validate() error {
 			return fmt.Errorf("--namespace %q is not a namespace name: %s", o.InstallNamespace, errs[0])
 		}
 	}
-	o.Configs = nil
+	o.Configs, o.ClearConfigs = nil, slices.Equal(o.ConfigFlags, []string{NoConfig})
+	if o.ClearConfigs {
+		return nil
+	}
 	for _, s := range o.ConfigFlags {
+		if s == NoConfig {
+			return fmt.Errorf("--config %s removes the addon's configurations, so it cannot be given with others", NoConfig)
+		}
 		ref, err := ParseConfig(s)
 		if err != nil {
 			return err
@@ -116,18 +126,24 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	if err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins); err != nil {
 		return err
 	}
-	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs})
+	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.ClearConfigs})
 	for _, ch := range changes {
 		fmt.Fprintf(o.Out, "addon %s %s on cluster %s\n", ch.Addon, ch.Action, ch.Cluster)
 	}
 	return err
 }
 
+// NoConfig, as the only --config, removes an enabled addon's
+// configurations.
+const NoConfig = "none"
+
 // EnableSpec is what enable writes into each ManagedClusterAddOn; empty
 // fields are left as the hub defaults them (or as they were).
 type EnableSpec struct {
 	InstallNamespace string
 	Configs          []addonv1alpha1.AddOnConfig
+	// ClearConfigs removes the configurations an enabled addon has.
+	ClearConfigs bool
 }
 
 // What Enable did on one cluster.
@@ -192,8 +208,11 @@ func enableOne(ctx context.Context, c client.Client, addon, cluster string, spec
 	if spec.InstallNamespace != "" && spec.InstallNamespace != mca.Spec.InstallNamespace {
 		mca.Spec.InstallNamespace, changed = spec.InstallNamespace, true
 	}
-	if len(spec.Configs) > 0 && !slices.Equal(spec.Configs, mca.Spec.Configs) {
+	switch {
+	case len(spec.Configs) > 0 && !slices.Equal(spec.Configs, mca.Spec.Configs):
 		mca.Spec.Configs, changed = spec.Configs, true
+	case spec.ClearConfigs && len(mca.Spec.Configs) > 0:
+		mca.Spec.Configs, changed = nil, true
 	}
 	if !changed {
 		return ActionUnchanged, nil

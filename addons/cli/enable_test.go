@@ -58,6 +58,22 @@ func TestEnable(t *testing.T) {
 			wantOut:   "addon hello updated on cluster c1\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {InstallNamespace: "elsewhere"}},
 		},
+		"again with --config none removes its configurations": {
+			objs: []client.Object{cma("hello"), cluster("c1", true), func() client.Object {
+				a := mca("hello", "c1")
+				a.Spec.Configs = []addonv1alpha1.AddOnConfig{adc}
+				return a
+			}()},
+			opts:      func(o *EnableOptions) { o.Clusters, o.ConfigFlags = []string{"c1"}, []string{NoConfig} },
+			wantOut:   "addon hello updated on cluster c1\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
+		},
+		"--config none on a new one enables it with none": {
+			objs:      []client.Object{cma("hello"), cluster("c1", true)},
+			opts:      func(o *EnableOptions) { o.Clusters, o.ConfigFlags = []string{"c1"}, []string{NoConfig} },
+			wantOut:   "addon hello enabled on cluster c1\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
+		},
 		"an unknown addon creates nothing": {
 			objs:    []client.Object{cma("hello"), cluster("c1", true)},
 			opts:    func(o *EnableOptions) { o.Addons, o.Clusters = []string{"hello", "nope"}, []string{"c1"} },
@@ -133,6 +149,8 @@ func TestEnableValidate(t *testing.T) {
 		"bad addon name":     {o: EnableOptions{Addons: []string{"Hello"}, target: target{Clusters: []string{"c1"}}}, wantErr: `addon name "Hello" is not valid`},
 		"bad namespace":      {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, InstallNamespace: "a_b"}, wantErr: `--namespace "a_b" is not a namespace name`},
 		"bad config":         {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{"just-a-name"}}, wantErr: `--config "just-a-name" is not group/resource/[namespace/]name`},
+		"none with a config": {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{"a/b/c/d", NoConfig}},
+			wantErr: "--config none removes the addon's configurations, so it cannot be given with others"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -206,16 +206,16 @@ spec:
 	})
 
 	It("puts the health addon's default settings back", func() {
+		r := corral(cliTimeout, "addon", "enable", "health", "--clusters", strings.Join(clusters, ","), "--config", "none", "--kubeconfig", hub())
+		Expect(r.code).To(Equal(0), "%s", r)
 		for _, cluster := range clusters {
-			r := kubectl(hub(), "-n", cluster, "patch", "managedclusteraddon", "health", "--type=json",
-				"-p", `[{"op":"remove","path":"/spec/configs"}]`)
-			Expect(r.code).To(Equal(0), "%s", r)
+			Expect(r.out).To(ContainSubstring("addon health updated on cluster "+cluster), "%s", r)
 		}
 		for _, cluster := range clusters {
 			expectHealthSettings(hub(), cluster, "probing every 30s, stale after 1m30s, at least 50% of nodes Ready")
 			expectHealth(hub(), cluster, "True", false, "3/3 nodes Ready")
 		}
-		r := kubectl(hub(), "delete", "namespace", healthNS, "--wait=false")
+		r = kubectl(hub(), "delete", "namespace", healthNS, "--wait=false")
 		Expect(r.code).To(Equal(0), "%s", r)
 	})
 }
