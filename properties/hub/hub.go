@@ -75,7 +75,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return errors.Join(
-		(&clusterstatus.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-properties")}).SetupWithManager(mgr, reports, opts.Workers),
+		(&clusterstatus.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("corral-properties")}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterprofile.Reconciler{Client: mgr.GetClient(), Namespace: opts.ProfileNamespace, Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 	)
 }

@@ -3,6 +3,7 @@ package clusterstatus
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -28,7 +29,11 @@ type Reconciler struct {
 	Client client.Client
 	// Reports reads the addon's ConfigMaps: the cache SetupWithManager
 	// watches them through.
-	Reports  client.Reader
+	Reports client.Reader
+	// Live reads the API server itself: a disabled addon's report is
+	// read again there before its properties are removed, so that a
+	// report the cache still holds after its deletion removes nothing.
+	Live     client.Reader
 	Recorder events.EventRecorder
 }
 
@@ -49,12 +54,15 @@ type scope struct {
 	cluster, original *clusterv1.ManagedCluster
 	addon             *addonv1alpha1.ManagedClusterAddOn
 	report            *api.Report
+	// leftover is the report of an addon no longer enabled.
+	leftover *corev1.ConfigMap
 }
 
 // Reconcile reflects the cluster's report.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	return corralreconcile.Run(ctx, &scope{name: req.Name},
 		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
+		corralreconcile.Step[*scope]{Name: "forget", Run: r.forget},
 		corralreconcile.Step[*scope]{Name: "reflect status", Run: r.reflectStatus},
 		corralreconcile.Step[*scope]{Name: "report truncation", Run: r.reportTruncation},
 	)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -16,7 +17,9 @@ import (
 )
 
 // load reads the cluster, its properties addon and its report; it stops
-// the list when any is missing or the cluster is going.
+// the list when the cluster or the report is missing, the cluster is
+// going or the addon is being disabled. A report left with no addon is
+// the addon's leftover (s.leftover), for forget.
 func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result, error) {
 	cluster := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
@@ -27,16 +30,23 @@ func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result
 	}
 	s.cluster, s.original = cluster, cluster.DeepCopy()
 	addon := &addonv1alpha1.ManagedClusterAddOn{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
-	}
-	if !addon.DeletionTimestamp.IsZero() {
-		return corralreconcile.StopList, nil
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon)
+	switch {
+	case apierrors.IsNotFound(err):
+		addon = nil
+	case err != nil:
+		return corralreconcile.StopList, err
+	case !addon.DeletionTimestamp.IsZero():
+		return corralreconcile.StopList, nil // being disabled: forget once it is gone
 	}
 	s.addon = addon
 	cm := &corev1.ConfigMap{}
 	if err := r.Reports.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.ReportName}, cm); err != nil {
 		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	}
+	if addon == nil {
+		s.leftover = cm
+		return corralreconcile.Continue, nil
 	}
 	rep := &api.Report{}
 	if err := report.Decode(cm, rep); err != nil {

@@ -42,6 +42,48 @@ func resources(l corev1.ResourceList) clusterv1.ResourceList {
 	return out
 }
 
+// ReasonPropertiesRemoved is the reason of the Event recorded when a
+// disabled addon's properties are removed from its cluster.
+const ReasonPropertiesRemoved = "PropertiesRemoved"
+
+// Forget returns status without the properties a report puts in it.
+func Forget(status clusterv1.ManagedClusterStatus) clusterv1.ManagedClusterStatus {
+	status.Version.Kubernetes = ""
+	status.Capacity, status.Allocatable, status.ClusterClaims = nil, nil, nil
+	return status
+}
+
+// forget, once the addon is disabled on the cluster, removes the
+// properties its report put in the cluster's status, then the report: the
+// report left behind says the addon wrote them, so a cluster whose
+// properties come from elsewhere (OCM's own registration agent) is never
+// touched.
+func (r *Reconciler) forget(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	if s.leftover == nil {
+		return corralreconcile.Continue, nil
+	}
+	if err := r.Live.Get(ctx, client.ObjectKeyFromObject(s.leftover), s.leftover); err != nil {
+		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	}
+	want := Forget(s.cluster.Status)
+	if !equality.Semantic.DeepEqual(want, s.cluster.Status) {
+		s.cluster.Status = want
+		if err := r.Client.Status().Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
+			return corralreconcile.StopList, fmt.Errorf("removing cluster %s's properties: %w", s.name, err)
+		}
+		if r.Recorder != nil {
+			r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeNormal, ReasonPropertiesRemoved, "Disable",
+				"The %s addon is disabled: the version, capacity, allocatable and claims it reported are removed", api.AddonName)
+		}
+	}
+	uid := s.leftover.UID
+	if err := r.Client.Delete(ctx, s.leftover, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return corralreconcile.StopList, fmt.Errorf("deleting the disabled addon's report %s/%s: %w", s.name, s.leftover.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("The properties addon is disabled: removed the properties it reported and its report", "cluster", s.name)
+	return corralreconcile.StopList, nil
+}
+
 // reflectStatus writes the report into the cluster's status when it says
 // something new.
 func (r *Reconciler) reflectStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -21,6 +22,7 @@ import (
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/addons/report"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
 )
@@ -205,5 +207,60 @@ var _ = Describe("properties", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(hubClient.Get(ctx, key, &cpv1alpha1.ClusterProfile{}))
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
+	})
+})
+
+var _ = Describe("properties of a disabled addon", func() {
+	It("go from the cluster with the addon's report when it is disabled, and properties reported by another agent stay", func(ctx context.Context) {
+		name := "disabled-" + rand.String(5)
+		Expect(hubClient.Create(ctx, newCluster(name))).To(Succeed())
+		Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", name)})).To(Succeed())
+		mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(name, api.AddonName)}
+		Expect(hubClient.Create(ctx, mca)).To(Succeed())
+
+		By("a report, written as the agent writes it, is reflected")
+		cm, err := report.Object(name, api.ReportName, api.AddonName, &api.Report{KubernetesVersion: "v1.35.4",
+			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}, Claims: []api.Claim{{Name: "region.open-cluster-management.io", Value: "eu"}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hubClient.Create(ctx, cm)).To(Succeed())
+		Eventually(func(g Gomega) {
+			mc := cluster(g, ctx, name)
+			g.Expect(mc.Status.Version.Kubernetes).To(Equal("v1.35.4"))
+			g.Expect(claims(mc)).To(HaveKeyWithValue("region.open-cluster-management.io", "eu"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("disabling the addon removes what it reported, then its report, with an Event")
+		Expect(hubClient.Delete(ctx, mca)).To(Succeed())
+		Eventually(func(g Gomega) {
+			st := cluster(g, ctx, name).Status
+			g.Expect(st.Version.Kubernetes).To(BeEmpty())
+			g.Expect(st.ClusterClaims).To(BeEmpty())
+			g.Expect(st.Allocatable).To(BeEmpty())
+			err := hubClient.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the report is deleted: %v", err)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func(g Gomega) {
+			list, err := kube.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			var reasons []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == name {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			g.Expect(reasons).To(ContainElement(clusterstatus.ReasonPropertiesRemoved))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("properties another agent reports, with no addon and no report, are left alone")
+		mc := &clusterv1.ManagedCluster{}
+		Expect(hubClient.Get(ctx, types.NamespacedName{Name: name}, mc)).To(Succeed())
+		mc.Status.Version.Kubernetes = "v1.34.0"
+		mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "id.k8s.io", Value: name}}
+		Expect(hubClient.Status().Update(ctx, mc)).To(Succeed())
+		Consistently(func(g Gomega) {
+			st := cluster(g, ctx, name).Status
+			g.Expect(st.Version.Kubernetes).To(Equal("v1.34.0"))
+			g.Expect(st.ClusterClaims).To(HaveLen(1))
+		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	})
 })
