@@ -46,8 +46,8 @@ func resources(l corev1.ResourceList) clusterv1.ResourceList {
 // disabled addon's properties are removed from its cluster.
 const ReasonPropertiesRemoved = "PropertiesRemoved"
 
-// Forget returns status without the properties a report puts in it.
-func Forget(status clusterv1.ManagedClusterStatus) clusterv1.ManagedClusterStatus {
+// withoutProperties returns status without the properties a report puts in it.
+func withoutProperties(status clusterv1.ManagedClusterStatus) clusterv1.ManagedClusterStatus {
 	status.Version.Kubernetes = ""
 	status.Capacity, status.Allocatable, status.ClusterClaims = nil, nil, nil
 	return status
@@ -65,7 +65,7 @@ func (r *Reconciler) forget(ctx context.Context, s *scope) (corralreconcile.Resu
 	if err := r.Live.Get(ctx, client.ObjectKeyFromObject(s.leftover), s.leftover); err != nil {
 		return corralreconcile.StopList, client.IgnoreNotFound(err)
 	}
-	want := Forget(s.cluster.Status)
+	want := withoutProperties(s.cluster.Status)
 	if !equality.Semantic.DeepEqual(want, s.cluster.Status) {
 		s.cluster.Status = want
 		if err := r.Client.Status().Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
