@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -33,6 +34,10 @@ type Addon struct {
 	// SetupHub registers the hub half's controllers with the hub's
 	// manager; nil when the addon has no hub half.
 	SetupHub func(mgr ctrl.Manager) error
+	// HubFlags adds the hub half's own settings to `corral hub`'s flags,
+	// for SetupHub to read; a name must not be another flag's. nil for
+	// none.
+	HubFlags func(fs *pflag.FlagSet)
 	// HubWebhooks are the validating admission webhooks of the hub half,
 	// which every hub serving webhooks serves and registers; hub reaches
 	// the hub's API server (for SubjectAccessReviews). nil for none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/pflag"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"open-cluster-management.io/addon-framework/pkg/lease"
@@ -14,6 +15,7 @@ import (
 	"github.com/corral-dev/corral/properties/agent"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub"
+	"github.com/corral-dev/corral/properties/hub/clusterprofile"
 )
 
 // ClusterClaimCRD names the CRD the agent writes claims into on the
@@ -24,8 +26,12 @@ const ClusterClaimCRD = "clusterclaims.cluster.open-cluster-management.io"
 func Addon() addons.Addon { return AddonWith(hub.Options{}) }
 
 // AddonWith is the properties addon whose hub half runs with opts (the
-// ClusterProfiles' namespace).
+// ClusterProfiles' namespace, which `corral hub
+// --cluster-profile-namespace` sets).
 func AddonWith(opts hub.Options) addons.Addon {
+	if opts.ProfileNamespace == "" {
+		opts.ProfileNamespace = clusterprofile.DefaultNamespace
+	}
 	return addons.Addon{
 		Name:        api.AddonName,
 		Description: "reports each cluster's version, capacity, platform and region as ClusterClaims; a ClusterProfile per cluster",
@@ -34,6 +40,10 @@ func AddonWith(opts hub.Options) addons.Addon {
 		HubRules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
+		},
+		HubFlags: func(fs *pflag.FlagSet) {
+			fs.StringVar(&opts.ProfileNamespace, "cluster-profile-namespace", opts.ProfileNamespace,
+				"namespace of the properties addon's ClusterProfiles, one per cluster (created when missing)")
 		},
 		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) },
 		RunAgent: runAgent,

@@ -113,6 +113,11 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	f.StringVar(&o.webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
 	f.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
 	f.StringVar(&o.webhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
+	for _, a := range o.builtins {
+		if a.HubFlags != nil {
+			a.HubFlags(f)
+		}
+	}
 	return cmd
 }
 

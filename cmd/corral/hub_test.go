@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/corral-dev/corral/addons"
 )
 
@@ -53,5 +56,25 @@ func TestHubAddonFlags(t *testing.T) {
 				t.Errorf("leader election ID %s, want %s", got, tc.wantLeaseID)
 			}
 		})
+	}
+}
+
+func TestHubTakesAddonsOwnFlags(t *testing.T) {
+	var setting string
+	builtins := []addons.Addon{{Name: "props",
+		HubFlags: func(fs *pflag.FlagSet) {
+			fs.StringVar(&setting, "props-setting", "default", "a setting of the props hub half")
+		},
+		SetupHub: func(ctrl.Manager) error { return nil }}}
+	o := newHubOptions(builtins...)
+	cmd := o.command()
+	if f := cmd.Flags().Lookup("props-setting"); f == nil || f.DefValue != "default" {
+		t.Fatalf("corral hub has no --props-setting flag with its default: %v", f)
+	}
+	if err := cmd.ParseFlags([]string{"--props-setting", "given"}); err != nil {
+		t.Fatal(err)
+	}
+	if setting != "given" {
+		t.Errorf("the addon's setting is %q after --props-setting given", setting)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -56,6 +57,9 @@ const installTimeout = 2 * time.Minute
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
+	}
+	if errs := validation.IsDNS1123Label(opts.ProfileNamespace); opts.ProfileNamespace != "" && len(errs) > 0 {
+		return fmt.Errorf("the ClusterProfiles' namespace %q is not a namespace name: %s", opts.ProfileNamespace, errs[0])
 	}
 	s := mgr.GetScheme()
 	if err := errors.Join(clusterv1.Install(s), addonv1alpha1.Install(s), cpv1alpha1.AddToScheme(s)); err != nil {

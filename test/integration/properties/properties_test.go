@@ -20,11 +20,15 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons/report"
 	"github.com/corral-dev/corral/properties/api"
+	"github.com/corral-dev/corral/properties/hub"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
+	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
@@ -262,5 +266,15 @@ var _ = Describe("properties of a disabled addon", func() {
 			g.Expect(st.Version.Kubernetes).To(Equal("v1.34.0"))
 			g.Expect(st.ClusterClaims).To(HaveLen(1))
 		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	})
+})
+
+var _ = Describe("the hub half's settings", func() {
+	It("refuses a ClusterProfile namespace that is not a namespace name, in one line", func() {
+		mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+		Expect(err).NotTo(HaveOccurred())
+		err = hub.SetupWithManager(mgr, hub.Options{ProfileNamespace: "Not_A_Namespace"})
+		Expect(err).To(MatchError(ContainSubstring(`the ClusterProfiles' namespace "Not_A_Namespace" is not a namespace name`)))
+		Expect(err.Error()).NotTo(ContainSubstring("\n"))
 	})
 })

@@ -13,6 +13,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -31,7 +32,6 @@ import (
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/agent"
 	"github.com/corral-dev/corral/properties/api"
-	"github.com/corral-dev/corral/properties/hub"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
@@ -79,10 +79,14 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", clusterName)})).To(Succeed())
 	Expect(hubClient.Create(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(clusterName, api.AddonName)})).To(Succeed())
 
-	By("running the hub half")
+	By("running the hub half as corral hub --cluster-profile-namespace does")
 	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{ProfileNamespace: profileNamespace})).To(Succeed())
+	addon := properties.Addon()
+	flags := pflag.NewFlagSet("corral hub", pflag.ContinueOnError)
+	addon.HubFlags(flags)
+	Expect(flags.Parse([]string{"--cluster-profile-namespace", profileNamespace})).To(Succeed())
+	Expect(addon.SetupHub(mgr)).To(Succeed())
 	stopHub := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
 
