@@ -95,15 +95,8 @@ func (r *Reconciler) applyNamespace(ctx context.Context, s *scope) (steps.Result
 // applyRBAC grants the cluster's identity what OCM's agent needs, scoped to
 // its own ManagedCluster and namespace.
 func (r *Reconciler) applyRBAC(ctx context.Context, s *scope) (steps.Result, error) {
-	name := s.cluster.Name
-	if err := r.ensure(ctx, clusterRole(name)); err != nil {
-		return steps.Continue, err
-	}
-	if err := r.ensure(ctx, clusterRoleBinding(name)); err != nil {
-		return steps.Continue, err
-	}
-	for _, rb := range roleBindings(name) {
-		if err := r.ensure(ctx, rb); err != nil {
+	for _, obj := range RBAC(s.cluster.Name) {
+		if err := r.ensure(ctx, obj); err != nil {
 			return steps.Continue, err
 		}
 	}

@@ -3,6 +3,7 @@ package managedcluster
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	rbacac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -76,6 +77,17 @@ func roleBindings(cluster string) []*rbacac.RoleBindingApplyConfiguration {
 		bind("registration", RegistrationClusterRole),
 		bind("work", WorkClusterRole),
 	}
+}
+
+// RBAC is what accepting cluster grants its identity, in the order the
+// hub writes it: its ClusterRole and ClusterRoleBinding, then the
+// RoleBindings in its namespace.
+func RBAC(cluster string) []runtime.ApplyConfiguration {
+	out := []runtime.ApplyConfiguration{clusterRole(cluster), clusterRoleBinding(cluster)}
+	for _, rb := range roleBindings(cluster) {
+		out = append(out, rb)
+	}
+	return out
 }
 
 // SharedClusterRoles are the roles every cluster namespace binds; the hub

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	placementhub "github.com/corral-dev/corral/placement/hub"
+	"github.com/corral-dev/corral/placement/hub/scheduler"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
@@ -51,41 +53,39 @@ func benchmarkFloor(b *testing.B, n int) {
 }
 
 // writeLikeTheScheduler writes p's decision of 10 clusters and its
-// status, as the scheduler does.
+// status as the scheduler does: the page, its labels and the conditions
+// come from the scheduler's own Result.
 func (f *fixture) writeLikeTheScheduler(ctx context.Context, p *clusterv1beta1.Placement, i int) error {
-	placement := p.Name
-	name := placement + "-decision-0"
+	chosen := make([]scheduler.Decision, wanted)
+	for j := range chosen {
+		chosen[j] = scheduler.Decision{Cluster: fmt.Sprintf("c%04d", (i*wanted+j)%clusters), Score: int64(j)}
+	}
+	result := scheduler.Result{BoundSets: []string{namespace}, EligibleSets: []string{namespace}, Candidates: clusters, Feasible: clusters,
+		Wanted: wanted, Selected: chosen, Groups: []scheduler.Group{{Clusters: chosen}}}
+	page := result.Pages(p.Name)[0]
 	decisions := f.clusters.ClusterV1beta1().PlacementDecisions(namespace)
 	_, err := decisions.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-		Namespace: namespace, Name: name,
-		Labels: map[string]string{clusterv1beta1.PlacementLabel: placement, clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: ""},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1beta1.GroupVersion.String(), Kind: "Placement", Name: placement, UID: p.UID,
-			Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},
+		Namespace: namespace, Name: page.Name, Labels: page.Labels(p.Name),
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(p, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}
-	chosen := make([]clusterv1beta1.ClusterDecision, wanted)
-	for j := range chosen {
-		chosen[j] = clusterv1beta1.ClusterDecision{ClusterName: fmt.Sprintf("c%04d", (i*wanted+j)%clusters), Score: int64(j)}
-	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": chosen}})
-	if _, err := decisions.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": page.Decisions}})
+	if _, err := decisions.Patch(ctx, page.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		return err
 	}
 	now := metav1.Now()
 	status := clusterv1beta1.PlacementStatus{
 		NumberOfSelectedClusters: wanted,
-		DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, Decisions: []string{name}, ClustersCount: wanted}},
-		Conditions: []metav1.Condition{
-			{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionTrue, Reason: "AllDecisionsScheduled",
-				Message: "All cluster decisions scheduled", ObservedGeneration: p.Generation, LastTransitionTime: now},
-			{Type: clusterv1beta1.PlacementConditionMisconfigured, Status: metav1.ConditionFalse, Reason: "Succeedconfigured",
-				Message: "Placement configurations check pass", ObservedGeneration: p.Generation, LastTransitionTime: now},
-		},
-		LastScoreUpdateTime: &now,
+		DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{Decisions: []string{page.Name}, ClustersCount: wanted}},
+		Conditions:               result.Conditions(p.Generation),
+		LastScoreUpdateTime:      &now,
+	}
+	for j := range status.Conditions {
+		status.Conditions[j].LastTransitionTime = now
 	}
 	patch, _ = json.Marshal(map[string]any{"status": status})
-	_, err = f.clusters.ClusterV1beta1().Placements(namespace).Patch(ctx, placement, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	_, err = f.clusters.ClusterV1beta1().Placements(namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 	return err
 }

@@ -10,12 +10,14 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
@@ -41,12 +43,16 @@ func benchmarkAcceptFloor(b *testing.B, n int) {
 	f := startHub(ctx, b)
 	createClusters(ctx, b, f.clusters, n, 60)
 	before := measure.APIWrites(ctx, f.kube)
+	objects, err := client.New(f.admin, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"), "kcm": f.pid("kube-controller-manager")})
 
 	b.StartTimer()
 	begin := time.Now()
-	err := measure.Parallel(registrationhub.DefaultWorkers, n, func(i int) error {
-		return f.writeLikeTheHub(ctx, fmt.Sprintf("c%04d", i))
+	err = measure.Parallel(registrationhub.DefaultWorkers, n, func(i int) error {
+		return f.writeLikeTheHub(ctx, objects, fmt.Sprintf("c%04d", i))
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -61,8 +67,9 @@ func benchmarkAcceptFloor(b *testing.B, n int) {
 }
 
 // writeLikeTheHub makes the writes the registration core makes to accept
-// cluster, with objects of the same shape.
-func (f *hubFixture) writeLikeTheHub(ctx context.Context, cluster string) error {
+// cluster, with the same objects: its RBAC as managedcluster.RBAC builds
+// it, created through objects.
+func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client, cluster string) error {
 	clusters := f.clusters.ClusterV1().ManagedClusters()
 	finalizer, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{clusterv1.ManagedClusterFinalizer}}})
 	mc, err := clusters.Patch(ctx, cluster, types.MergePatchType, finalizer, metav1.PatchOptions{})
@@ -70,75 +77,42 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, cluster string) error 
 		return err
 	}
 	labels := map[string]string{clusterv1.ClusterNameLabelKey: cluster}
-	meta := func(namespace, name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels}
+	if _, err := f.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: labels}}, metav1.CreateOptions{}); err != nil {
+		return err
 	}
-	role := "open-cluster-management:managedcluster:" + cluster
-	subjects := []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: clientcsr.ClusterGroup(cluster)}}
-	ref := func(name string) rbacv1.RoleRef {
-		return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
-	}
-	rbac := f.kube.RbacV1()
-	steps := []func() error{
-		func() error {
-			_, err := f.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", cluster)}, metav1.CreateOptions{})
+	for _, ac := range managedcluster.RBAC(cluster) {
+		raw, err := json.Marshal(ac)
+		if err != nil {
 			return err
-		},
-		func() error {
-			_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta("", role), Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"create", "get", "list", "watch"}},
-				{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"}, Verbs: []string{"renew"}},
-				{APIGroups: []string{clusterv1.GroupName}, Resources: []string{"managedclusters"}, ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch", "delete"}},
-				{APIGroups: []string{clusterv1.GroupName}, Resources: []string{"managedclusters/status"}, ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
-			}}, metav1.CreateOptions{})
+		}
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw); err != nil {
 			return err
-		},
-		func() error {
-			_, err := rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta("", role), RoleRef: ref(role), Subjects: subjects}, metav1.CreateOptions{})
-			return err
-		},
-		func() error {
-			_, err := rbac.RoleBindings(cluster).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(cluster, role+":registration"),
-				RoleRef: ref(managedcluster.RegistrationClusterRole), Subjects: subjects}, metav1.CreateOptions{})
-			return err
-		},
-		func() error {
-			_, err := rbac.RoleBindings(cluster).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta(cluster, role+":work"),
-				RoleRef: ref(managedcluster.WorkClusterRole), Subjects: subjects}, metav1.CreateOptions{})
-			return err
-		},
-		func() error {
-			status, _ := json.Marshal(map[string]any{"apiVersion": clusterv1.GroupVersion.String(), "kind": "ManagedCluster",
-				"metadata": map[string]any{"name": cluster},
-				"status": map[string]any{"conditions": []metav1.Condition{{Type: clusterv1.ManagedClusterConditionHubAccepted,
-					Status: metav1.ConditionTrue, Reason: "HubClusterAdminAccepted", Message: "Accepted by hub cluster admin",
-					ObservedGeneration: mc.Generation, LastTransitionTime: metav1.Now()}}}})
-			_, err := clusters.Patch(ctx, cluster, types.ApplyPatchType, status, metav1.PatchOptions{FieldManager: managedcluster.FieldOwner, Force: ptr(true)}, "status")
-			return err
-		},
-		func() error {
-			_, err := f.kube.EventsV1().Events(metav1.NamespaceDefault).Create(ctx, &eventsv1.Event{
-				ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: fmt.Sprintf("%s.%x", cluster, time.Now().UnixNano())},
-				EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: managedcluster.FieldOwner, ReportingInstance: "floor",
-				Action: "Acceptance", Reason: "HubClusterAdminAccepted", Note: "Accepted by hub cluster admin", Type: corev1.EventTypeNormal,
-				Regarding: corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ManagedCluster", Name: cluster, UID: mc.UID},
-			}, metav1.CreateOptions{})
-			return err
-		},
-		func() error {
-			now := metav1.NewMicroTime(time.Now())
-			holder := "managed-cluster-lease"
-			_, err := f.kube.CoordinationV1().Leases(cluster).Create(ctx, &coordinationv1.Lease{ObjectMeta: meta(cluster, "managed-cluster-lease"),
-				Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now}}, metav1.CreateOptions{})
-			return err
-		},
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+		}
+		if err := objects.Create(ctx, obj, client.FieldOwner(managedcluster.FieldOwner)); err != nil {
 			return err
 		}
 	}
-	return nil
+	status, _ := json.Marshal(map[string]any{"apiVersion": clusterv1.GroupVersion.String(), "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": cluster},
+		"status": map[string]any{"conditions": []metav1.Condition{{Type: clusterv1.ManagedClusterConditionHubAccepted,
+			Status: metav1.ConditionTrue, Reason: managedcluster.ReasonAccepted, Message: "Accepted by hub cluster admin",
+			ObservedGeneration: mc.Generation, LastTransitionTime: metav1.Now()}}}})
+	if _, err := clusters.Patch(ctx, cluster, types.ApplyPatchType, status, metav1.PatchOptions{FieldManager: managedcluster.FieldOwner, Force: ptr.To(true)}, "status"); err != nil {
+		return err
+	}
+	_, err = f.kube.EventsV1().Events(metav1.NamespaceDefault).Create(ctx, &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: fmt.Sprintf("%s.%x", cluster, time.Now().UnixNano())},
+		EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: managedcluster.FieldOwner, ReportingInstance: "floor",
+		Action: "Acceptance", Reason: managedcluster.ReasonAccepted, Note: "Accepted by hub cluster admin", Type: corev1.EventTypeNormal,
+		Regarding: corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ManagedCluster", Name: cluster, UID: mc.UID},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	now, holder := metav1.NewMicroTime(time.Now()), common.LeaseName
+	_, err = f.kube.CoordinationV1().Leases(cluster).Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: common.LeaseName, Labels: labels},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now}}, metav1.CreateOptions{})
+	return err
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -13,18 +13,16 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/test/benchmark/measure"
+	"github.com/corral-dev/corral/work/agent/appliedwork"
+	"github.com/corral-dev/corral/work/agent/manifestwork"
 )
-
-// floorWorkers is how many works the floor writes at once: the agent's
-// default number of concurrent reconciles.
-const floorWorkers = 32
 
 // BenchmarkApplyWorksFloor is what BenchmarkApplyWorks cannot beat on
 // this machine: the same writes per work the agent makes (the hub's
 // finalizer and status patches; the managed cluster's AppliedManifestWork,
 // ConfigMap, Secret and AppliedManifestWork status), made by a bare client
-// that reads nothing, decides nothing and watches nothing, 32 works at a
-// time. Its time is the two API servers' (and etcds') own cost of those
+// that reads nothing, decides nothing and watches nothing, as many works
+// at a time as the agent reconciles. Its time is the two API servers' (and etcds') own cost of those
 // writes; an agent's target below it cannot be met by the agent.
 func BenchmarkApplyWorksFloor(b *testing.B) {
 	ctx := b.Context()
@@ -36,7 +34,7 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 		"hub-apiserver": hub.pid("kube-apiserver"), "hub-etcd": hub.pid("etcd"),
 		"managed-apiserver": managed.pid("kube-apiserver"), "managed-etcd": managed.pid("etcd")})
 	began := time.Now()
-	err := measure.Parallel(floorWorkers, n, func(i int) error {
+	err := measure.Parallel(manifestwork.DefaultMaxConcurrentReconciles, n, func(i int) error {
 		return writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i))
 	})
 	if err != nil {
@@ -63,7 +61,7 @@ func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, name str
 		return err
 	}
 	amw, err := managed.works.WorkV1().AppliedManifestWorks().Create(ctx, &workv1.AppliedManifestWork{
-		ObjectMeta: metav1.ObjectMeta{Name: "floor-" + name, Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},
+		ObjectMeta: metav1.ObjectMeta{Name: appliedwork.Name("floor", name), Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},
 		Spec:       workv1.AppliedManifestWorkSpec{HubHash: "floor", AgentID: "floor", ManifestWorkName: name},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -101,15 +99,15 @@ func doneStatus(name string) workv1.ManifestWorkStatus {
 	manifest := func(ordinal int32, kind, resource string) workv1.ManifestCondition {
 		return workv1.ManifestCondition{
 			ResourceMeta: workv1.ManifestResourceMeta{Ordinal: ordinal, Version: "v1", Kind: kind, Resource: resource, Namespace: "default", Name: name},
-			Conditions: []metav1.Condition{cond(workv1.ManifestApplied, metav1.ConditionTrue, "AppliedManifestComplete"),
-				cond(workv1.ManifestAvailable, metav1.ConditionTrue, "ResourceAvailable")},
+			Conditions: []metav1.Condition{cond(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete),
+				cond(workv1.ManifestAvailable, metav1.ConditionTrue, manifestwork.ReasonResourceAvailable)},
 		}
 	}
 	return workv1.ManifestWorkStatus{
-		Conditions: []metav1.Condition{cond(workv1.WorkApplied, metav1.ConditionTrue, "AppliedManifestWorkComplete"),
-			cond(workv1.WorkAvailable, metav1.ConditionTrue, "ResourcesAvailable"),
-			cond(workv1.WorkProgressing, metav1.ConditionFalse, "AppliedManifestWorkComplete"),
-			cond(workv1.WorkDegraded, metav1.ConditionFalse, "AppliedManifestWorkComplete")},
+		Conditions: []metav1.Condition{cond(workv1.WorkApplied, metav1.ConditionTrue, manifestwork.ReasonWorkApplied),
+			cond(workv1.WorkAvailable, metav1.ConditionTrue, manifestwork.ReasonWorkAvailable),
+			cond(workv1.WorkProgressing, metav1.ConditionFalse, workv1.WorkProgressingReasonCompleted),
+			cond(workv1.WorkDegraded, metav1.ConditionFalse, manifestwork.ReasonWorkNotDegraded)},
 		ResourceStatus: workv1.ManifestResourceStatus{Manifests: []workv1.ManifestCondition{manifest(0, "ConfigMap", "configmaps"), manifest(1, "Secret", "secrets")}},
 	}
 }

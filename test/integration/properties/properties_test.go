@@ -60,6 +60,21 @@ func cluster(g Gomega, ctx context.Context, name string) *clusterv1.ManagedClust
 	return mc
 }
 
+// expectClusterEvent waits for an Event of reason on the ManagedCluster
+// named cluster.
+func expectClusterEvent(ctx context.Context, cluster, reason string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		events, err := kube.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		var seen []string
+		for _, e := range events.Items {
+			seen = append(seen, e.Regarding.Kind+"/"+e.Regarding.Name+":"+e.Reason)
+		}
+		g.Expect(seen).To(ContainElement("ManagedCluster/" + cluster + ":" + reason))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
 func claims(mc *clusterv1.ManagedCluster) map[string]string {
 	out := map[string]string{}
 	for _, c := range mc.Status.ClusterClaims {
@@ -161,15 +176,7 @@ var _ = Describe("properties", func() {
 			g.Expect(cond.Reason).To(Equal(clusterstatus.ReasonClaimsTruncated))
 			g.Expect(cond.Message).To(ContainSubstring(fmt.Sprintf("user-%02d.example.com", api.MaxClaims+4)))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		Eventually(func(g Gomega) {
-			events, err := kube.EventsV1().Events("").List(ctx, metav1.ListOptions{})
-			g.Expect(err).NotTo(HaveOccurred())
-			var seen []string
-			for _, e := range events.Items {
-				seen = append(seen, e.Regarding.Kind+"/"+e.Regarding.Name+":"+e.Reason)
-			}
-			g.Expect(seen).To(ContainElement("ManagedCluster/"+clusterName+":"+clusterstatus.ReasonClaimsTruncated), "an Event on the cluster says claims were dropped")
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectClusterEvent(ctx, clusterName, clusterstatus.ReasonClaimsTruncated)
 
 		By("removing them: within the bound again")
 		for _, c := range created {
@@ -243,17 +250,7 @@ var _ = Describe("properties of a disabled addon", func() {
 			err := hubClient.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the report is deleted: %v", err)
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		Eventually(func(g Gomega) {
-			list, err := kube.EventsV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-			g.Expect(err).NotTo(HaveOccurred())
-			var reasons []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == name {
-					reasons = append(reasons, e.Reason)
-				}
-			}
-			g.Expect(reasons).To(ContainElement(clusterstatus.ReasonPropertiesRemoved))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectClusterEvent(ctx, name, clusterstatus.ReasonPropertiesRemoved)
 
 		By("properties another agent reports, with no addon and no report, are left alone")
 		mc := &clusterv1.ManagedCluster{}

@@ -37,6 +37,9 @@ import (
 // deleted (upstream OCM's default).
 const DefaultEvictionGracePeriod = 60 * time.Minute
 
+// DefaultMaxConcurrentReconciles is how many works are reconciled at once.
+const DefaultMaxConcurrentReconciles = 32
+
 // Options configure the controller.
 type Options struct {
 	// ClusterName is the cluster namespace on the hub.
@@ -47,7 +50,7 @@ type Options struct {
 	AgentID string
 	// EvictionGracePeriod; DefaultEvictionGracePeriod when zero.
 	EvictionGracePeriod time.Duration
-	// MaxConcurrentReconciles; 32 when zero.
+	// MaxConcurrentReconciles; DefaultMaxConcurrentReconciles when zero.
 	MaxConcurrentReconciles int
 	// RawFeedbackJSON returns structured feedback values as raw JSON
 	// (the RawFeedbackJsonString feature).
@@ -92,7 +95,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		opts.EvictionGracePeriod = DefaultEvictionGracePeriod
 	}
 	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = 32
+		opts.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
