@@ -36,6 +36,10 @@ const TemplateHashAnnotation = "work.corral.dev/template-hash"
 // Reconciler keeps every ManifestWorkReplicaSet's ManifestWorks and status.
 type Reconciler struct {
 	Client client.Client
+	// Live reads the API server itself: a set being deleted lists its
+	// works there, so that a work created moments ago, not yet in the
+	// cache, is deleted with the others rather than left behind.
+	Live client.Reader
 	// Clock is the time rollouts are measured by; nil is the real clock.
 	Clock clock.WithDelayedExecution
 

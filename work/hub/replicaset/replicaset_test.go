@@ -157,9 +157,12 @@ func TestFinalize(t *testing.T) {
 	for name, tc := range map[string]struct {
 		policy        workv1alpha1.CascadeDeletionPolicy
 		wantFinalizer bool
+		// staleCache: the cache has not seen the works yet.
+		staleCache bool
 	}{
 		"background removes the finalizer once the works are asked to go": {policy: workv1alpha1.Background},
 		"foreground keeps it while a work remains":                        {policy: workv1alpha1.Foreground, wantFinalizer: true},
+		"works the cache has not seen yet go too":                         {policy: workv1alpha1.Background, staleCache: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			set := newSet()
@@ -167,7 +170,18 @@ func TestFinalize(t *testing.T) {
 			now := metav1.Now()
 			set.DeletionTimestamp = &now
 			c := fakeClient(t, interceptor.Funcs{}, set, work("c1"), work("c2"))
-			r := &Reconciler{Client: c, recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+			cache := c
+			if tc.staleCache {
+				cache = interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+					List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+						if _, works := list.(*workv1.ManifestWorkList); works {
+							return nil
+						}
+						return c.List(ctx, list, opts...)
+					},
+				})
+			}
+			r := &Reconciler{Client: cache, Live: c, recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
 			if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), set); err != nil {
 				t.Fatal(err)
 			}

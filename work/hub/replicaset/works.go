@@ -31,10 +31,16 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 	return steps.StopList, nil
 }
 
-// listWorks finds the set's works, in every cluster namespace, by its label.
+// listWorks finds the set's works, in every cluster namespace, by its
+// label: from the cache, or from the API server (Live) when the set is
+// being deleted.
 func (r *Reconciler) listWorks(ctx context.Context, s *scope) (steps.Result, error) {
+	var reader client.Reader = r.Client
+	if !s.set.DeletionTimestamp.IsZero() {
+		reader = r.Live
+	}
 	list := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SetKey(s.set)}); err != nil {
+	if err := reader.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SetKey(s.set)}); err != nil {
 		return steps.StopList, fmt.Errorf("listing the set's ManifestWorks: %w", err)
 	}
 	s.works = list.Items
