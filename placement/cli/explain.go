@@ -218,7 +218,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		now = time.Now()
 	}
 	r := scheduler.Schedule(p, snap, scheduler.Options{Now: now, Explain: true})
-	current := sets.List(snap.Decided(p.Namespace, p.Name))
+	current := []string(snap.Decided(p.Namespace, p.Name)) // sorted
 	selected := sets.New[string]()
 	for _, d := range r.Selected {
 		selected.Insert(d.Cluster)

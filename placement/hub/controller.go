@@ -15,6 +15,8 @@ import (
 	"k8s.io/utils/clock"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
+	clusterlisters "open-cluster-management.io/api/client/cluster/listers/cluster/v1beta1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -55,15 +57,16 @@ type Controller struct {
 	opts   Options
 	client clusterclient.Interface
 	state  *state
-	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	// decisions is the informer's store of PlacementDecisions.
+	decisions clusterlisters.PlacementDecisionLister
+	queue     workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	// timers hold the placements to schedule again at a time of the
 	// injected clock (a toleration or a score running out, the score
 	// interval), then hand them to queue. Retries after errors keep to the
 	// real clock.
-	timers  workqueue.TypedDelayingInterface[types.NamespacedName]
-	synced  bool
-	syncMu  sync.RWMutex
-	lastRun sync.Map // types.NamespacedName → time.Time of the last scheduling
+	timers workqueue.TypedDelayingInterface[types.NamespacedName]
+	synced bool
+	syncMu sync.RWMutex
 	// log is Start's logger, for the informers' handlers.
 	log logr.Logger
 }
@@ -110,8 +113,9 @@ func (c *Controller) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("placement-scheduler")
 	ctx = ctrl.LoggerInto(ctx, log)
 	c.log = log
-	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(crcache.TransformStripManagedFields()))
+	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(trim))
 	handled, err := c.watch(factory)
+	c.decisions = factory.Cluster().V1beta1().PlacementDecisions().Lister()
 	if err != nil {
 		return err
 	}
@@ -156,6 +160,20 @@ func (c *Controller) Start(ctx context.Context) error {
 	wg.Wait()
 	return nil
 }
+
+// trim is the informers' transform: it drops what the scheduler never
+// reads, every object's managed fields and a PlacementDecision's owner
+// references, since with thousands of placements the informers' objects
+// are most of the scheduler's memory.
+func trim(obj any) (any, error) {
+	obj, err := stripManagedFields(obj)
+	if d, ok := obj.(*clusterv1beta1.PlacementDecision); ok && d.OwnerReferences != nil {
+		d.OwnerReferences = nil
+	}
+	return obj, err
+}
+
+var stripManagedFields = crcache.TransformStripManagedFields()
 
 // isSynced says whether the informers have synced: before, events only
 // fill the state, and Start schedules every placement once after.

@@ -94,9 +94,25 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 	}
 	ctrl.LoggerFrom(ctx).V(4).Info("Wrote a PlacementDecision", "decision", want.Name, "clusters", len(want.Status.Decisions))
 	c.state.mu.Lock()
-	c.state.setPage(w.key, want.Name, written)
+	c.state.setPage(w.key, want.Name, c.shared(written))
 	c.state.mu.Unlock()
 	return nil
+}
+
+// shared is the informer's copy of a PlacementDecision this scheduler
+// just wrote when the informer already holds that version, otherwise the
+// write's response. onDecision ignores the informer's event for a page
+// being written, so without this the state would keep the response and
+// the informer its own copy: every such page twice.
+func (c *Controller) shared(written *clusterv1beta1.PlacementDecision) *clusterv1beta1.PlacementDecision {
+	if c.decisions == nil {
+		return written
+	}
+	cached, err := c.decisions.PlacementDecisions(written.Namespace).Get(written.Name)
+	if err != nil || cached.ResourceVersion != written.ResourceVersion {
+		return written
+	}
+	return cached
 }
 
 // holdScores keeps the scores the hub's decisions hold when the selected

@@ -149,14 +149,17 @@ func (c *Controller) onScore(old, new *clusterv1alpha1.AddOnPlacementScore) {
 // enqueueForScores schedules a placement again for a score change, no
 // sooner than its score interval after it was last scheduled.
 func (c *Controller) enqueueForScores(key types.NamespacedName, now time.Time) {
-	interval := c.opts.ScoreInterval
+	interval, ran := c.opts.ScoreInterval, int64(0)
 	c.state.mu.RLock()
-	if e := c.state.placements[key]; e != nil && e.plan != nil && e.plan.ScoreRateLimit() > 0 {
-		interval = e.plan.ScoreRateLimit()
+	if e := c.state.placements[key]; e != nil {
+		if e.plan != nil && e.plan.ScoreRateLimit() > 0 {
+			interval = e.plan.ScoreRateLimit()
+		}
+		ran = e.ran.Load()
 	}
 	c.state.mu.RUnlock()
-	if last, ok := c.lastRun.Load(key); ok {
-		if wait := last.(time.Time).Add(interval).Sub(now); wait > 0 {
+	if ran != 0 {
+		if wait := time.Unix(0, ran).Add(interval).Sub(now); wait > 0 {
 			c.timers.AddAfter(key, wait)
 			return
 		}
@@ -186,14 +189,13 @@ func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
 	} else {
 		e := &entry{placement: new}
 		e.plan, e.err = scheduler.Compile(new, c.state)
+		if was := c.state.placements[key]; was != nil {
+			e.ran.Store(was.ran.Load()) // the score interval runs on across spec changes
+		}
 		c.state.placements[key] = e
 	}
 	c.state.mu.Unlock()
-	if new == nil {
-		c.lastRun.Delete(key)
-		return
-	}
-	if c.isSynced() {
+	if new != nil && c.isSynced() {
 		c.queue.Add(key)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -40,7 +39,7 @@ type state struct {
 	// pages are each placement's PlacementDecisions by name: what the
 	// hub holds, or what this scheduler just wrote.
 	pages   map[types.NamespacedName]map[string]*clusterv1beta1.PlacementDecision
-	decided map[types.NamespacedName]sets.Set[string]
+	decided map[types.NamespacedName]scheduler.Names
 	counts  map[string]int
 	// pending are the pages being written: their events wait for the
 	// write's result.
@@ -52,9 +51,12 @@ type entry struct {
 	placement *clusterv1beta1.Placement
 	plan      *scheduler.Plan
 	err       error // why it does not compile
-	// last is what the scheduler decided last time, nil before; set by
-	// the placement's worker under the read lock, hence atomic.
-	last atomic.Pointer[scheduler.Result]
+	// last is what Affected needs of the last scheduling, nil before;
+	// ran is when that was, in the injected clock's Unix nanoseconds (0:
+	// never), for the score interval. The placement's worker sets both
+	// under the read lock, hence atomic.
+	last atomic.Pointer[scheduler.Memo]
+	ran  atomic.Int64
 }
 
 var _ scheduler.Snapshot = &state{}
@@ -67,7 +69,7 @@ func newState() *state {
 		bound: map[string][]string{}, scores: map[string]map[string]*clusterv1alpha1.AddOnPlacementScore{},
 		placements: map[types.NamespacedName]*entry{},
 		pages:      map[types.NamespacedName]map[string]*clusterv1beta1.PlacementDecision{},
-		decided:    map[types.NamespacedName]sets.Set[string]{}, counts: map[string]int{},
+		decided:    map[types.NamespacedName]scheduler.Names{}, counts: map[string]int{},
 		pending: map[pageKey]bool{},
 	}
 }
@@ -80,7 +82,7 @@ func (s *state) BoundSets(namespace string) []string   { return s.bound[namespac
 func (s *state) Score(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return s.scores[name][cluster]
 }
-func (s *state) Decided(namespace, placement string) sets.Set[string] {
+func (s *state) Decided(namespace, placement string) scheduler.Names {
 	return s.decided[types.NamespacedName{Namespace: namespace, Name: placement}]
 }
 func (s *state) DecisionCounts() map[string]int { return s.counts }
@@ -202,16 +204,15 @@ func (s *state) setPage(key types.NamespacedName, name string, d *clusterv1beta1
 		}
 		pages[name] = d
 	}
-	now := sets.New[string]()
+	var names []string
 	for _, pg := range pages {
 		for _, cd := range pg.Status.Decisions {
-			if cd.ClusterName != "" {
-				now.Insert(cd.ClusterName)
-			}
+			names = append(names, cd.ClusterName)
 		}
 	}
+	now := scheduler.NewNames(names...)
 	before := s.decided[key]
-	for c := range before {
+	for _, c := range before {
 		if !now.Has(c) {
 			s.counts[c]--
 			if s.counts[c] <= 0 {
@@ -219,7 +220,7 @@ func (s *state) setPage(key types.NamespacedName, name string, d *clusterv1beta1
 			}
 		}
 	}
-	for c := range now {
+	for _, c := range now {
 		if !before.Has(c) {
 			s.counts[c]++
 		}

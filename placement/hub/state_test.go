@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	clusterlisters "open-cluster-management.io/api/client/cluster/listers/cluster/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
@@ -126,5 +128,52 @@ func TestNewerResourceVersion(t *testing.T) {
 				t.Errorf("newer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestTrimDropsWhatTheSchedulerNeverReads(t *testing.T) {
+	d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
+		Name: "p-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "p"},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "Placement", Name: "p"}},
+		ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "corral"}},
+	}}
+	got, err := trim(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := got.(*clusterv1beta1.PlacementDecision)
+	if out.OwnerReferences != nil || out.ManagedFields != nil {
+		t.Errorf("trim kept owner references %v and managed fields %v", out.OwnerReferences, out.ManagedFields)
+	}
+	if out.Labels[clusterv1beta1.PlacementLabel] != "p" {
+		t.Errorf("trim dropped the placement label: %v", out.Labels)
+	}
+	c := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Annotations: map[string]string{"a": "b"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "corral"}}}}
+	got, _ = trim(c)
+	if mc := got.(*clusterv1.ManagedCluster); mc.ManagedFields != nil || mc.Annotations["a"] != "b" {
+		t.Errorf("trim on a cluster: managed fields %v, annotations %v; want none, and the annotations kept (CEL reads them)", mc.ManagedFields, mc.Annotations)
+	}
+}
+
+func TestSharedPrefersTheInformersCopyOfTheSameVersion(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	cached := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1", ResourceVersion: "5"}}
+	if err := indexer.Add(cached); err != nil {
+		t.Fatal(err)
+	}
+	c := &Controller{decisions: clusterlisters.NewPlacementDecisionLister(indexer)}
+	same := cached.DeepCopy()
+	if got := c.shared(same); got != cached {
+		t.Error("a write the informer already holds was kept as the response, not the informer's copy")
+	}
+	newer := cached.DeepCopy()
+	newer.ResourceVersion = "6"
+	if got := c.shared(newer); got != newer {
+		t.Error("a write newer than the informer's copy was replaced by the older copy")
+	}
+	other := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q-decision-1", ResourceVersion: "7"}}
+	if got := c.shared(other); got != other {
+		t.Error("a write the informer has not seen was not kept")
 	}
 }

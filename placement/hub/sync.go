@@ -84,13 +84,13 @@ func (c *Controller) statusStep(ctx context.Context, w *work) (steps.Result, err
 // gone.
 func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 	now := c.opts.Clock.Now()
-	c.lastRun.Store(key, now)
 	c.state.mu.RLock()
 	defer c.state.mu.RUnlock()
 	e := c.state.placements[key]
 	if e == nil {
 		return nil, false
 	}
+	e.ran.Store(now.UnixNano())
 	w := &work{key: key, placement: e.placement, now: now, held: map[string]*clusterv1beta1.PlacementDecision{}}
 	for name, pg := range c.state.pages[key] {
 		w.held[name] = pg
@@ -100,7 +100,6 @@ func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 		return w, true
 	}
 	w.result = e.plan.Schedule(c.state, scheduler.Options{Now: now})
-	// Affected needs only to know it ran, and the ranges it scaled by.
-	e.last.Store(&scheduler.Result{Ranges: w.result.Ranges})
+	e.last.Store(w.result.Memo())
 	return w, true
 }

@@ -25,7 +25,7 @@ type Version struct {
 // nothing reads, a cluster the placement did not choose leaving) does not
 // call for scheduling it again — with Balance, which changes as other
 // placements choose, scheduling it again would move it for nothing.
-func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *Result) bool {
+func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *Memo) bool {
 	p, c := pl.p, pl.c
 	eligibleSets := eligible(snap.BoundSets(p.Namespace), p.Spec.ClusterSets)
 	decided := snap.Decided(p.Namespace, p.Name)
@@ -60,9 +60,9 @@ func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *R
 
 // bounds says whether the cluster's allocatable was the least or the most
 // a resource prioritizer saw last time.
-func (c *compiled) bounds(cluster *clusterv1.ManagedCluster, last *Result) bool {
-	for resource, r := range last.Ranges {
-		if v, ok := Allocatable(cluster, resource); ok && (v <= r[0] || v >= r[1]) {
+func (c *compiled) bounds(cluster *clusterv1.ManagedCluster, last *Memo) bool {
+	for _, r := range last.Ranges {
+		if v, ok := Allocatable(cluster, r.Resource); ok && (v <= r.Min || v >= r.Max) {
 			return true
 		}
 	}

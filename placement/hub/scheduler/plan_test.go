@@ -84,7 +84,7 @@ func TestAffected(t *testing.T) {
 				c := b.obj()
 				return Version{Cluster: &c, Sets: []string{c.Labels["cluster.open-cluster-management.io/clusterset"]}}
 			}
-			if got := plan.Affected(snap, version(tc.old), version(tc.new), now, last); got != tc.want {
+			if got := plan.Affected(snap, version(tc.old), version(tc.new), now, last.Memo()); got != tc.want {
 				t.Errorf("Affected = %v, want %v", got, tc.want)
 			}
 		})

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/sets"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
@@ -16,7 +15,7 @@ const (
 // scoreInput is what the prioritizers read besides the clusters.
 type scoreInput struct {
 	snap      Snapshot
-	decided   sets.Set[string]
+	decided   Names
 	spread    []spreadTerm
 	now       time.Time
 	feasible  []*clusterv1.ManagedCluster
@@ -24,7 +23,7 @@ type scoreInput struct {
 	name      string
 	// ranges record the least and the most allocatable of each resource
 	// a prioritizer scaled by.
-	ranges map[clusterv1.ResourceName][2]float64
+	ranges []Range
 }
 
 // score fills out[i] with the prioritizer's score of in.feasible[i] and
@@ -40,9 +39,9 @@ func (pr *prioritizer) score(in *scoreInput, out []int64) time.Time {
 			}
 		}
 	case ResourceAllocatableCPU:
-		in.ranges[clusterv1.ResourceCPU] = allocatable(in.snap, in.feasible, clusterv1.ResourceCPU, out)
+		in.ranges = append(in.ranges, allocatable(in.snap, in.feasible, clusterv1.ResourceCPU, out))
 	case ResourceAllocatableMemory:
-		in.ranges[clusterv1.ResourceMemory] = allocatable(in.snap, in.feasible, clusterv1.ResourceMemory, out)
+		in.ranges = append(in.ranges, allocatable(in.snap, in.feasible, clusterv1.ResourceMemory, out))
 	case Spread:
 		spreadScores(in, out)
 	case "":
@@ -83,7 +82,7 @@ func balance(in *scoreInput, out []int64) {
 // least (MinScore) and the most (MaxScore) among the feasible clusters; a
 // cluster that reports no allocatable or capacity scores 0, and all score
 // MaxScore when they are equal.
-func allocatable(snap Snapshot, feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) [2]float64 {
+func allocatable(snap Snapshot, feasible []*clusterv1.ManagedCluster, resource clusterv1.ResourceName, out []int64) Range {
 	values := make([]float64, len(feasible))
 	has := make([]bool, len(feasible))
 	lo, hi, seen := 0.0, 0.0, false
@@ -111,7 +110,7 @@ func allocatable(snap Snapshot, feasible []*clusterv1.ManagedCluster, resource c
 			out[i] = int64(((values[i]-lo)/(hi-lo) - 0.5) * 2 * MaxScore)
 		}
 	}
-	return [2]float64{lo, hi}
+	return Range{Resource: resource, Min: lo, Max: hi}
 }
 
 // addOnScores reads the named score of each cluster's AddOnPlacementScore;

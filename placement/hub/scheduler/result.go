@@ -47,10 +47,25 @@ type Result struct {
 	ScoreRateLimit time.Duration `json:"-"`
 	// Ranges are, for each resource a prioritizer scaled allocatable
 	// by, the least and the most among the feasible clusters.
-	Ranges map[clusterv1.ResourceName][2]float64 `json:"-"`
+	Ranges []Range `json:"-"`
 	// Clusters explains every cluster, by name (Options.Explain only).
 	Clusters []ClusterResult `json:"clusters,omitempty"`
 }
+
+// Range is the least and the most allocatable of one resource among the
+// feasible clusters, as a resource prioritizer scaled them.
+type Range struct {
+	Resource clusterv1.ResourceName
+	Min, Max float64
+}
+
+// Memo is what Plan.Affected needs of a placement's last scheduling: that
+// it ran, and the ranges it scaled by. A hub keeps one per placement, a
+// tenth of the size of the Result.
+type Memo struct{ Ranges []Range }
+
+// Memo is what Plan.Affected needs of r.
+func (r *Result) Memo() *Memo { return &Memo{Ranges: r.Ranges} }
 
 // Weight is one prioritizer and its weight.
 type Weight struct {

@@ -98,10 +98,6 @@ func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 	// Prioritizers.
 	totals := make([]int64, len(feasible))
 	in := &scoreInput{snap: snap, decided: decided, spread: c.spread, now: opts.Now, feasible: feasible, namespace: p.Namespace, name: p.Name}
-	if c.usesResource {
-		in.ranges = map[clusterv1.ResourceName][2]float64{}
-		r.Ranges = in.ranges
-	}
 	scores := make([]int64, len(feasible))
 	for _, pr := range c.prioritizers {
 		clear(scores)
@@ -116,6 +112,7 @@ func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 			}
 		}
 	}
+	r.Ranges = in.ranges
 
 	// Rank: a cluster the placement would rather avoid last, then the
 	// highest total, then by name.

@@ -29,7 +29,7 @@ type Snapshot interface {
 	Score(cluster, name string) *clusterv1alpha1.AddOnPlacementScore
 	// Decided is the set of clusters the placement's PlacementDecisions
 	// hold now; empty for a new placement.
-	Decided(namespace, placement string) sets.Set[string]
+	Decided(namespace, placement string) Names
 	// DecisionCounts counts, for each cluster, the placements whose
 	// decisions hold it (the placement being scheduled among them).
 	DecisionCounts() map[string]int
@@ -56,7 +56,7 @@ type MemSnapshot struct {
 	setsOf    map[string][]string
 	bound     map[string][]string
 	scores    map[string]map[string]*clusterv1alpha1.AddOnPlacementScore
-	decided   map[string]sets.Set[string]
+	decided   map[string]Names
 	decisions map[string]int
 	alloc     map[string]map[clusterv1.ResourceName]float64
 }
@@ -71,7 +71,7 @@ func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1bet
 ) *MemSnapshot {
 	s := &MemSnapshot{
 		setsOf: map[string][]string{}, bound: map[string][]string{},
-		scores: map[string]map[string]*clusterv1alpha1.AddOnPlacementScore{}, decided: map[string]sets.Set[string]{}, decisions: map[string]int{},
+		scores: map[string]map[string]*clusterv1alpha1.AddOnPlacementScore{}, decided: map[string]Names{}, decisions: map[string]int{},
 		alloc: map[string]map[clusterv1.ResourceName]float64{},
 	}
 	for i := range clusters {
@@ -103,17 +103,18 @@ func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1bet
 		}
 		byCluster[scores[i].Namespace] = &scores[i]
 	}
+	held := map[string][]string{}
 	for i := range decisions {
 		d := &decisions[i]
 		key := d.Namespace + "/" + d.Labels[clusterv1beta1.PlacementLabel]
-		if s.decided[key] == nil {
-			s.decided[key] = sets.New[string]()
-		}
 		for _, cd := range d.Status.Decisions {
-			if cd.ClusterName != "" && !s.decided[key].Has(cd.ClusterName) {
-				s.decided[key].Insert(cd.ClusterName)
-				s.decisions[cd.ClusterName]++
-			}
+			held[key] = append(held[key], cd.ClusterName)
+		}
+	}
+	for key, names := range held {
+		s.decided[key] = NewNames(names...)
+		for _, c := range s.decided[key] {
+			s.decisions[c]++
 		}
 	}
 	return s
@@ -131,7 +132,7 @@ func (s *MemSnapshot) BoundSets(namespace string) []string   { return s.bound[na
 func (s *MemSnapshot) Score(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return s.scores[name][cluster]
 }
-func (s *MemSnapshot) Decided(namespace, placement string) sets.Set[string] {
+func (s *MemSnapshot) Decided(namespace, placement string) Names {
 	return s.decided[namespace+"/"+placement]
 }
 func (s *MemSnapshot) DecisionCounts() map[string]int { return s.decisions }
