@@ -173,7 +173,7 @@ func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
 		// newest copy for the next status comparison all the same.
 		c.state.mu.Lock()
 		if e := c.state.placements[keyOf(new)]; e != nil && !newer(e.placement.ResourceVersion, new.ResourceVersion) {
-			e.placement = new
+			e.setPlacement(new)
 		}
 		c.state.mu.Unlock()
 		return

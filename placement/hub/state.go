@@ -59,6 +59,15 @@ type entry struct {
 	ran  atomic.Int64
 }
 
+// setPlacement keeps a newer version of the entry's placement with the
+// same spec, in the plan too, so that the older version is not kept.
+func (e *entry) setPlacement(p *clusterv1beta1.Placement) {
+	e.placement = p
+	if e.plan != nil {
+		e.plan = e.plan.For(p)
+	}
+}
+
 var _ scheduler.Snapshot = &state{}
 
 func newState() *state {

@@ -11,6 +11,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
 func page(name string, clusters ...string) *clusterv1beta1.PlacementDecision {
@@ -175,5 +177,20 @@ func TestSharedPrefersTheInformersCopyOfTheSameVersion(t *testing.T) {
 	other := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q-decision-1", ResourceVersion: "7"}}
 	if got := c.shared(other); got != other {
 		t.Error("a write the informer has not seen was not kept")
+	}
+}
+
+func TestSetPlacementLetsTheOlderVersionGo(t *testing.T) {
+	older := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", Generation: 1, ResourceVersion: "5"}}
+	plan, err := scheduler.Compile(older, newState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &entry{placement: older, plan: plan}
+	status := older.DeepCopy()
+	status.ResourceVersion, status.Status.NumberOfSelectedClusters = "6", 3
+	e.setPlacement(status)
+	if e.placement != status || e.plan.Placement() != status {
+		t.Error("the entry or its plan still holds the older version of the placement")
 	}
 }

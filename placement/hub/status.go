@@ -50,7 +50,7 @@ func (c *Controller) writeStatus(ctx context.Context, w *work) error {
 		"satisfied", meta.IsStatusConditionTrue(status.Conditions, clusterv1beta1.PlacementConditionSatisfied))
 	c.state.mu.Lock()
 	if e := c.state.placements[w.key]; e != nil && e.placement.UID == written.UID && newer(written.ResourceVersion, e.placement.ResourceVersion) {
-		e.placement = written
+		e.setPlacement(written)
 	}
 	c.state.mu.Unlock()
 	return nil

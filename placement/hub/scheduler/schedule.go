@@ -39,6 +39,10 @@ func Compile(p *clusterv1beta1.Placement, snap Snapshot) (*Plan, error) {
 	return &Plan{p: p, c: c}, nil
 }
 
+// For is the plan for p, a newer version of the plan's placement with the
+// same spec: it shares the compiled spec, and lets the older version go.
+func (pl *Plan) For(p *clusterv1beta1.Placement) *Plan { return &Plan{p: p, c: pl.c} }
+
 // Placement is the placement the plan was compiled from.
 func (pl *Plan) Placement() *clusterv1beta1.Placement { return pl.p }
 
