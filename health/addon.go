@@ -7,7 +7,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"open-cluster-management.io/addon-framework/pkg/lease"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
@@ -28,12 +27,9 @@ func Addon() addons.Addon {
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get"}},
 		},
-		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
-		RunAgent: runAgent,
-		ValidateDeploymentConfig: func(spec addonv1alpha1.AddOnDeploymentConfigSpec) error {
-			_, err := api.ParseSettings(spec.CustomizedVariables)
-			return err
-		},
+		SetupHub:                 func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
+		RunAgent:                 runAgent,
+		ValidateDeploymentConfig: hub.Settings.Validate,
 	}
 }
 

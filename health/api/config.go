@@ -86,6 +86,12 @@ func DefaultSettings() Settings {
 	}
 }
 
+// Describe says what s does, for the addon's ConfigValid condition.
+func (s Settings) Describe() string {
+	return fmt.Sprintf("probing every %s, stale after %s, at least %.0f%% of nodes Ready, %d workloads",
+		s.ProbeInterval, s.StaleAfter, 100*s.MinReadyNodeShare, len(s.Workloads))
+}
+
 // ParseSettings reads the health addon's variables; one error line per
 // bad variable, each saying what to give instead.
 func ParseSettings(vars []addonv1alpha1.CustomizedVariable) (Settings, error) {

@@ -67,3 +67,13 @@ func TestParseSettings(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	s, err := ParseSettings(vars(VarProbeInterval, "5s", VarWorkloads, "Deployment/kube-system/coredns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Describe(), "probing every 5s, stale after 15s, at least 50% of nodes Ready, 1 workloads"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}

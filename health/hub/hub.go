@@ -10,9 +10,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/health/hub/clusterhealth"
-	"github.com/corral-dev/corral/health/hub/healthconfig"
 )
 
 // Options configure the hub half.
@@ -21,6 +21,14 @@ type Options struct {
 	Workers int
 	// Clock judges staleness; injected for tests.
 	Clock clock.PassiveClock
+}
+
+// Settings is how the hub half resolves the addon's settings from its
+// AddOnDeploymentConfig (addons/settings), and how `corral addon enable
+// --config` checks one (Settings.Validate).
+var Settings = settings.Addon[api.Settings]{
+	Name: api.AddonName, ConfigName: api.ConfigName,
+	Parse: api.ParseSettings, Defaults: api.DefaultSettings, Describe: api.Settings.Describe,
 }
 
 // DefaultWorkers of each controller.
@@ -44,7 +52,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return errors.Join(
-		(&healthconfig.Reconciler{Client: mgr.GetClient(), Kube: kube}).SetupWithManager(mgr, opts.Workers),
+		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, opts.Workers),
 		(&clusterhealth.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, reports, opts.Workers),
 	)
 }

@@ -1,8 +1,8 @@
 // Package clusterhealth turns the health agent's report (the ConfigMap
 // api.ReportName in the cluster namespace) into the ManagedCluster's
 // api.ConditionHealthy condition and api.TaintUnhealthy taint, judged by
-// the cluster's settings (api.ConfigName, which healthconfig writes;
-// the defaults when there is none):
+// the cluster's settings (api.ConfigName, which the addon's settings
+// controller, addons/settings, writes; the defaults when there is none):
 //   - True (reason Healthy) when the API server is live and ready, the
 //     share of Ready nodes is at least minReadyNodeShare (a cluster with
 //     no nodes passes) and every listed workload is Available;

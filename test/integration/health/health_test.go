@@ -16,8 +16,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
-	"github.com/corral-dev/corral/health/hub/healthconfig"
 )
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
@@ -117,7 +117,7 @@ func setReady(ctx context.Context, node *corev1.Node, ready corev1.ConditionStat
 func configCondition(g Gomega, ctx context.Context) *metav1.Condition {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	g.Expect(hubClient.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: api.AddonName}, mca)).To(Succeed())
-	return meta.FindStatusCondition(mca.Status.Conditions, healthconfig.ConditionConfigValid)
+	return meta.FindStatusCondition(mca.Status.Conditions, settings.ConditionConfigValid)
 }
 
 var _ = Describe("health", func() {
@@ -190,7 +190,7 @@ var _ = Describe("health", func() {
 			cond := configCondition(g, ctx)
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(cond.Reason).To(Equal(healthconfig.ReasonConfigInvalid))
+			g.Expect(cond.Reason).To(Equal(settings.ReasonConfigInvalid))
 			g.Expect(cond.Message).To(And(
 				ContainSubstring(`probeInterval "-5s" is not a positive duration`),
 				ContainSubstring(`"StatefulSet/db/postgres" has kind "StatefulSet", which is not supported: use Deployment or DaemonSet`),

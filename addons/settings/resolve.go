@@ -1,11 +1,9 @@
-package healthconfig
+package settings
 
 import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"open-cluster-management.io/addon-framework/pkg/utils"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -13,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/report"
-	"github.com/corral-dev/corral/health/api"
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
@@ -35,7 +32,7 @@ func DesiredConfig(mca *addonv1alpha1.ManagedClusterAddOn) (addonv1alpha1.Config
 }
 
 // load reads the addon; one being deleted is left alone.
-func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) load(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	if err := r.Client.Get(ctx, s.key, mca); err != nil {
 		return corralreconcile.StopList, client.IgnoreNotFound(err)
@@ -49,10 +46,10 @@ func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result
 
 // resolve parses the addon's config into s.settings, or says in s.reason
 // and s.message why it cannot.
-func (r *Reconciler) resolve(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) resolve(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
 	ref, ok := DesiredConfig(s.addon)
 	if !ok {
-		s.settings = api.DefaultSettings()
+		s.settings = r.Addon.Defaults()
 		return corralreconcile.Continue, nil
 	}
 	adc := &addonv1alpha1.AddOnDeploymentConfig{}
@@ -65,11 +62,11 @@ func (r *Reconciler) resolve(ctx context.Context, s *scope) (corralreconcile.Res
 		s.message = fmt.Sprintf("AddOnDeploymentConfig %s/%s does not exist: create it or remove it from the addon's configs; keeping the last valid settings", ref.Namespace, ref.Name)
 		return corralreconcile.Continue, nil
 	}
-	settings, err := api.ParseSettings(adc.Spec.CustomizedVariables)
+	settings, err := r.Addon.Parse(adc.Spec.CustomizedVariables)
 	if err != nil {
 		s.reason = ReasonConfigInvalid
 		s.message = fmt.Sprintf("AddOnDeploymentConfig %s/%s is not valid, keeping the last valid settings: %v", ref.Namespace, ref.Name, err)
-		ctrl.LoggerFrom(ctx).V(1).Info("Rejecting a health config", "addon", s.key, "config", ref, "err", err)
+		ctrl.LoggerFrom(ctx).V(1).Info("Rejecting an addon's config", "addon", s.key, "config", ref, "err", err)
 		return corralreconcile.Continue, nil
 	}
 	s.settings = settings
@@ -77,34 +74,12 @@ func (r *Reconciler) resolve(ctx context.Context, s *scope) (corralreconcile.Res
 }
 
 // writeSettings writes valid settings for the agent and the hub half.
-func (r *Reconciler) writeSettings(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) writeSettings(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
 	if s.reason != "" {
 		return corralreconcile.Continue, nil
 	}
-	if err := report.Write(ctx, r.Kube, s.key.Namespace, api.ConfigName, api.AddonName, s.settings); err != nil {
+	if err := report.Write(ctx, r.Kube, s.key.Namespace, r.Addon.ConfigName, r.Addon.Name, s.settings); err != nil {
 		return corralreconcile.StopList, err
-	}
-	return corralreconcile.Continue, nil
-}
-
-// updateStatus sets ConditionConfigValid on the addon.
-func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {
-	cond := metav1.Condition{
-		Type: ConditionConfigValid, Status: metav1.ConditionTrue, Reason: ReasonConfigValid, ObservedGeneration: s.addon.Generation,
-		Message: fmt.Sprintf("probing every %s, stale after %s, at least %.0f%% of nodes Ready, %d workloads",
-			s.settings.ProbeInterval, s.settings.StaleAfter, 100*s.settings.MinReadyNodeShare, len(s.settings.Workloads)),
-	}
-	if s.reason != "" {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, s.reason, s.message
-	}
-	if old := meta.FindStatusCondition(s.addon.Status.Conditions, ConditionConfigValid); old != nil &&
-		old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
-		return corralreconcile.Continue, nil
-	}
-	original := s.addon.DeepCopy()
-	meta.SetStatusCondition(&s.addon.Status.Conditions, cond)
-	if err := r.Client.Status().Patch(ctx, s.addon, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing the health addon's %s condition: %w", ConditionConfigValid, err)
 	}
 	return corralreconcile.Continue, nil
 }

@@ -1,0 +1,105 @@
+package settings
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// Condition of an addon's ManagedClusterAddOn, and its reasons.
+const (
+	ConditionConfigValid = "ConfigValid"
+	ReasonConfigValid    = "ConfigValid"
+	ReasonConfigInvalid  = "ConfigInvalid"
+	ReasonConfigNotFound = "ConfigNotFound"
+)
+
+// Addon is what the controller knows of one addon's settings, of type T
+// (encoded as JSON in the settings ConfigMap).
+type Addon[T any] struct {
+	// Name is the addon's: its ManagedClusterAddOns' name.
+	Name string
+	// ConfigName is the settings ConfigMap in each cluster namespace.
+	ConfigName string
+	// Parse reads an AddOnDeploymentConfig's customizedVariables; its
+	// error says, one line per problem, what is wrong and what to give.
+	Parse func(vars []addonv1alpha1.CustomizedVariable) (T, error)
+	// Defaults are the settings of an addon with no config.
+	Defaults func() T
+	// Describe says what valid settings do, for the True condition's
+	// message ("collecting every 30s").
+	Describe func(T) string
+}
+
+// Validate says what is wrong with spec as a config of the addon: its
+// addons.Addon.ValidateDeploymentConfig, so that `corral addon enable
+// --config` refuses what the controller would.
+func (a Addon[T]) Validate(spec addonv1alpha1.AddOnDeploymentConfigSpec) error {
+	_, err := a.Parse(spec.CustomizedVariables)
+	return err
+}
+
+// Reconciler resolves one addon's settings.
+type Reconciler[T any] struct {
+	Client client.Client
+	// Kube writes the settings ConfigMaps.
+	Kube  kubernetes.Interface
+	Addon Addon[T]
+}
+
+// SetupWithManager registers the controller, named <addon>-config.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	isAddon := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Addon.Name })
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(r.Addon.Name+"-config").
+		For(&addonv1alpha1.ManagedClusterAddOn{}, builder.WithPredicates(isAddon)).
+		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(r.addonsUsing)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// addonsUsing maps a config to the addons whose desired config it is.
+func (r *Reconciler[T]) addonsUsing(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing addons to find those using a config")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		mca := &list.Items[i]
+		if ref, ok := DesiredConfig(mca); mca.Name == r.Addon.Name && ok && ref.Namespace == obj.GetNamespace() && ref.Name == obj.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: mca.Namespace, Name: mca.Name}})
+		}
+	}
+	return reqs
+}
+
+type scope[T any] struct {
+	key      types.NamespacedName
+	addon    *addonv1alpha1.ManagedClusterAddOn
+	settings T
+	// problem is why there are no valid settings (reason, message).
+	reason, message string
+}
+
+// Reconcile resolves one addon's settings.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return corralreconcile.Run(ctx, &scope[T]{key: req.NamespacedName},
+		corralreconcile.Step[*scope[T]]{Name: "load", Run: r.load},
+		corralreconcile.Step[*scope[T]]{Name: "resolve", Run: r.resolve},
+		corralreconcile.Step[*scope[T]]{Name: "write settings", Run: r.writeSettings},
+		corralreconcile.Step[*scope[T]]{Name: "status", Run: r.updateStatus},
+	)
+}

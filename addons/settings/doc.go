@@ -1,0 +1,19 @@
+// Package settings resolves a built-in addon's settings for each cluster,
+// the OCM way: it reads the AddOnDeploymentConfig the addon manager put in
+// the addon's ManagedClusterAddOn's status.configReferences (none means
+// the addon's defaults), parses its customizedVariables with the addon's
+// own parser (Addon.Parse), and
+//   - when they are valid, writes them into the addon's settings ConfigMap
+//     (Addon.ConfigName, addons/report) in the cluster namespace, for the
+//     agent and for the addon's hub half, and sets the addon's
+//     ConditionConfigValid True, its message saying what the settings do;
+//   - when they are not, or the config is missing, sets
+//     ConditionConfigValid False with a message saying what is wrong and
+//     what to give instead, and leaves the last valid settings in place.
+//
+// One controller runs per addon that has settings (health, properties);
+// the addon's hub half registers it. It watches that addon's
+// ManagedClusterAddOns and AddOnDeploymentConfigs (mapped to the addons
+// that use them); it writes the settings ConfigMaps and the addons'
+// status.
+package settings
