@@ -12,9 +12,14 @@ import (
 // AddonName is the properties addon's name.
 const AddonName = "properties"
 
-// ReportName is the ConfigMap, in the cluster namespace on the hub, the
-// agent reports into.
-const ReportName = "properties-report"
+// ConfigMaps in the cluster namespace on the hub (addons/report): the
+// agent writes ReportName; the hub half writes ConfigName, the settings
+// resolved from the addon's AddOnDeploymentConfig, which the agent
+// follows.
+const (
+	ReportName = "properties-report"
+	ConfigName = "properties-config"
+)
 
 // LabelClaimOwner marks the ClusterClaims the agent writes on the managed
 // cluster; a claim without it is the user's.
