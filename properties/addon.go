@@ -35,18 +35,21 @@ func AddonWith(opts hub.Options) addons.Addon {
 	return addons.Addon{
 		Name:        api.AddonName,
 		Description: "reports each cluster's version, capacity, platform and region as ClusterClaims; a ClusterProfile per cluster",
-		// The agent reads and writes its report, a ConfigMap in its
-		// cluster namespace; it cannot touch anything else there.
+		// The agent reads and writes its report and watches its settings
+		// (by name), two ConfigMaps in its cluster namespace; it cannot
+		// touch anything else there.
 		HubRules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get", "list", "watch"}},
 		},
 		HubFlags: func(fs *pflag.FlagSet) {
 			fs.StringVar(&opts.ProfileNamespace, "cluster-profile-namespace", opts.ProfileNamespace,
 				"namespace of the properties addon's ClusterProfiles, one per cluster (created when missing)")
 		},
-		SetupHub: func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) },
-		RunAgent: runAgent,
+		SetupHub:                 func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) },
+		RunAgent:                 runAgent,
+		ValidateDeploymentConfig: hub.Settings.Validate,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,11 +23,6 @@ import (
 	"github.com/corral-dev/corral/properties/api"
 )
 
-// DefaultInterval is how often the agent collects, and the least time
-// between two reports: a fleet of a thousand quiet clusters writes
-// nothing, a thousand busy ones at most 33 reports a second.
-const DefaultInterval = 30 * time.Second
-
 // Jitter spreads the agents of a fleet started at once.
 const Jitter = 0.1
 
@@ -38,7 +34,10 @@ type Options struct {
 	Hub *rest.Config
 	// Managed reaches the managed cluster.
 	Managed *rest.Config
-	// Interval is how often it collects; DefaultInterval when zero.
+	// Interval, when set, is how often it collects, and the hub's
+	// settings are not followed: for tests and for callers that run the
+	// agent on their own. Zero follows the hub's settings (followSettings;
+	// api.DefaultCollectInterval while there are none).
 	Interval time.Duration
 	// Clock is injected for tests; the real clock when nil.
 	Clock clock.WithTicker
@@ -51,6 +50,13 @@ type Agent struct {
 	kube    kubernetes.Interface
 	managed client.Client
 	last    *api.Report
+
+	// mu guards interval: how often it collects now.
+	mu       sync.Mutex
+	interval time.Duration
+	// changed is signalled when the interval changes, so that the wait
+	// under way follows at once.
+	changed chan struct{}
 }
 
 // New checks opts and builds the agent's clients.
@@ -60,9 +66,6 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.Interval < 0 {
 		return nil, fmt.Errorf("the properties agent's interval %s is negative: give a positive duration", opts.Interval)
-	}
-	if opts.Interval == 0 {
-		opts.Interval = DefaultInterval
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -83,24 +86,56 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the managed cluster's client: %w", err)
 	}
-	return &Agent{opts: opts, hub: hub, kube: kube, managed: managed}, nil
+	interval := opts.Interval
+	if interval == 0 {
+		interval = api.DefaultCollectInterval
+	}
+	return &Agent{opts: opts, hub: hub, kube: kube, managed: managed, interval: interval, changed: make(chan struct{}, 1)}, nil
 }
 
-// Run collects and reports every interval until ctx ends. A failed round
-// is logged and tried again the next interval.
+// Run collects and reports every interval until ctx ends, following the
+// hub's settings unless opts.Interval is set. A failed round is logged
+// and tried again the next interval.
 func Run(ctx context.Context, opts Options) error {
 	a, err := New(opts)
 	if err != nil {
 		return err
 	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if opts.Interval == 0 {
+		wg.Go(func() { a.followSettings(ctx) })
+	}
 	for {
 		if err := a.Sync(ctx); err != nil && ctx.Err() == nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's properties failed; trying again next interval")
 		}
+		if !a.wait(ctx) {
+			return nil
+		}
+	}
+}
+
+// wait waits one interval, with jitter, and says whether ctx is still
+// on. When the interval changes meanwhile it waits the new one instead,
+// counted from the same start: a shorter interval applies at once, not
+// after the longer wait.
+func (a *Agent) wait(ctx context.Context) bool {
+	start := a.opts.Clock.Now()
+	for {
+		left := wait.Jitter(a.Interval(), Jitter) - a.opts.Clock.Since(start)
+		if left <= 0 {
+			return ctx.Err() == nil
+		}
+		timer := a.opts.Clock.NewTimer(left)
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-a.opts.Clock.After(wait.Jitter(a.opts.Interval, Jitter)):
+			timer.Stop()
+			return false
+		case <-timer.C():
+			return true
+		case <-a.changed:
+			timer.Stop()
 		}
 	}
 }

@@ -10,6 +10,13 @@
 // property changed, so a quiet cluster writes nothing and a busy one at
 // most once an interval.
 //
-// It reads Nodes and writes ClusterClaims on the managed cluster, and
-// writes one ConfigMap on the hub, as the addon's own hub identity.
+// The interval is api.DefaultCollectInterval, or the collectInterval the
+// hub half resolved from the addon's AddOnDeploymentConfig into the
+// ConfigMap api.ConfigName in the cluster namespace. The agent watches
+// that ConfigMap, so a change applies to the wait under way, without a
+// restart; settings it cannot read leave the interval as it was.
+//
+// It reads Nodes and writes ClusterClaims on the managed cluster, and on
+// the hub, as the addon's own hub identity, writes one ConfigMap and
+// watches another. Its clock is injected.
 package agent

@@ -9,6 +9,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterprofile"
@@ -37,6 +39,14 @@ type Options struct {
 	Clock clock.PassiveClock
 }
 
+// Settings is how the hub half resolves the addon's settings (the
+// collection interval) from its AddOnDeploymentConfig (addons/settings),
+// and how `corral addon enable --config` checks one (Settings.Validate).
+var Settings = settings.Addon[api.Settings]{
+	Name: api.AddonName, ConfigName: api.ConfigName,
+	Parse: api.ParseSettings, Defaults: api.DefaultSettings, Describe: api.Settings.Describe,
+}
+
 // DefaultWorkers of each controller.
 const DefaultWorkers = 4
 
@@ -53,7 +63,8 @@ func ClusterProfileCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 const installTimeout = 2 * time.Minute
 
 // SetupWithManager installs the ClusterProfile CRD on the hub and
-// registers the hub half's controllers with mgr.
+// registers the hub half's controllers with mgr: the addon's settings,
+// clusterstatus and clusterprofile.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
@@ -74,11 +85,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := crds.Apply(ctx, mgr.GetConfig(), crd); err != nil {
 		return err
 	}
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
 	reports, err := report.NewCache(mgr, api.AddonName)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
+		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, opts.Workers),
 		(&clusterstatus.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("corral-properties")}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterprofile.Reconciler{Client: mgr.GetClient(), Namespace: opts.ProfileNamespace, Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 	)
