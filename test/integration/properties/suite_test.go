@@ -1,9 +1,11 @@
 // Package properties_test runs the properties addon's two halves against
 // two real API servers: the agent (agent.Run, with no more than the
 // addon's HubRules on the hub) collecting from a managed cluster and
-// reporting into its cluster namespace, and the hub half
-// (hub.SetupWithManager, as `corral hub` runs it) reflecting the report
-// into the ManagedCluster and keeping ClusterProfiles.
+// reporting into its cluster namespace, and the hub half as `corral hub`
+// runs it (the addon manager's SetupWithManager with the lifecycle, which
+// resolves the addon's AddOnDeploymentConfig, and the addon's SetupHub)
+// reflecting the report into the ManagedCluster, keeping ClusterProfiles
+// and resolving the addon's settings.
 package properties_test
 
 import (
@@ -26,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
@@ -86,7 +90,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	flags := pflag.NewFlagSet("corral hub", pflag.ContinueOnError)
 	addon.HubFlags(flags)
 	Expect(flags.Parse([]string{"--cluster-profile-namespace", profileNamespace})).To(Succeed())
-	Expect(addon.SetupHub(mgr)).To(Succeed())
+	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{addon}, Lifecycle: true})).To(Succeed())
 	stopHub := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
 
