@@ -11,8 +11,9 @@ import (
 
 // VarCollectInterval is the AddOnDeploymentConfig customizedVariable that
 // says how often the agent collects (a Go duration, MinCollectInterval to
-// MaxCollectInterval). It is the only variable the addon reads; it refuses
-// others, so that a misspelt one is not silently ignored.
+// MaxCollectInterval). It is the only variable the addon reads; others are
+// left alone, as health does, since one AddOnDeploymentConfig may serve
+// several addons.
 const VarCollectInterval = "collectInterval"
 
 // The collection interval: by default 30s, which is also the least time
@@ -57,8 +58,7 @@ func ParseSettings(vars []addonv1alpha1.CustomizedVariable) (Settings, error) {
 	var errs []error
 	for _, v := range vars {
 		if v.Name != VarCollectInterval {
-			errs = append(errs, fmt.Errorf("%q is not a variable of the properties addon, which reads only %s: remove it, or give the properties addon an AddOnDeploymentConfig of its own", v.Name, VarCollectInterval))
-			continue
+			continue // another addon's
 		}
 		d, err := time.ParseDuration(v.Value)
 		if err != nil {

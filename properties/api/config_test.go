@@ -37,11 +37,10 @@ func TestParseSettings(t *testing.T) {
 		"a negative interval": {vars: vars(VarCollectInterval, "-30s"), wantErr: []string{"collectInterval -30s is shorter than 5s", "give 5s to 1h0m0s"}},
 		"below the floor":     {vars: vars(VarCollectInterval, "1s"), wantErr: []string{"collectInterval 1s is shorter than 5s, which would load the cluster's API server for nothing: give 5s to 1h0m0s"}},
 		"above the ceiling":   {vars: vars(VarCollectInterval, "2h"), wantErr: []string{"collectInterval 2h0m0s is longer than 1h0m0s, which would leave the hub's properties too far behind"}},
-		"an unknown variable": {vars: vars("collectinterval", "10s"), wantErr: []string{`"collectinterval" is not a variable of the properties addon, which reads only collectInterval`}},
-		"another addon's":     {vars: vars(VarCollectInterval, "10s", "probeInterval", "10s"), wantErr: []string{`"probeInterval" is not a variable of the properties addon`, "give the properties addon an AddOnDeploymentConfig of its own"}},
+		"another addon's variables are left alone": {vars: vars("probeInterval", "10s", VarCollectInterval, "10s"), want: interval(10 * time.Second)},
 		"every problem at once, a line each": {
-			vars:    vars(VarCollectInterval, "1s", "replicas", "2"),
-			wantErr: []string{"collectInterval 1s is shorter than 5s", "\n", `"replicas" is not a variable`},
+			vars:    vars(VarCollectInterval, "1s", VarCollectInterval, "often"),
+			wantErr: []string{"collectInterval 1s is shorter than 5s", "\n", `collectInterval "often" is not a duration`},
 		},
 	}
 	for name, tc := range cases {
