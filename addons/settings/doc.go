@@ -16,4 +16,12 @@
 // ManagedClusterAddOns and AddOnDeploymentConfigs (mapped to the addons
 // that use them); it writes the settings ConfigMaps and the addons'
 // status.
+//
+// The agent side is a Follower: it watches the addon's settings ConfigMap
+// in its cluster namespace, by name, as the agent's hub identity (get,
+// list and watch of that ConfigMap only), keeps the last valid settings
+// when it holds ones it cannot read (the defaults while there are none),
+// and wakes the agent's wait under way when they change, so a new
+// interval applies without a restart and the hub serves no read per
+// round.
 package settings

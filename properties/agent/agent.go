@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -36,8 +36,8 @@ type Options struct {
 	Managed *rest.Config
 	// Interval, when set, is how often it collects, and the hub's
 	// settings are not followed: for tests and for callers that run the
-	// agent on their own. Zero follows the hub's settings (followSettings;
-	// api.DefaultCollectInterval while there are none).
+	// agent on their own. Zero follows the hub's settings
+	// (api.DefaultCollectInterval while there are none).
 	Interval time.Duration
 	// Clock is injected for tests; the real clock when nil.
 	Clock clock.WithTicker
@@ -50,13 +50,8 @@ type Agent struct {
 	kube    kubernetes.Interface
 	managed client.Client
 	last    *api.Report
-
-	// mu guards interval: how often it collects now.
-	mu       sync.Mutex
-	interval time.Duration
-	// changed is signalled when the interval changes, so that the wait
-	// under way follows at once.
-	changed chan struct{}
+	// settings are the hub's, followed unless opts.Interval is set.
+	settings *settings.Follower[api.Settings]
 }
 
 // New checks opts and builds the agent's clients.
@@ -86,11 +81,13 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the managed cluster's client: %w", err)
 	}
-	interval := opts.Interval
-	if interval == 0 {
-		interval = api.DefaultCollectInterval
-	}
-	return &Agent{opts: opts, hub: hub, kube: kube, managed: managed, interval: interval, changed: make(chan struct{}, 1)}, nil
+	return &Agent{opts: opts, hub: hub, kube: kube, managed: managed, settings: newSettings(hub, opts)}, nil
+}
+
+// newSettings follows the ConfigMap api.ConfigName in the cluster
+// namespace on the hub.
+func newSettings(hub kubernetes.Interface, opts Options) *settings.Follower[api.Settings] {
+	return settings.NewFollower(hub, opts.ClusterName, api.ConfigName, api.DefaultSettings(), api.Settings.Validate, opts.Clock)
 }
 
 // Run collects and reports every interval until ctx ends, following the
@@ -104,40 +101,29 @@ func Run(ctx context.Context, opts Options) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if opts.Interval == 0 {
-		wg.Go(func() { a.followSettings(ctx) })
+		wg.Go(func() { a.settings.Follow(ctx) })
 	}
 	for {
 		if err := a.Sync(ctx); err != nil && ctx.Err() == nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's properties failed; trying again next interval")
 		}
-		if !a.wait(ctx) {
+		// A new interval applies to the wait under way.
+		if !a.settings.Wait(ctx, a.interval, Jitter) {
 			return nil
 		}
 	}
 }
 
-// wait waits one interval, with jitter, and says whether ctx is still
-// on. When the interval changes meanwhile it waits the new one instead,
-// counted from the same start: a shorter interval applies at once, not
-// after the longer wait.
-func (a *Agent) wait(ctx context.Context) bool {
-	start := a.opts.Clock.Now()
-	for {
-		left := wait.Jitter(a.Interval(), Jitter) - a.opts.Clock.Since(start)
-		if left <= 0 {
-			return ctx.Err() == nil
-		}
-		timer := a.opts.Clock.NewTimer(left)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-timer.C():
-			return true
-		case <-a.changed:
-			timer.Stop()
-		}
+// Interval is how often the agent collects now.
+func (a *Agent) Interval() time.Duration { return a.interval(a.settings.Current()) }
+
+// interval is how often the agent collects under s: opts.Interval when
+// set.
+func (a *Agent) interval(s api.Settings) time.Duration {
+	if a.opts.Interval > 0 {
+		return a.opts.Interval
 	}
+	return s.CollectInterval.Duration
 }
 
 // Sync is one round: collect, write the claims, report when changed.

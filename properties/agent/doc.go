@@ -13,8 +13,9 @@
 // The interval is api.DefaultCollectInterval, or the collectInterval the
 // hub half resolved from the addon's AddOnDeploymentConfig into the
 // ConfigMap api.ConfigName in the cluster namespace. The agent watches
-// that ConfigMap, so a change applies to the wait under way, without a
-// restart; settings it cannot read leave the interval as it was.
+// that ConfigMap (addons/settings' Follower), so a change applies to the
+// wait under way, without a restart; settings it cannot read leave the
+// interval as it was.
 //
 // It reads Nodes and writes ClusterClaims on the managed cluster, and on
 // the hub, as the addon's own hub identity, writes one ConfigMap and
