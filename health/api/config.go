@@ -133,10 +133,33 @@ func ParseSettings(vars []addonv1alpha1.CustomizedVariable) (Settings, error) {
 	if !staleSet {
 		s.StaleAfter.Duration = DefaultStaleIntervals * s.ProbeInterval.Duration
 	}
-	if s.StaleAfter.Duration <= s.ProbeInterval.Duration {
-		errs = append(errs, fmt.Errorf("%s %s is not longer than %s %s: a report would be stale before the next one is due", VarStaleAfter, s.StaleAfter, VarProbeInterval, s.ProbeInterval))
+	return s, errors.Join(append(errs, s.checkStale())...)
+}
+
+// Validate says what is wrong with settings read back from ConfigName:
+// the agent follows only settings ParseSettings could have given — it
+// waits the probe interval and bounds its probes by it, writes a
+// heartbeat every third of staleAfter and probes the listed workloads.
+func (s Settings) Validate() error {
+	var errs []error
+	if s.ProbeInterval.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("%s %s is not positive: give a duration such as 30s", VarProbeInterval, s.ProbeInterval))
 	}
-	return s, errors.Join(errs...)
+	if s.MinReadyNodeShare < 0 || s.MinReadyNodeShare > 1 {
+		errs = append(errs, fmt.Errorf("%s %v is not a share: give a number from 0 to 1, such as 0.8", VarMinReadyNodeShare, s.MinReadyNodeShare))
+	}
+	for _, w := range s.Workloads {
+		errs = append(errs, w.check())
+	}
+	return errors.Join(append(errs, s.checkStale())...)
+}
+
+// checkStale says why s's staleAfter does not fit its probe interval.
+func (s Settings) checkStale() error {
+	if s.StaleAfter.Duration <= s.ProbeInterval.Duration {
+		return fmt.Errorf("%s %s is not longer than %s %s: a report would be stale before the next one is due", VarStaleAfter, s.StaleAfter, VarProbeInterval, s.ProbeInterval)
+	}
+	return nil
 }
 
 // ParseWorkloads reads Kind/namespace/name,… .
@@ -148,13 +171,29 @@ func ParseWorkloads(value string) ([]WorkloadRef, error) {
 			continue
 		}
 		parts := strings.Split(item, "/")
-		if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
-			return nil, fmt.Errorf("%s: %q is not Kind/namespace/name: give, for example, Deployment/kube-system/coredns", VarWorkloads, item)
+		if len(parts) != 3 {
+			return nil, notAWorkload(item)
 		}
-		if parts[0] != KindDeployment && parts[0] != KindDaemonSet {
-			return nil, fmt.Errorf("%s: %q has kind %q, which is not supported: use %s or %s", VarWorkloads, item, parts[0], KindDeployment, KindDaemonSet)
+		w := WorkloadRef{Kind: parts[0], Namespace: parts[1], Name: parts[2]}
+		if err := w.check(); err != nil {
+			return nil, err
 		}
-		out = append(out, WorkloadRef{Kind: parts[0], Namespace: parts[1], Name: parts[2]})
+		out = append(out, w)
 	}
 	return out, nil
+}
+
+// check says why w cannot be probed.
+func (w WorkloadRef) check() error {
+	switch {
+	case w.Namespace == "" || w.Name == "":
+		return notAWorkload(w.String())
+	case w.Kind != KindDeployment && w.Kind != KindDaemonSet:
+		return fmt.Errorf("%s: %q has kind %q, which is not supported: use %s or %s", VarWorkloads, w, w.Kind, KindDeployment, KindDaemonSet)
+	}
+	return nil
+}
+
+func notAWorkload(item string) error {
+	return fmt.Errorf("%s: %q is not Kind/namespace/name: give, for example, Deployment/kube-system/coredns", VarWorkloads, item)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,40 @@ func TestDescribe(t *testing.T) {
 	}
 	if got, want := s.Describe(), "probing every 5s, stale after 15s, at least 50% of nodes Ready, 1 workloads"; got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	valid := Settings{ProbeInterval: Duration{5 * time.Second}, StaleAfter: Duration{20 * time.Second}, MinReadyNodeShare: 0.75,
+		Workloads: []WorkloadRef{{KindDeployment, "kube-system", "coredns"}}}
+	cases := map[string]struct {
+		edit    func(*Settings)
+		wantErr string
+	}{
+		"valid":                       {edit: func(*Settings) {}},
+		"the defaults":                {edit: func(s *Settings) { *s = DefaultSettings() }},
+		"no probe interval":           {edit: func(s *Settings) { s.ProbeInterval.Duration = 0 }, wantErr: "probeInterval 0s is not positive"},
+		"a negative interval":         {edit: func(s *Settings) { s.ProbeInterval.Duration = -time.Second }, wantErr: "probeInterval -1s is not positive"},
+		"stale before the next probe": {edit: func(s *Settings) { s.StaleAfter.Duration = 5 * time.Second }, wantErr: "staleAfter 5s is not longer than probeInterval 5s"},
+		"a share above one":           {edit: func(s *Settings) { s.MinReadyNodeShare = 1.5 }, wantErr: "minReadyNodeShare 1.5 is not a share"},
+		"an unknown workload kind": {
+			edit:    func(s *Settings) { s.Workloads[0].Kind = "StatefulSet" },
+			wantErr: `"StatefulSet/kube-system/coredns" has kind "StatefulSet", which is not supported`,
+		},
+		"a workload with no name": {edit: func(s *Settings) { s.Workloads[0].Name = "" }, wantErr: `"Deployment/kube-system/" is not Kind/namespace/name`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := valid
+			s.Workloads = slices.Clone(valid.Workloads)
+			tc.edit(&s)
+			err := s.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("Validate: %v, want an error saying %q", err, tc.wantErr)
+			}
+		})
 	}
 }
