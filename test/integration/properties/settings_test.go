@@ -2,8 +2,6 @@ package properties_test
 
 import (
 	"context"
-	"slices"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
@@ -94,27 +91,6 @@ func storedInterval(g Gomega, ctx context.Context, cluster string) time.Duration
 	return s.CollectInterval.Duration
 }
 
-// waitsClock is a fake clock that records the waits the agent starts.
-type waitsClock struct {
-	*clocktesting.FakeClock
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (c *waitsClock) NewTimer(d time.Duration) clock.Timer {
-	c.mu.Lock()
-	c.waits = append(c.waits, d)
-	c.mu.Unlock()
-	return c.FakeClock.NewTimer(d)
-}
-
-// Waits are the waits started so far.
-func (c *waitsClock) Waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.waits)
-}
-
 // maxWait is the longest wait of interval, with jitter.
 func maxWait(interval time.Duration) time.Duration {
 	return interval + time.Duration(agent.Jitter*float64(interval))
@@ -122,7 +98,7 @@ func maxWait(interval time.Duration) time.Duration {
 
 // expectWaiting waits until the agent's last wait is interval, with
 // jitter, and returns how many waits it started.
-func expectWaiting(ctx context.Context, clk *waitsClock, interval time.Duration) int {
+func expectWaiting(ctx context.Context, clk *testenv.WaitsClock, interval time.Duration) int {
 	GinkgoHelper()
 	var n int
 	Eventually(func(g Gomega) {
@@ -145,7 +121,8 @@ var _ = Describe("the addon's settings", func() {
 		By("an agent, on a clock the test moves, collecting every 7s as its settings say")
 		identity, err := testenv.AddonIdentity(ctx, hubCluster.Config, name, properties.Addon())
 		Expect(err).NotTo(HaveOccurred())
-		clk := &waitsClock{FakeClock: clocktesting.NewFakeClock(time.Now())}
+		fake := clocktesting.NewFakeClock(time.Now())
+		clk := &testenv.WaitsClock{WithTicker: fake}
 		stop := testenv.Go(context.Background(), func(ctx context.Context) error {
 			return agent.Run(ctx, agent.Options{ClusterName: name, Hub: identity, Managed: managedCluster.Config, Clock: clk})
 		})
@@ -161,7 +138,7 @@ var _ = Describe("the addon's settings", func() {
 		waits := expectWaiting(ctx, clk, 5*time.Second)
 
 		By("5s and its jitter later (not 7s), the agent collects and waits 5s again")
-		clk.Step(maxWait(5 * time.Second))
+		fake.Step(maxWait(5 * time.Second))
 		Eventually(func(g Gomega) {
 			g.Expect(len(clk.Waits())).To(BeNumerically(">", waits))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
