@@ -92,10 +92,7 @@ func TestFollowerKeepsLastValid(t *testing.T) {
 // changed, made unreadable and deleted.
 func TestFollow(t *testing.T) {
 	f, hub := testFollower(clocktesting.NewFakeClock(time.Unix(1000, 0)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.Follow(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	ctx := follow(t, f)
 	expectInterval := func(want time.Duration) {
 		t.Helper()
 		waitFor(t, func() bool { return f.Current().Interval.Duration == want })
@@ -170,13 +167,8 @@ func TestWait(t *testing.T) {
 					}
 					continue
 				}
-				select {
-				case ok := <-over:
-					if !ok {
-						t.Error("wait said ctx ended")
-					}
-				case <-time.After(30 * time.Second):
-					t.Fatal("the wait did not end")
+				if !waitOver(t, over) {
+					t.Error("wait said ctx ended")
 				}
 			}
 		})
@@ -188,10 +180,7 @@ func TestWait(t *testing.T) {
 func TestWaitFollowsTheConfigMap(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	f, hub := testFollower(clk)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.Follow(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	ctx := follow(t, f)
 	over := make(chan bool, 1)
 	go func() { over <- f.Wait(ctx, testInterval, testJitter) }()
 	waitFor(t, clk.HasWaiters)
@@ -201,13 +190,8 @@ func TestWaitFollowsTheConfigMap(t *testing.T) {
 	}
 	// 5s passed, more than 2s and its jitter: the wait ends, without the
 	// clock moving again.
-	select {
-	case ok := <-over:
-		if !ok {
-			t.Error("wait said ctx ended")
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the wait did not follow the shorter interval")
+	if !waitOver(t, over) {
+		t.Error("wait said ctx ended")
 	}
 }
 
@@ -219,13 +203,30 @@ func TestWaitEndsWithCtx(t *testing.T) {
 	go func() { over <- f.Wait(ctx, testInterval, testJitter) }()
 	waitFor(t, clk.HasWaiters)
 	cancel()
+	if waitOver(t, over) {
+		t.Error("wait said ctx is still on")
+	}
+}
+
+// follow runs f.Follow until the test ends, on the context it returns.
+func follow(t *testing.T, f *Follower[testSettings]) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Follow(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx
+}
+
+// waitOver is what the wait under way, which says so on over, returned;
+// it fails the test when the wait does not end within 30s.
+func waitOver(t *testing.T, over <-chan bool) bool {
+	t.Helper()
 	select {
 	case ok := <-over:
-		if ok {
-			t.Error("wait said ctx is still on")
-		}
+		return ok
 	case <-time.After(30 * time.Second):
-		t.Fatal("the wait did not end with ctx")
+		t.Fatal("the wait did not end")
+		return false
 	}
 }
 
