@@ -20,12 +20,13 @@ func Addon() addons.Addon {
 	return addons.Addon{
 		Name:        api.AddonName,
 		Description: "probes each cluster's API server, nodes and workloads; marks and taints unhealthy clusters",
-		// The agent writes its report and reads its settings, two
-		// ConfigMaps in its cluster namespace, and nothing else.
+		// The agent writes its report and watches its settings (by
+		// name), two ConfigMaps in its cluster namespace; it cannot touch
+		// anything else there.
 		HubRules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get", "list", "watch"}},
 		},
 		SetupHub:                 func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
 		RunAgent:                 runAgent,

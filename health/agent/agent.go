@@ -8,13 +8,13 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
 )
 
@@ -47,6 +47,8 @@ type Agent struct {
 	hub, kube   kubernetes.Interface
 	last        *api.Report
 	lastWritten time.Time
+	// settings are the hub's.
+	settings *settings.Follower[api.Settings]
 }
 
 // New checks opts and builds the agent's clients.
@@ -69,45 +71,38 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the managed cluster's client: %w", err)
 	}
-	return &Agent{opts: opts, hub: hub, kube: kube}, nil
+	return &Agent{opts: opts, hub: hub, kube: kube, settings: newSettings(hub, opts)}, nil
 }
 
-// Run probes and reports every interval until ctx ends.
+// newSettings follows the ConfigMap api.ConfigName in the cluster
+// namespace on the hub.
+func newSettings(hub kubernetes.Interface, opts Options) *settings.Follower[api.Settings] {
+	return settings.NewFollower(hub, opts.ClusterName, api.ConfigName, api.DefaultSettings(), api.Settings.Validate, opts.Clock)
+}
+
+// Run probes and reports every probe interval until ctx ends, following
+// the hub's settings.
 func Run(ctx context.Context, opts Options) error {
 	a, err := New(opts)
 	if err != nil {
 		return err
 	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { a.settings.Follow(ctx) })
 	for {
-		settings := a.Settings(ctx)
-		if err := a.Sync(ctx, settings); err != nil && ctx.Err() == nil {
+		if err := a.Sync(ctx, a.settings.Current()); err != nil && ctx.Err() == nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's health failed; trying again next interval")
 		}
-		select {
-		case <-ctx.Done():
+		// A new probe interval applies to the wait under way.
+		if !a.settings.Wait(ctx, probeInterval, Jitter) {
 			return nil
-		case <-a.opts.Clock.After(wait.Jitter(settings.ProbeInterval.Duration, Jitter)):
 		}
 	}
 }
 
-// Settings reads the settings the hub resolved; the defaults when there
-// are none or they cannot be read.
-func (a *Agent) Settings(ctx context.Context) api.Settings {
-	s := api.DefaultSettings()
-	found, err := report.Read(ctx, a.hub, a.opts.ClusterName, api.ConfigName, &s)
-	switch {
-	case err != nil:
-		ctrl.LoggerFrom(ctx).Error(err, "Reading the health settings failed; probing with the defaults")
-		return api.DefaultSettings()
-	case !found:
-		ctrl.LoggerFrom(ctx).V(4).Info("No health settings from the hub; probing with the defaults")
-	}
-	if s.ProbeInterval.Duration <= 0 {
-		return api.DefaultSettings()
-	}
-	return s
-}
+// probeInterval is how often the agent probes under s.
+func probeInterval(s api.Settings) time.Duration { return s.ProbeInterval.Duration }
 
 // probeTimeout bounds a whole round of probes: the probe interval, within
 // MinProbeTimeout and MaxProbeTimeout.

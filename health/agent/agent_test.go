@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -77,9 +79,33 @@ func TestSyncHeartbeat(t *testing.T) {
 	}
 }
 
-func TestSettingsDefault(t *testing.T) {
-	a := &Agent{opts: Options{ClusterName: "c1"}, hub: fake.NewClientset()}
-	if got := a.Settings(context.Background()); got.ProbeInterval.Duration != api.DefaultProbeInterval {
-		t.Errorf("settings with none on the hub: %+v", got)
+// TestSettings checks the agent probes with the defaults until the hub
+// has settings for it, then with those. The following itself is
+// addons/settings'.
+func TestSettings(t *testing.T) {
+	hub := fake.NewClientset()
+	opts := Options{ClusterName: "c1", Clock: clocktesting.NewFakeClock(time.Unix(1000, 0))}
+	a := &Agent{opts: opts, hub: hub, settings: newSettings(hub, opts)}
+	if diff := cmp.Diff(api.DefaultSettings(), a.settings.Current()); diff != "" {
+		t.Errorf("settings with none on the hub (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.settings.Follow(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	want := api.Settings{ProbeInterval: api.Duration{Duration: 5 * time.Second}, StaleAfter: api.Duration{Duration: time.Minute}, MinReadyNodeShare: 1,
+		Workloads: []api.WorkloadRef{{Kind: api.KindDeployment, Namespace: "kube-system", Name: "coredns"}}}
+	cm, err := report.Object("c1", api.ConfigName, api.AddonName, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hub.CoreV1().ConfigMaps("c1").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return cmp.Equal(a.settings.Current(), want), nil
+	})
+	if err != nil {
+		t.Errorf("settings not the hub's (-want +got):\n%s", cmp.Diff(want, a.settings.Current()))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/settings"
+	"github.com/corral-dev/corral/health/agent"
 	"github.com/corral-dev/corral/health/api"
 )
 
@@ -114,6 +116,20 @@ func setReady(ctx context.Context, node *corev1.Node, ready corev1.ConditionStat
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 }
 
+// expectWaiting waits until the running agent's last wait is of the
+// order of interval: at most interval and its jitter, and more than half
+// of it (the wait may have been woken, by the change to interval, some
+// way into a shorter one, and counts from its start).
+func expectWaiting(ctx context.Context, interval time.Duration) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		waits := agentClock.Waits()
+		g.Expect(waits).NotTo(BeEmpty())
+		last := waits[len(waits)-1]
+		g.Expect(last).To(And(BeNumerically(">", interval/2), BeNumerically("<=", interval+time.Duration(agent.Jitter*float64(interval)))), "last of %d waits", len(waits))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
 func configCondition(g Gomega, ctx context.Context) *metav1.Condition {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	g.Expect(hubClient.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: api.AddonName}, mca)).To(Succeed())
@@ -176,6 +192,20 @@ var _ = Describe("health", func() {
 		d.Status = appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
 		Expect(managed.Status().Update(ctx, d)).To(Succeed())
 		expectHealth(ctx, metav1.ConditionTrue, api.ReasonHealthy, "1 workloads Available")
+	})
+
+	It("follows a new probe interval at once, without a restart", func(ctx context.Context) {
+		nodes := createNodes(ctx, 4)
+		expectHealth(ctx, metav1.ConditionTrue, api.ReasonHealthy, "4/4 nodes Ready")
+
+		By("probing every hour: the agent waits an hour")
+		setVars(ctx, baseVars(api.VarProbeInterval, "1h", api.VarStaleAfter, "3h"))
+		expectWaiting(ctx, time.Hour)
+
+		By("a node NotReady during that hour, and probing every second again: the wait under way ends, and the agent reports it")
+		setReady(ctx, nodes[0], corev1.ConditionFalse)
+		setVars(ctx, baseVars())
+		expectHealth(ctx, metav1.ConditionTrue, api.ReasonHealthy, "3/4 nodes Ready (75%), not Ready: node-0")
 	})
 
 	It("rejects a bad config with a message saying what is wrong, and keeps the last valid settings", func(ctx context.Context) {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -55,6 +56,9 @@ var (
 	apiProxy *proxy
 	// stopAgent stops the running agent.
 	stopAgent func(time.Duration) error
+	// agentClock is the running agent's: the real clock, recording the
+	// agent's waits.
+	agentClock *testenv.WaitsClock
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
@@ -106,11 +110,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(func() { Expect(stopAgent(timeout)).To(Succeed()) })
 }, NodeTimeout(localcluster.DefaultStartTimeout+120e9))
 
-// startAgent runs the agent, until stopAgent.
+// startAgent runs the agent, on agentClock, until stopAgent.
 func startAgent() {
 	probed := rest.CopyConfig(managedCluster.Config)
 	probed.Host = apiProxy.URL()
+	agentClock = &testenv.WaitsClock{WithTicker: clock.RealClock{}}
+	clk := agentClock
 	stopAgent = testenv.Go(context.Background(), func(ctx context.Context) error {
-		return agent.Run(ctx, agent.Options{ClusterName: clusterName, Hub: identity, Managed: probed})
+		return agent.Run(ctx, agent.Options{ClusterName: clusterName, Hub: identity, Managed: probed, Clock: clk})
 	})
 }
