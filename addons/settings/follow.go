@@ -40,6 +40,8 @@ type Follower[T any] struct {
 	// changed is signalled when the settings change, so that the wait
 	// under way follows at once.
 	changed chan struct{}
+	// synced is closed once Follow has read the settings a first time.
+	synced chan struct{}
 }
 
 // NewFollower follows the settings in the ConfigMap namespace/name
@@ -48,7 +50,7 @@ type Follower[T any] struct {
 // is no ConfigMap. Settings read back are followed only when validate
 // passes them. clk is Wait's clock.
 func NewFollower[T any](hub kubernetes.Interface, namespace, name string, defaults T, validate func(T) error, clk clock.Clock) *Follower[T] {
-	return &Follower[T]{hub: hub, namespace: namespace, name: name, defaults: defaults, validate: validate, clock: clk, current: defaults, changed: make(chan struct{}, 1)}
+	return &Follower[T]{hub: hub, namespace: namespace, name: name, defaults: defaults, validate: validate, clock: clk, current: defaults, changed: make(chan struct{}, 1), synced: make(chan struct{})}
 }
 
 // Current are the settings now.
@@ -58,10 +60,24 @@ func (f *Follower[T]) Current() T {
 	return f.current
 }
 
+// WaitSynced waits until Follow has read the settings a first time (or
+// found there are none) and says whether ctx is still on: an agent's
+// first round waits for it, so that it runs with the hub's settings, not
+// the defaults.
+func (f *Follower[T]) WaitSynced(ctx context.Context) bool {
+	select {
+	case <-f.synced:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // Follow keeps the settings at the ConfigMap's until ctx ends: it watches
 // the ConfigMap by name (the one in the namespace the agent may list and
 // watch). No ConfigMap means the defaults; one that cannot be read, or
-// holds settings validate refuses, is logged and the settings kept.
+// holds settings validate refuses, is logged and the settings kept. Call
+// it once.
 func (f *Follower[T]) Follow(ctx context.Context) {
 	byName := fields.OneTermEqualSelector("metadata.name", f.name).String()
 	configMaps := f.hub.CoreV1().ConfigMaps(f.namespace)
@@ -85,6 +101,11 @@ func (f *Follower[T]) Follow(ctx context.Context) {
 			DeleteFunc: func(any) { f.set(ctx, f.defaults) },
 		},
 	})
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+			close(f.synced)
+		}
+	}()
 	informer.RunWithContext(ctx)
 }
 

@@ -240,3 +240,32 @@ func waitFor(t *testing.T, cond func() bool) {
 		t.Fatal("timed out waiting")
 	}
 }
+
+// TestWaitSyncedHasTheHubsSettings checks that once WaitSynced returns the
+// settings already on the hub are current: an agent's first round runs
+// with them, not with the defaults.
+func TestWaitSyncedHasTheHubsSettings(t *testing.T) {
+	f, hub := testFollower(clocktesting.NewFakeClock(time.Unix(1000, 0)))
+	if _, err := hub.CoreV1().ConfigMaps("c1").Create(context.Background(), settingsConfigMap(t, testAddon.ConfigName, every(10*time.Second)), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := follow(t, f)
+	synced, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if !f.WaitSynced(synced) {
+		t.Fatal("the follower did not sync in 30s")
+	}
+	if got := f.Current().Interval.Duration; got != 10*time.Second {
+		t.Errorf("after WaitSynced the interval is %s, want the hub's 10s", got)
+	}
+}
+
+// TestWaitSyncedEndsWithCtx checks WaitSynced gives up when ctx ends.
+func TestWaitSyncedEndsWithCtx(t *testing.T) {
+	f, _ := testFollower(clocktesting.NewFakeClock(time.Unix(1000, 0)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if f.WaitSynced(ctx) {
+		t.Error("WaitSynced said ctx is on after it ended, with no Follow running")
+	}
+}

@@ -90,6 +90,9 @@ func Run(ctx context.Context, opts Options) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { a.settings.Follow(ctx) })
+	if !a.settings.WaitSynced(ctx) {
+		return nil
+	}
 	for {
 		if err := a.Sync(ctx, a.settings.Current()); err != nil && ctx.Err() == nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's health failed; trying again next interval")

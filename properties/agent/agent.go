@@ -102,6 +102,9 @@ func Run(ctx context.Context, opts Options) error {
 	defer wg.Wait()
 	if opts.Interval == 0 {
 		wg.Go(func() { a.settings.Follow(ctx) })
+		if !a.settings.WaitSynced(ctx) {
+			return nil
+		}
 	}
 	for {
 		if err := a.Sync(ctx); err != nil && ctx.Err() == nil {
