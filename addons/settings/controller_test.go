@@ -172,3 +172,37 @@ func TestValidate(t *testing.T) {
 		t.Error("an invalid config accepted")
 	}
 }
+
+// TestReconcileDisabledAddonForgetsItsSettings checks that once the
+// addon's ManagedClusterAddOn is gone its settings ConfigMap goes too,
+// and nothing else: another addon's settings, or the same addon's on
+// another cluster, stay.
+func TestReconcileDisabledAddonForgetsItsSettings(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset()
+	for _, w := range []struct{ ns, name string }{{"c1", testAddon.ConfigName}, {"c1", "other-config"}, {"c2", testAddon.ConfigName}} {
+		if err := report.Write(ctx, kube, w.ns, w.name, testAddon.Name, testAddon.Defaults()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &Reconciler[testSettings]{Client: newClient(t), Kube: kube, Addon: testAddon}
+	key := types.NamespacedName{Namespace: "c1", Name: testAddon.Name}
+	for range 2 { // again once it is gone: nothing to do, no error
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range []struct {
+		ns, name string
+		want     bool
+	}{{"c1", testAddon.ConfigName, false}, {"c1", "other-config", true}, {"c2", testAddon.ConfigName, true}} {
+		var s testSettings
+		found, err := report.Read(ctx, kube, w.ns, w.name, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != w.want {
+			t.Errorf("ConfigMap %s/%s exists: %t, want %t", w.ns, w.name, found, w.want)
+		}
+	}
+}

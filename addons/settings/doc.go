@@ -11,6 +11,9 @@
 //     ConditionConfigValid False with a message saying what is wrong and
 //     what to give instead, and leaves the last valid settings in place.
 //
+// Once the addon is disabled on a cluster (its ManagedClusterAddOn gone),
+// it deletes the settings ConfigMap there: nothing of the addon stays.
+//
 // One controller runs per addon that has settings (health, properties);
 // the addon's hub half registers it. It watches that addon's
 // ManagedClusterAddOns and AddOnDeploymentConfigs (mapped to the addons

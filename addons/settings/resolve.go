@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	"open-cluster-management.io/addon-framework/pkg/utils"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -31,17 +34,36 @@ func DesiredConfig(mca *addonv1alpha1.ManagedClusterAddOn) (addonv1alpha1.Config
 	return addonv1alpha1.ConfigReferent{}, false
 }
 
-// load reads the addon; one being deleted is left alone.
+// load reads the addon; one being deleted is left alone, and once it is
+// gone (the addon disabled on the cluster) so are its settings.
 func (r *Reconciler[T]) load(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	if err := r.Client.Get(ctx, s.key, mca); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
+	err := r.Client.Get(ctx, s.key, mca)
+	if apierrors.IsNotFound(err) {
+		return corralreconcile.StopList, r.forget(ctx, s)
+	}
+	if err != nil {
+		return corralreconcile.StopList, err
 	}
 	if !mca.DeletionTimestamp.IsZero() {
 		return corralreconcile.StopList, nil
 	}
 	s.addon = mca
 	return corralreconcile.Continue, nil
+}
+
+// forget deletes the settings of an addon no longer enabled on the
+// cluster, so that disabling it leaves nothing of it behind.
+func (r *Reconciler[T]) forget(ctx context.Context, s *scope[T]) error {
+	err := r.Kube.CoreV1().ConfigMaps(s.key.Namespace).Delete(ctx, r.Addon.ConfigName, metav1.DeleteOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("deleting the settings of the disabled %s addon: %w", r.Addon.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Deleted the settings of a disabled addon", "configMap", klog.KRef(s.key.Namespace, r.Addon.ConfigName))
+	return nil
 }
 
 // resolve parses the addon's config into s.settings, or says in s.reason

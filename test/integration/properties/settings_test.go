@@ -145,6 +145,21 @@ var _ = Describe("the addon's settings", func() {
 		expectWaiting(ctx, clk, 5*time.Second)
 	})
 
+	It("deletes the settings once the addon is disabled on the cluster", func(ctx context.Context) {
+		name := enableWithConfig(ctx, api.VarCollectInterval, "7s")
+		Eventually(func(g Gomega) {
+			g.Expect(storedInterval(g, ctx, name)).To(Equal(7 * time.Second))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		Expect(hubClient.Delete(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(name, api.AddonName)})).To(Succeed())
+		Eventually(func(g Gomega) {
+			var s api.Settings
+			found, err := report.Read(ctx, kube, name, api.ConfigName, &s)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
 	It("refuses a bad config with a message saying what is wrong, and keeps the last valid settings", func(ctx context.Context) {
 		name := enableWithConfig(ctx, api.VarCollectInterval, "7s")
 		expectConfigValid(ctx, name, metav1.ConditionTrue, settings.ReasonConfigValid, "collecting every 7s")
