@@ -79,6 +79,19 @@ func enable(ctx context.Context, cluster, addon string) *addonv1alpha1.ManagedCl
 	return mca
 }
 
+// registered waits until the hub's addon framework has given the addon on
+// cluster its registrations, as an addon's agent waits before it makes a
+// CSR: the framework passes over, for good, a CSR made before it has seen
+// the addon.
+func registered(ctx context.Context, cluster, addon string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		mca := &addonv1alpha1.ManagedClusterAddOn{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: addon}, mca)).To(Succeed())
+		g.Expect(mca.Status.Registrations).NotTo(BeEmpty())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
 // addonCSR is an addon agent's certificate request, as the registration
 // agent makes it: labelled with the cluster and addon, named addon-….
 type addonCSR struct {
@@ -154,6 +167,7 @@ func expectNeverApproved(ctx context.Context, name string) {
 	GinkgoHelper()
 	witness := newCluster(ctx, true)
 	enable(ctx, witness, helloAddon.Name)
+	registered(ctx, witness, helloAddon.Name)
 	expectApproved(ctx, defaultCSR(witness, helloAddon.Name).submit(ctx, asCluster(witness)))
 	Expect(approved(ctx, name)).To(BeFalse(), "CSR %s should not be approved", name)
 	events, err := kube.EventsV1().Events("").List(ctx, metav1.ListOptions{})

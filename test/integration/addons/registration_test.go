@@ -48,6 +48,7 @@ var _ = Describe("Addon registration", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		By("approving the CSR the cluster makes for it")
+		registered(ctx, cluster, helloAddon.Name)
 		expectApproved(ctx, defaultCSR(cluster, helloAddon.Name).submit(ctx, asCluster(cluster)))
 
 		By("letting the addon's agent do its HubRules in its cluster namespace, and nowhere else")
@@ -104,6 +105,8 @@ var _ = Describe("Addon registration", func() {
 			cluster, other := newCluster(ctx, true), newCluster(ctx, true)
 			enable(ctx, cluster, helloAddon.Name)
 			enable(ctx, other, helloAddon.Name)
+			registered(ctx, cluster, helloAddon.Name)
+			registered(ctx, other, helloAddon.Name)
 			forOther := defaultCSR(other, helloAddon.Name)
 			forOther.labelCluster = cluster // labelled as cluster's, subject of other's
 			expectNeverApproved(ctx, forOther.submit(ctx, asCluster(cluster)))
@@ -112,12 +115,14 @@ var _ = Describe("Addon registration", func() {
 		It("a CSR made by another cluster's identity", func(ctx context.Context) {
 			cluster, other := newCluster(ctx, true), newCluster(ctx, true)
 			enable(ctx, cluster, helloAddon.Name)
+			registered(ctx, cluster, helloAddon.Name)
 			expectNeverApproved(ctx, defaultCSR(cluster, helloAddon.Name).submit(ctx, asCluster(other)))
 		})
 
 		It("a CSR that asks for server authentication", func(ctx context.Context) {
 			cluster := newCluster(ctx, true)
 			enable(ctx, cluster, helloAddon.Name)
+			registered(ctx, cluster, helloAddon.Name)
 			serving := defaultCSR(cluster, helloAddon.Name)
 			serving.usages = append(serving.usages, certificatesv1.UsageServerAuth)
 			expectNeverApproved(ctx, serving.submit(ctx, asCluster(cluster)))
