@@ -90,7 +90,7 @@ type scope[T any] struct {
 	key      types.NamespacedName
 	addon    *addonv1alpha1.ManagedClusterAddOn
 	settings T
-	// problem is why there are no valid settings (reason, message).
+	// reason and message say why there are no valid settings.
 	reason, message string
 }
 

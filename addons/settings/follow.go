@@ -60,16 +60,26 @@ func (f *Follower[T]) Current() T {
 	return f.current
 }
 
+// SyncWithin bounds how long an agent's first round waits for its
+// settings: a hub it cannot read them from (down, or its rules not yet
+// given) leaves it the defaults until Follow reads them, not idle.
+const SyncWithin = 30 * time.Second
+
 // WaitSynced waits until Follow has read the settings a first time (or
-// found there are none) and says whether ctx is still on: an agent's
-// first round waits for it, so that it runs with the hub's settings, not
-// the defaults.
-func (f *Follower[T]) WaitSynced(ctx context.Context) bool {
+// found there are none), at most within (real time), and says whether ctx
+// is still on: an agent's first round waits for it, so that it runs with
+// the hub's settings, not the defaults.
+func (f *Follower[T]) WaitSynced(ctx context.Context, within time.Duration) bool {
+	timer := time.NewTimer(within)
+	defer timer.Stop()
 	select {
 	case <-f.synced:
 		return true
 	case <-ctx.Done():
 		return false
+	case <-timer.C:
+		ctrl.LoggerFrom(ctx).Info("Could not read the addon's settings from the hub yet; starting with the defaults", "configMap", klog.KRef(f.namespace, f.name), "waited", within)
+		return ctx.Err() == nil
 	}
 }
 

@@ -252,7 +252,7 @@ func TestWaitSyncedHasTheHubsSettings(t *testing.T) {
 	ctx := follow(t, f)
 	synced, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if !f.WaitSynced(synced) {
+	if !f.WaitSynced(synced, time.Minute) {
 		t.Fatal("the follower did not sync in 30s")
 	}
 	if got := f.Current().Interval.Duration; got != 10*time.Second {
@@ -265,7 +265,22 @@ func TestWaitSyncedEndsWithCtx(t *testing.T) {
 	f, _ := testFollower(clocktesting.NewFakeClock(time.Unix(1000, 0)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if f.WaitSynced(ctx) {
+	if f.WaitSynced(ctx, time.Minute) {
 		t.Error("WaitSynced said ctx is on after it ended, with no Follow running")
+	}
+}
+
+// TestWaitSyncedGivesUpAfterWithin checks that a follower that cannot read
+// its settings (no Follow running here) lets the agent start with the
+// defaults once within has passed, rather than keep it idle.
+func TestWaitSyncedGivesUpAfterWithin(t *testing.T) {
+	f, _ := testFollower(clocktesting.NewFakeClock(time.Unix(1000, 0)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !f.WaitSynced(ctx, time.Millisecond) {
+		t.Fatal("WaitSynced said ctx ended; it should have given up after 1ms and gone on")
+	}
+	if got := f.Current().Interval.Duration; got != defaultInterval {
+		t.Errorf("interval %s, want the defaults' %s", got, defaultInterval)
 	}
 }

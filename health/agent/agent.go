@@ -90,7 +90,7 @@ func Run(ctx context.Context, opts Options) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { a.settings.Follow(ctx) })
-	if !a.settings.WaitSynced(ctx) {
+	if !a.settings.WaitSynced(ctx, settings.SyncWithin) {
 		return nil
 	}
 	for {

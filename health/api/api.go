@@ -27,7 +27,8 @@ const (
 
 // ConfigMaps in the cluster namespace on the hub (addons/report): the
 // agent writes ReportName; the hub half writes ConfigName, the settings
-// resolved from the addon's AddOnDeploymentConfig, which the agent reads.
+// resolved from the addon's AddOnDeploymentConfig, which the agent watches
+// and clusterhealth reads (deleted when the addon is disabled).
 const (
 	ReportName = "health-report"
 	ConfigName = "health-config"

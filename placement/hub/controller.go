@@ -115,10 +115,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.log = log
 	factory := clusterinformers.NewSharedInformerFactoryWithOptions(c.client, 0, clusterinformers.WithTransform(trim))
 	handled, err := c.watch(factory)
-	c.decisions = factory.Cluster().V1beta1().PlacementDecisions().Lister()
 	if err != nil {
 		return err
 	}
+	c.decisions = factory.Cluster().V1beta1().PlacementDecisions().Lister()
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	defer c.queue.ShutDown()

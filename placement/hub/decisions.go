@@ -105,9 +105,6 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 // being written, so without this the state would keep the response and
 // the informer its own copy: every such page twice.
 func (c *Controller) shared(written *clusterv1beta1.PlacementDecision) *clusterv1beta1.PlacementDecision {
-	if c.decisions == nil {
-		return written
-	}
 	cached, err := c.decisions.PlacementDecisions(written.Namespace).Get(written.Name)
 	if err != nil || cached.ResourceVersion != written.ResourceVersion {
 		return written

@@ -45,10 +45,10 @@ func TestStateCountsDecisionsAcrossPages(t *testing.T) {
 			t.Errorf("after %s: counts (-want +got):\n%s", step.name, diff)
 		}
 	}
-	if got := s.Decided("ns", "p"); !got.Has("b") || !got.Has("d") || got.Len() != 2 {
+	if got := s.Decided("ns", "p"); !got.Has("b") || !got.Has("d") || len(got) != 2 {
 		t.Errorf("p decided %v, want b and d", got)
 	}
-	if got := s.Decided("ns", "q"); got.Len() != 0 {
+	if got := s.Decided("ns", "q"); len(got) != 0 {
 		t.Errorf("q decided %v, want nothing", got)
 	}
 }

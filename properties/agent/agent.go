@@ -102,7 +102,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer wg.Wait()
 	if opts.Interval == 0 {
 		wg.Go(func() { a.settings.Follow(ctx) })
-		if !a.settings.WaitSynced(ctx) {
+		if !a.settings.WaitSynced(ctx, settings.SyncWithin) {
 			return nil
 		}
 	}

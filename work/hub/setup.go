@@ -39,5 +39,5 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := AddToScheme(mgr.GetScheme()); err != nil {
 		return err
 	}
-	return (&replicaset.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers)
+	return (&replicaset.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers)
 }

@@ -21,6 +21,3 @@ func (n Names) Has(name string) bool {
 	_, ok := slices.BinarySearch(n, name)
 	return ok
 }
-
-// Len is the number of names.
-func (n Names) Len() int { return len(n) }

@@ -21,7 +21,7 @@ func TestNewNamesSortsDropsEmptyAndRepeats(t *testing.T) {
 		}
 	}
 	var empty Names
-	if empty.Has("a") || empty.Len() != 0 {
+	if empty.Has("a") || len(empty) != 0 {
 		t.Error("the empty set holds something")
 	}
 }

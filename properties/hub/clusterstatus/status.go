@@ -46,13 +46,6 @@ func resources(l corev1.ResourceList) clusterv1.ResourceList {
 // disabled addon's properties are removed from its cluster.
 const ReasonPropertiesRemoved = "PropertiesRemoved"
 
-// withoutProperties returns status without the properties a report puts in it.
-func withoutProperties(status clusterv1.ManagedClusterStatus) clusterv1.ManagedClusterStatus {
-	status.Version.Kubernetes = ""
-	status.Capacity, status.Allocatable, status.ClusterClaims = nil, nil, nil
-	return status
-}
-
 // forget, once the addon is disabled on the cluster, removes the
 // properties its report put in the cluster's status, then the report: the
 // report left behind says the addon wrote them, so a cluster whose
@@ -65,7 +58,7 @@ func (r *Reconciler) forget(ctx context.Context, s *scope) (corralreconcile.Resu
 	if err := r.Live.Get(ctx, client.ObjectKeyFromObject(s.leftover), s.leftover); err != nil {
 		return corralreconcile.StopList, client.IgnoreNotFound(err)
 	}
-	want := withoutProperties(s.cluster.Status)
+	want := Reflect(s.cluster.Status, &api.Report{}) // an empty report: none of its properties
 	if !equality.Semantic.DeepEqual(want, s.cluster.Status) {
 		s.cluster.Status = want
 		if err := r.Client.Status().Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {

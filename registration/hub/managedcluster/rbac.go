@@ -79,7 +79,7 @@ func roleBindings(cluster string) []*rbacac.RoleBindingApplyConfiguration {
 	}
 }
 
-// RBAC is what accepting cluster grants its identity, in the order the
+// RBAC is what accepting a cluster grants its identity, in the order the
 // hub writes it: its ClusterRole and ClusterRoleBinding, then the
 // RoleBindings in its namespace.
 func RBAC(cluster string) []runtime.ApplyConfiguration {

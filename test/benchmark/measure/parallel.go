@@ -16,7 +16,7 @@ func Parallel(workers, n int, do func(i int) error) error {
 		errs []error
 	)
 	next := make(chan int)
-	for range workers {
+	for range max(workers, 1) {
 		wg.Go(func() {
 			for i := range next {
 				if err := do(i); err != nil {

@@ -150,7 +150,7 @@ type renewer struct {
 // firstBeats does each agent's first heartbeat: lease renewed, Joined and
 // Available reported.
 func (r *renewer) firstBeats(ctx context.Context, n int) error {
-	return forEach(n, 16, func(i int) error {
+	return measure.Parallel(16, n, func(i int) error {
 		name := clusterName(i)
 		lease, err := r.kube.CoordinationV1().Leases(name).Get(ctx, common.LeaseName, metav1.GetOptions{})
 		if err != nil {
@@ -298,26 +298,3 @@ func waitSettled(ctx context.Context, clusters clusterclient.Interface, n int) e
 
 // waitUntil blocks until t: the benchmark's windows are wall-clock time.
 func waitUntil(t time.Time) { time.Sleep(time.Until(t)) }
-
-// forEach runs f for 0…n-1 on workers goroutines, returning the first error.
-func forEach(n, workers int, f func(int) error) error {
-	work := make(chan int)
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range work {
-				if err := f(i); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return <-errs
-}

@@ -36,9 +36,10 @@ const TemplateHashAnnotation = "work.corral.dev/template-hash"
 // Reconciler keeps every ManifestWorkReplicaSet's ManifestWorks and status.
 type Reconciler struct {
 	Client client.Client
-	// Live reads the API server itself: a set being deleted lists its
-	// works there, so that a work created moments ago, not yet in the
-	// cache, is deleted with the others rather than left behind.
+	// Live reads the API server itself (the manager's API reader unless
+	// set): a set being deleted lists its works there, so that a work
+	// created moments ago, not yet in the cache, is deleted with the
+	// others rather than left behind.
 	Live client.Reader
 	// Clock is the time rollouts are measured by; nil is the real clock.
 	Clock clock.WithDelayedExecution
@@ -66,6 +67,9 @@ type scope struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.Live == nil {
+		r.Live = mgr.GetAPIReader()
 	}
 	r.recheck = newRechecker(r.Clock)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.ManifestWorkReplicaSet{}, PlacementRefIndex, indexByPlacement); err != nil {
