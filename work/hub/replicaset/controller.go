@@ -37,9 +37,9 @@ const TemplateHashAnnotation = "work.corral.dev/template-hash"
 type Reconciler struct {
 	Client client.Client
 	// Live reads the API server itself (the manager's API reader unless
-	// set): a set being deleted lists its works there, so that a work
-	// created moments ago, not yet in the cache, is deleted with the
-	// others rather than left behind.
+	// set): before a deleted set lets go, it lists its works there, so
+	// that a work created moments ago, not yet in the cache, is deleted
+	// with the others rather than left behind.
 	Live client.Reader
 	// Clock is the time rollouts are measured by; nil is the real clock.
 	Clock clock.WithDelayedExecution

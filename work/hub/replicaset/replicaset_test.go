@@ -159,10 +159,13 @@ func TestFinalize(t *testing.T) {
 		wantFinalizer bool
 		// staleCache: the cache has not seen the works yet.
 		staleCache bool
+		// wantLive: the API server is asked before the set lets go.
+		wantLive bool
 	}{
-		"background removes the finalizer once the works are asked to go": {policy: workv1alpha1.Background},
-		"foreground keeps it while a work remains":                        {policy: workv1alpha1.Foreground, wantFinalizer: true},
-		"works the cache has not seen yet go too":                         {policy: workv1alpha1.Background, staleCache: true},
+		"background removes the finalizer once the works are asked to go": {policy: workv1alpha1.Background, wantLive: true},
+		"foreground keeps it while a work remains, going by the cache":    {policy: workv1alpha1.Foreground, wantFinalizer: true},
+		"works the cache has not seen yet go too":                         {policy: workv1alpha1.Background, staleCache: true, wantLive: true},
+		"foreground waits for works the cache has not seen yet":           {policy: workv1alpha1.Foreground, staleCache: true, wantLive: true, wantFinalizer: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			set := newSet()
@@ -181,7 +184,14 @@ func TestFinalize(t *testing.T) {
 					},
 				})
 			}
-			r := &Reconciler{Client: cache, Live: c, recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+			lists := 0
+			live := interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					lists++
+					return c.List(ctx, list, opts...)
+				},
+			})
+			r := &Reconciler{Client: cache, Live: live, recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
 			if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), set); err != nil {
 				t.Fatal(err)
 			}
@@ -201,6 +211,9 @@ func TestFinalize(t *testing.T) {
 			err := c.Get(context.Background(), client.ObjectKeyFromObject(set), got)
 			if has := err == nil; has != tc.wantFinalizer {
 				t.Errorf("set still there (finalizer kept): %v, want %v", has, tc.wantFinalizer)
+			}
+			if asked := lists > 0; asked != tc.wantLive {
+				t.Errorf("listed on the API server: %v, want %v", asked, tc.wantLive)
 			}
 		})
 	}

@@ -32,39 +32,45 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 }
 
 // listWorks finds the set's works, in every cluster namespace, by its
-// label: from the cache, or from the API server (Live) when the set is
-// being deleted.
+// label, in the cache.
 func (r *Reconciler) listWorks(ctx context.Context, s *scope) (steps.Result, error) {
-	var reader client.Reader = r.Client
-	if !s.set.DeletionTimestamp.IsZero() {
-		reader = r.Live
+	works, err := r.works(ctx, r.Client, s.set)
+	if err != nil {
+		return steps.StopList, err
 	}
-	list := &workv1.ManifestWorkList{}
-	if err := reader.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SetKey(s.set)}); err != nil {
-		return steps.StopList, fmt.Errorf("listing the set's ManifestWorks: %w", err)
-	}
-	s.works = list.Items
+	s.works = works
 	return steps.Continue, nil
+}
+
+// works lists a set's works through reader.
+func (r *Reconciler) works(ctx context.Context, reader client.Reader, set *workv1alpha1.ManifestWorkReplicaSet) ([]workv1.ManifestWork, error) {
+	list := &workv1.ManifestWorkList{}
+	if err := reader.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SetKey(set)}); err != nil {
+		return nil, fmt.Errorf("listing the set's ManifestWorks: %w", err)
+	}
+	return list.Items, nil
 }
 
 // finalize deletes the set's works, then removes the finalizer: at once
 // (Background, the default) or once the works are gone (Foreground).
+// While works remain it goes by the cache; only before letting the set go
+// does it ask the API server (Live), so that a work created moments ago,
+// not yet in the cache, is deleted with the others rather than left
+// behind, at the cost of one List per deleted set rather than one per
+// reconcile.
 func (r *Reconciler) finalize(ctx context.Context, s *scope) (steps.Result, error) {
 	if !controllerutil.ContainsFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
 		return steps.StopList, nil
 	}
-	var errs []error
-	for i := range s.works {
-		if err := r.deleteWork(ctx, &s.works[i]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if waiting, err := r.deleteWorks(ctx, s.set, s.works); waiting || err != nil {
 		return steps.StopList, err
 	}
-	if s.set.Spec.CascadeDeletionPolicy == workv1alpha1.Foreground && len(s.works) > 0 {
-		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the set's ManifestWorks to go (Foreground)", "works", len(s.works))
-		return steps.StopList, nil // each work's deletion brings the set back
+	live, err := r.works(ctx, r.Live, s.set)
+	if err != nil {
+		return steps.StopList, err
+	}
+	if waiting, err := r.deleteWorks(ctx, s.set, live); waiting || err != nil {
+		return steps.StopList, err
 	}
 	patch := client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(s.set, workv1alpha1.ManifestWorkReplicaSetFinalizer)
@@ -72,8 +78,27 @@ func (r *Reconciler) finalize(ctx context.Context, s *scope) (steps.Result, erro
 		return steps.StopList, fmt.Errorf("removing finalizer %s: %w", workv1alpha1.ManifestWorkReplicaSetFinalizer, err)
 	}
 	r.recheck.forget(client.ObjectKeyFromObject(s.set))
-	ctrl.LoggerFrom(ctx).V(1).Info("Deleted the set's ManifestWorks and removed its finalizer", "works", len(s.works))
+	ctrl.LoggerFrom(ctx).V(1).Info("Deleted the set's ManifestWorks and removed its finalizer", "works", len(live))
 	return steps.StopList, nil
+}
+
+// deleteWorks asks every one of works to go, and says whether the set
+// must wait for them (Foreground, some remain).
+func (r *Reconciler) deleteWorks(ctx context.Context, set *workv1alpha1.ManifestWorkReplicaSet, works []workv1.ManifestWork) (waiting bool, err error) {
+	var errs []error
+	for i := range works {
+		if err := r.deleteWork(ctx, &works[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	if set.Spec.CascadeDeletionPolicy == workv1alpha1.Foreground && len(works) > 0 {
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the set's ManifestWorks to go (Foreground)", "works", len(works))
+		return true, nil // each work's deletion brings the set back
+	}
+	return false, nil
 }
 
 // removeDroppedPlacements deletes the works of placements the set no
