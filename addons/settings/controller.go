@@ -3,16 +3,19 @@ package settings
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
@@ -59,14 +62,27 @@ type Reconciler[T any] struct {
 }
 
 // SetupWithManager registers the controller, named <addon>-config.
-func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager, workers int) error {
+// reports is the cache of the addon's labelled ConfigMaps
+// (report.NewCache), its settings among them: watching them also finds,
+// at start, the settings of an addon disabled while the hub was down.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
 	isAddon := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Addon.Name })
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(r.Addon.Name+"-config").
 		For(&addonv1alpha1.ManagedClusterAddOn{}, builder.WithPredicates(isAddon)).
 		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(r.addonsUsing)).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(r.addonOf))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// addonOf maps the addon's settings ConfigMap to the addon in its
+// namespace; its other reports map to nothing.
+func (r *Reconciler[T]) addonOf(_ context.Context, obj client.Object) []reconcile.Request {
+	if obj.GetName() != r.Addon.ConfigName {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: r.Addon.Name}}}
 }
 
 // addonsUsing maps a config to the addons whose desired config it is.

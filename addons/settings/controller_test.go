@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -204,5 +205,20 @@ func TestReconcileDisabledAddonForgetsItsSettings(t *testing.T) {
 		if found != w.want {
 			t.Errorf("ConfigMap %s/%s exists: %t, want %t", w.ns, w.name, found, w.want)
 		}
+	}
+}
+
+// TestAddonOf checks the addon's settings ConfigMap maps to the addon in
+// its namespace, and its other reports to nothing.
+func TestAddonOf(t *testing.T) {
+	r := &Reconciler[testSettings]{Addon: testAddon}
+	settings := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: testAddon.ConfigName}}
+	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "c1", Name: testAddon.Name}}}
+	if diff := cmp.Diff(want, r.addonOf(context.Background(), settings)); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "test-report"}}
+	if got := r.addonOf(context.Background(), other); len(got) != 0 {
+		t.Errorf("a report mapped to %v, want nothing", got)
 	}
 }

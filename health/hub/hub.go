@@ -52,7 +52,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return errors.Join(
-		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, opts.Workers),
+		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterhealth.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, reports, opts.Workers),
 	)
 }

@@ -94,7 +94,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return errors.Join(
-		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, opts.Workers),
+		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterstatus.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("corral-properties")}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterprofile.Reconciler{Client: mgr.GetClient(), Namespace: opts.ProfileNamespace, Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 	)

@@ -160,6 +160,18 @@ var _ = Describe("the addon's settings", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
 
+	It("deletes settings left in a namespace with no addon, as a hub down while the addon was disabled leaves them", func(ctx context.Context) {
+		name := "left-" + rand.String(5)
+		Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", name)})).To(Succeed())
+		Expect(report.Write(ctx, kube, name, api.ConfigName, api.AddonName, api.DefaultSettings())).To(Succeed())
+		Eventually(func(g Gomega) {
+			var s api.Settings
+			found, err := report.Read(ctx, kube, name, api.ConfigName, &s)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
 	It("refuses a bad config with a message saying what is wrong, and keeps the last valid settings", func(ctx context.Context) {
 		name := enableWithConfig(ctx, api.VarCollectInterval, "7s")
 		expectConfigValid(ctx, name, metav1.ConditionTrue, settings.ReasonConfigValid, "collecting every 7s")
