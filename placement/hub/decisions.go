@@ -60,6 +60,12 @@ func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
 	return nil
 }
 
+// OwnerRef is the owner reference a placement's PlacementDecisions
+// carry: deleting the placement deletes them.
+func OwnerRef(p *clusterv1beta1.Placement) metav1.OwnerReference {
+	return *metav1.NewControllerRef(p, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})
+}
+
 // writePage creates the page when the hub does not hold it, then patches
 // its labels and decisions.
 func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta1.PlacementDecision) error {
@@ -70,7 +76,7 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 	if held == nil {
 		obj := want.DeepCopy()
 		obj.Status = clusterv1beta1.PlacementDecisionStatus{}
-		obj.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(w.placement, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})}
+		obj.OwnerReferences = []metav1.OwnerReference{OwnerRef(w.placement)}
 		created, err := client.Create(ctx, obj, metav1.CreateOptions{})
 		switch {
 		case apierrors.IsAlreadyExists(err):

@@ -89,7 +89,12 @@ const finalizerRetry = 100 * time.Millisecond
 // applyNamespace makes sure the cluster namespace exists, labelled with the
 // cluster's name.
 func (r *Reconciler) applyNamespace(ctx context.Context, s *scope) (steps.Result, error) {
-	return steps.Continue, r.ensure(ctx, corev1ac.Namespace(s.cluster.Name).WithLabels(clusterLabels(s.cluster.Name)))
+	return steps.Continue, r.ensure(ctx, Namespace(s.cluster.Name))
+}
+
+// Namespace is the cluster namespace of an accepted cluster.
+func Namespace(cluster string) *corev1ac.NamespaceApplyConfiguration {
+	return corev1ac.Namespace(cluster).WithLabels(clusterLabels(cluster))
 }
 
 // applyRBAC grants the cluster's identity what OCM's agent needs, scoped to

@@ -3,6 +3,7 @@ package managedcluster
 import (
 	"context"
 	"fmt"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -103,23 +104,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 }
 
+// Lease is an accepted cluster's lease as the hub creates it, renewed at
+// now.
+func Lease(cluster string, now time.Time) *coordinationv1.Lease {
+	renewed, holder := metav1.NewMicroTime(now), common.LeaseName
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: cluster, Labels: clusterLabels(cluster)},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &renewed},
+	}
+}
+
 // createLease creates the cluster's lease if it is missing; the agent may
 // only update it. It never touches an existing lease: its renewTime is the
 // agent's.
 func (r *Reconciler) createLease(ctx context.Context, s *scope) (steps.Result, error) {
 	name := s.cluster.Name
-	obj := &coordinationv1.Lease{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: common.LeaseName}, obj)
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: common.LeaseName}, &coordinationv1.Lease{})
 	if !apierrors.IsNotFound(err) {
 		return steps.Continue, err
 	}
-	now := metav1.NewMicroTime(r.Clock.Now())
-	holder := common.LeaseName
-	obj = &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: name, Labels: clusterLabels(name)},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now},
-	}
-	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, Lease(name, r.Clock.Now())); err != nil && !apierrors.IsAlreadyExists(err) {
 		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, common.LeaseName, err)
 	}
 	return steps.Continue, nil

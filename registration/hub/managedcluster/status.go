@@ -21,10 +21,10 @@ const (
 	ReasonDenied   = "HubClusterAdminDenied"
 )
 
-// acceptedCondition says what the hub decided: accepted, or denied once a
+// AcceptedCondition says what the hub decided: accepted, or denied once a
 // decision existed. A cluster that was never accepted has no condition: it
 // is still waiting for an admin.
-func acceptedCondition(cluster *clusterv1.ManagedCluster) *metav1.Condition {
+func AcceptedCondition(cluster *clusterv1.ManagedCluster) *metav1.Condition {
 	if cluster.Spec.HubAcceptsClient {
 		return &metav1.Condition{
 			Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue,
@@ -48,12 +48,12 @@ func acceptedCondition(cluster *clusterv1.ManagedCluster) *metav1.Condition {
 // with the agent's conditions or with other writers of the cluster, so a
 // busy hub does not redo a reconcile for a conflict.
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, error) {
-	cond := acceptedCondition(s.cluster)
+	cond := AcceptedCondition(s.cluster)
 	if cond == nil || !meta.SetStatusCondition(&s.cluster.Status.Conditions, *cond) {
 		return steps.Continue, nil
 	}
 	applied := meta.FindStatusCondition(s.cluster.Status.Conditions, cond.Type)
-	if err := r.Client.Status().Apply(ctx, conditionApply(s.cluster.Name, applied), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Client.Status().Apply(ctx, ConditionApply(s.cluster.Name, applied), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
 		return steps.Continue, err
 	}
 	old := meta.FindStatusCondition(s.original.Status.Conditions, cond.Type)
@@ -63,9 +63,9 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, 
 	return steps.Continue, nil
 }
 
-// conditionApply is the apply configuration of one status condition of
+// ConditionApply is the apply configuration of one status condition of
 // the named cluster.
-func conditionApply(cluster string, cond *metav1.Condition) runtime.ApplyConfiguration {
+func ConditionApply(cluster string, cond *metav1.Condition) runtime.ApplyConfiguration {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"metadata": map[string]any{"name": cluster},
 		"status": map[string]any{"conditions": []any{map[string]any{

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
@@ -66,7 +65,7 @@ func (f *fixture) writeLikeTheScheduler(ctx context.Context, p *clusterv1beta1.P
 	decisions := f.clusters.ClusterV1beta1().PlacementDecisions(namespace)
 	_, err := decisions.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
 		Namespace: namespace, Name: page.Name, Labels: page.Labels(p.Name),
-		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(p, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})},
+		OwnerReferences: []metav1.OwnerReference{placementhub.OwnerRef(p)},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		return err

@@ -7,17 +7,15 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/registration/common"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
@@ -67,8 +65,8 @@ func benchmarkAcceptFloor(b *testing.B, n int) {
 }
 
 // writeLikeTheHub makes the writes the registration core makes to accept
-// cluster, with the same objects: its RBAC as managedcluster.RBAC builds
-// it, created through objects.
+// cluster, with the same objects, built by managedcluster: the namespace
+// and RBAC created through objects, the condition applied, the lease.
 func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client, cluster string) error {
 	clusters := f.clusters.ClusterV1().ManagedClusters()
 	finalizer, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{clusterv1.ManagedClusterFinalizer}}})
@@ -76,11 +74,7 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client,
 	if err != nil {
 		return err
 	}
-	labels := map[string]string{clusterv1.ClusterNameLabelKey: cluster}
-	if _, err := f.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: labels}}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	for _, ac := range managedcluster.RBAC(cluster) {
+	for _, ac := range append([]runtime.ApplyConfiguration{managedcluster.Namespace(cluster)}, managedcluster.RBAC(cluster)...) {
 		raw, err := json.Marshal(ac)
 		if err != nil {
 			return err
@@ -93,26 +87,20 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client,
 			return err
 		}
 	}
-	status, _ := json.Marshal(map[string]any{"apiVersion": clusterv1.GroupVersion.String(), "kind": "ManagedCluster",
-		"metadata": map[string]any{"name": cluster},
-		"status": map[string]any{"conditions": []metav1.Condition{{Type: clusterv1.ManagedClusterConditionHubAccepted,
-			Status: metav1.ConditionTrue, Reason: managedcluster.ReasonAccepted, Message: "Accepted by hub cluster admin",
-			ObservedGeneration: mc.Generation, LastTransitionTime: metav1.Now()}}}})
-	if _, err := clusters.Patch(ctx, cluster, types.ApplyPatchType, status, metav1.PatchOptions{FieldManager: managedcluster.FieldOwner, Force: ptr.To(true)}, "status"); err != nil {
+	accepted := managedcluster.AcceptedCondition(mc)
+	accepted.LastTransitionTime = metav1.Now()
+	if err := objects.Status().Apply(ctx, managedcluster.ConditionApply(cluster, accepted), client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
 		return err
 	}
 	_, err = f.kube.EventsV1().Events(metav1.NamespaceDefault).Create(ctx, &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: fmt.Sprintf("%s.%x", cluster, time.Now().UnixNano())},
 		EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: managedcluster.FieldOwner, ReportingInstance: "floor",
-		Action: "Acceptance", Reason: managedcluster.ReasonAccepted, Note: "Accepted by hub cluster admin", Type: corev1.EventTypeNormal,
+		Action: "Acceptance", Reason: accepted.Reason, Note: accepted.Message, Type: corev1.EventTypeNormal,
 		Regarding: corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ManagedCluster", Name: cluster, UID: mc.UID},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}
-	now, holder := metav1.NewMicroTime(time.Now()), common.LeaseName
-	_, err = f.kube.CoordinationV1().Leases(cluster).Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: common.LeaseName, Labels: labels},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now}}, metav1.CreateOptions{})
+	_, err = f.kube.CoordinationV1().Leases(cluster).Create(ctx, managedcluster.Lease(cluster, time.Now()), metav1.CreateOptions{})
 	return err
 }
