@@ -30,11 +30,11 @@ type EnableOptions struct {
 	// agent is installed in; empty leaves the hub's default
 	// (open-cluster-management-agent-addon).
 	InstallNamespace string
-	// ConfigFlags are the --config values; Configs once completed, or
-	// ClearConfigs when they are NoConfig alone.
+	// ConfigFlags are the --config values; Configs once validated, or
+	// clearConfigs when they are NoConfig alone.
 	ConfigFlags  []string
 	Configs      []addonv1alpha1.AddOnConfig
-	ClearConfigs bool
+	clearConfigs bool
 	// Builtins are the built-in addons, whose AddOnDeploymentConfigs
 	// enable validates before it writes anything.
 	Builtins []addons.Addon
@@ -100,12 +100,12 @@ func (o *EnableOptions) Validate() error {
 			return fmt.Errorf("--namespace %q is not a namespace name: %s", o.InstallNamespace, errs[0])
 		}
 	}
-	o.Configs, o.ClearConfigs = nil, slices.Equal(o.ConfigFlags, []string{NoConfig})
-	if o.ClearConfigs {
-		return nil
-	}
+	o.Configs, o.clearConfigs = nil, slices.Contains(o.ConfigFlags, NoConfig)
 	for _, s := range o.ConfigFlags {
 		if s == NoConfig {
+			continue
+		}
+		if o.clearConfigs {
 			return fmt.Errorf("--config %s removes the addon's configurations, so it cannot be given with others", NoConfig)
 		}
 		ref, err := ParseConfig(s)
@@ -126,7 +126,7 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	if err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins); err != nil {
 		return err
 	}
-	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.ClearConfigs})
+	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.clearConfigs})
 	for _, ch := range changes {
 		fmt.Fprintf(o.Out, "addon %s %s on cluster %s\n", ch.Addon, ch.Action, ch.Cluster)
 	}

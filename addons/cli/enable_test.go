@@ -162,6 +162,18 @@ func TestEnableValidate(t *testing.T) {
 	}
 }
 
+// TestEnableValidateNoneTwice checks --config none given twice is still
+// none, not "given with others".
+func TestEnableValidateNoneTwice(t *testing.T) {
+	o := EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{NoConfig, NoConfig}}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.clearConfigs || len(o.Configs) != 0 {
+		t.Errorf("clearConfigs %t, configs %v; want true and none", o.clearConfigs, o.Configs)
+	}
+}
+
 func TestParseConfig(t *testing.T) {
 	cases := map[string]addonv1alpha1.AddOnConfig{
 		"g/r/name":            {ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "g", Resource: "r"}, ConfigReferent: addonv1alpha1.ConfigReferent{Name: "name"}},

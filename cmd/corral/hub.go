@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -40,6 +42,10 @@ type hubOptions struct {
 	noRegistration bool
 	// selected is what --addons picks out of builtins.
 	selected []addons.Addon
+	// addonFlags are the flags of each built-in addon's hub half (its
+	// HubFlags), by addon name: setting one of an addon not selected is an
+	// error rather than silently ignored.
+	addonFlags map[string]*pflag.FlagSet
 }
 
 // newCmdHub returns `corral hub`; builtins are the built-in addons whose
@@ -113,9 +119,13 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	f.StringVar(&o.webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
 	f.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
 	f.StringVar(&o.webhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
+	o.addonFlags = map[string]*pflag.FlagSet{}
 	for _, a := range o.builtins {
 		if a.HubFlags != nil {
-			a.HubFlags(f)
+			fs := pflag.NewFlagSet(a.Name, pflag.ContinueOnError)
+			a.HubFlags(fs)
+			f.AddFlagSet(fs)
+			o.addonFlags[a.Name] = fs
 		}
 	}
 	return cmd
@@ -152,6 +162,21 @@ func (o *hubOptions) selectAddons() error {
 		return fmt.Errorf("--no-registration runs only the named addons' hub halves, and there are none: name them with --addons")
 	}
 	o.selected = selected
+	for _, a := range o.builtins {
+		fs := o.addonFlags[a.Name]
+		if fs == nil || slices.ContainsFunc(selected, func(s addons.Addon) bool { return s.Name == a.Name }) {
+			continue
+		}
+		var set []string
+		fs.VisitAll(func(f *pflag.Flag) { // the same flags as the command's, parsed there
+			if f.Changed {
+				set = append(set, "--"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return fmt.Errorf("%s is a setting of the %s addon, whose hub half does not run here: name it in --addons or drop the flag", strings.Join(set, ", "), a.Name)
+		}
+	}
 	return nil
 }
 

@@ -77,4 +77,35 @@ func TestHubTakesAddonsOwnFlags(t *testing.T) {
 	if setting != "given" {
 		t.Errorf("the addon's setting is %q after --props-setting given", setting)
 	}
+	if err := o.validate(); err != nil {
+		t.Errorf("validate with the addon selected: %v", err)
+	}
+}
+
+// TestHubRefusesFlagsOfAddonsNotRun checks a hub half's flag given to a hub
+// that does not run that addon is refused in one line, not ignored.
+func TestHubRefusesFlagsOfAddonsNotRun(t *testing.T) {
+	var setting string
+	builtins := []addons.Addon{
+		{Name: "props", HubFlags: func(fs *pflag.FlagSet) { fs.StringVar(&setting, "props-setting", "default", "") }, SetupHub: func(ctrl.Manager) error { return nil }},
+		{Name: "work", SetupHub: func(ctrl.Manager) error { return nil }},
+	}
+	for _, args := range [][]string{{"--addons", "work", "--props-setting", "x"}, {"--addons", "none", "--props-setting", "x"}} {
+		o := newHubOptions(builtins...)
+		if err := o.command().ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		err := o.validate()
+		want := "--props-setting is a setting of the props addon, whose hub half does not run here: name it in --addons or drop the flag"
+		if err == nil || err.Error() != want {
+			t.Errorf("%v: validate = %v, want %q", args, err, want)
+		}
+	}
+	o := newHubOptions(builtins...)
+	if err := o.command().ParseFlags([]string{"--addons", "work"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.validate(); err != nil {
+		t.Errorf("an addon's flag left alone: %v", err)
+	}
 }
