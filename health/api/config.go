@@ -103,21 +103,21 @@ func ParseSettings(vars []addonv1alpha1.CustomizedVariable) (Settings, error) {
 		case VarProbeInterval:
 			d, err := time.ParseDuration(v.Value)
 			if err != nil || d <= 0 {
-				errs = append(errs, fmt.Errorf("%s %q is not a positive duration: give one such as 30s", v.Name, v.Value))
+				errs = append(errs, notPositive(v.Name, v.Value, DefaultProbeInterval))
 				continue
 			}
 			s.ProbeInterval.Duration = d
 		case VarStaleAfter:
 			d, err := time.ParseDuration(v.Value)
 			if err != nil || d <= 0 {
-				errs = append(errs, fmt.Errorf("%s %q is not a positive duration: give one such as 90s", v.Name, v.Value))
+				errs = append(errs, notPositive(v.Name, v.Value, DefaultStaleIntervals*DefaultProbeInterval))
 				continue
 			}
 			s.StaleAfter.Duration, staleSet = d, true
 		case VarMinReadyNodeShare:
 			f, err := strconv.ParseFloat(v.Value, 64)
-			if err != nil || f < 0 || f > 1 {
-				errs = append(errs, fmt.Errorf("%s %q is not a share: give a number from 0 to 1, such as 0.8", v.Name, v.Value))
+			if err != nil || !isShare(f) {
+				errs = append(errs, notShare(v.Name, v.Value))
 				continue
 			}
 			s.MinReadyNodeShare = f
@@ -143,15 +143,29 @@ func ParseSettings(vars []addonv1alpha1.CustomizedVariable) (Settings, error) {
 func (s Settings) Validate() error {
 	var errs []error
 	if s.ProbeInterval.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("%s %s is not positive: give a duration such as 30s", VarProbeInterval, s.ProbeInterval))
+		errs = append(errs, notPositive(VarProbeInterval, s.ProbeInterval.String(), DefaultProbeInterval))
 	}
-	if s.MinReadyNodeShare < 0 || s.MinReadyNodeShare > 1 {
-		errs = append(errs, fmt.Errorf("%s %v is not a share: give a number from 0 to 1, such as 0.8", VarMinReadyNodeShare, s.MinReadyNodeShare))
+	if !isShare(s.MinReadyNodeShare) {
+		errs = append(errs, notShare(VarMinReadyNodeShare, strconv.FormatFloat(s.MinReadyNodeShare, 'g', -1, 64)))
 	}
 	for _, w := range s.Workloads {
 		errs = append(errs, w.check())
 	}
 	return errors.Join(append(errs, s.checkStale())...)
+}
+
+// notPositive says variable name's value is not a positive duration,
+// with an example of one.
+func notPositive(name, value string, example time.Duration) error {
+	return fmt.Errorf("%s %q is not a positive duration: give one such as %s", name, value, example)
+}
+
+// isShare says whether f is a share of nodes, from 0 to 1.
+func isShare(f float64) bool { return f >= 0 && f <= 1 }
+
+// notShare says variable name's value is not a share.
+func notShare(name, value string) error {
+	return fmt.Errorf("%s %q is not a share: give a number from 0 to 1, such as 0.8", name, value)
 }
 
 // checkStale says why s's staleAfter does not fit its probe interval.

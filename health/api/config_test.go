@@ -88,10 +88,10 @@ func TestValidate(t *testing.T) {
 	}{
 		"valid":                       {edit: func(*Settings) {}},
 		"the defaults":                {edit: func(s *Settings) { *s = DefaultSettings() }},
-		"no probe interval":           {edit: func(s *Settings) { s.ProbeInterval.Duration = 0 }, wantErr: "probeInterval 0s is not positive"},
-		"a negative interval":         {edit: func(s *Settings) { s.ProbeInterval.Duration = -time.Second }, wantErr: "probeInterval -1s is not positive"},
+		"no probe interval":           {edit: func(s *Settings) { s.ProbeInterval.Duration = 0 }, wantErr: `probeInterval "0s" is not a positive duration: give one such as 30s`},
+		"a negative interval":         {edit: func(s *Settings) { s.ProbeInterval.Duration = -time.Second }, wantErr: `probeInterval "-1s" is not a positive duration`},
 		"stale before the next probe": {edit: func(s *Settings) { s.StaleAfter.Duration = 5 * time.Second }, wantErr: "staleAfter 5s is not longer than probeInterval 5s"},
-		"a share above one":           {edit: func(s *Settings) { s.MinReadyNodeShare = 1.5 }, wantErr: "minReadyNodeShare 1.5 is not a share"},
+		"a share above one":           {edit: func(s *Settings) { s.MinReadyNodeShare = 1.5 }, wantErr: `minReadyNodeShare "1.5" is not a share: give a number from 0 to 1`},
 		"an unknown workload kind": {
 			edit:    func(s *Settings) { s.Workloads[0].Kind = "StatefulSet" },
 			wantErr: `"StatefulSet/kube-system/coredns" has kind "StatefulSet", which is not supported`,
