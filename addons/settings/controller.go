@@ -95,7 +95,7 @@ func (r *Reconciler[T]) addonsUsing(ctx context.Context, obj client.Object) []re
 	var reqs []reconcile.Request
 	for i := range list.Items {
 		mca := &list.Items[i]
-		if ref, ok := DesiredConfig(mca); mca.Name == r.Addon.Name && ok && ref.Namespace == obj.GetNamespace() && ref.Name == obj.GetName() {
+		if ref, ok := desiredConfig(mca); mca.Name == r.Addon.Name && ok && ref.Namespace == obj.GetNamespace() && ref.Name == obj.GetName() {
 			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: mca.Namespace, Name: mca.Name}})
 		}
 	}

@@ -17,9 +17,9 @@ import (
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
-// DesiredConfig is the AddOnDeploymentConfig the addon manager resolved
+// desiredConfig is the AddOnDeploymentConfig the addon manager resolved
 // for mca, if any.
-func DesiredConfig(mca *addonv1alpha1.ManagedClusterAddOn) (addonv1alpha1.ConfigReferent, bool) {
+func desiredConfig(mca *addonv1alpha1.ManagedClusterAddOn) (addonv1alpha1.ConfigReferent, bool) {
 	for _, ref := range mca.Status.ConfigReferences {
 		if ref.Group != utils.AddOnDeploymentConfigGVR.Group || ref.Resource != utils.AddOnDeploymentConfigGVR.Resource {
 			continue
@@ -69,7 +69,7 @@ func (r *Reconciler[T]) forget(ctx context.Context, s *scope[T]) error {
 // resolve parses the addon's config into s.settings, or says in s.reason
 // and s.message why it cannot.
 func (r *Reconciler[T]) resolve(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
-	ref, ok := DesiredConfig(s.addon)
+	ref, ok := desiredConfig(s.addon)
 	if !ok {
 		s.settings = r.Addon.Defaults()
 		return corralreconcile.Continue, nil

@@ -117,9 +117,6 @@ func Run(ctx context.Context, opts Options) error {
 	}
 }
 
-// Interval is how often the agent collects now.
-func (a *Agent) Interval() time.Duration { return a.interval(a.settings.Current()) }
-
 // interval is how often the agent collects under s: opts.Interval when
 // set.
 func (a *Agent) interval(s api.Settings) time.Duration {

@@ -64,7 +64,7 @@ func TestInterval(t *testing.T) {
 					t.Fatalf("the agent did not follow the hub's interval %s", tc.hub)
 				}
 			}
-			if got := a.Interval(); got != tc.want {
+			if got := a.interval(a.settings.Current()); got != tc.want {
 				t.Errorf("interval %s, want %s", got, tc.want)
 			}
 		})
