@@ -138,6 +138,10 @@ var _ = Describe("Addon registration", func() {
 			})
 			allowCSRs(ctx, cluster)
 			enable(ctx, cluster, helloAddon.Name)
+			// The framework has the addon (it gives registrations whether
+			// or not the cluster is accepted), so the CSR is judged, and
+			// refused for the cluster alone.
+			registered(ctx, cluster, helloAddon.Name)
 			expectNeverApproved(ctx, defaultCSR(cluster, helloAddon.Name).submit(ctx, asCluster(cluster)))
 		})
 	})
