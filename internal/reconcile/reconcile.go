@@ -49,8 +49,7 @@ func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, er
 	)
 	for _, step := range steps {
 		res, err := step.Run(ctx, scope)
-		if apierrors.IsConflict(err) {
-			ctrl.LoggerFrom(ctx).V(4).Info("Write conflict; looking again", "step", step.Name)
+		if lostRace(ctx, err, "step", step.Name) {
 			res, err = Result{Stop: true, RequeueAfter: conflictRetry}, nil
 		}
 		if err != nil {
@@ -67,4 +66,26 @@ func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, er
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// AfterWrite is what a reconcile that is not a list of steps returns once
+// it has written, with the write's error: a conflict is not an error but a
+// prompt, quiet look again, as in Run, so that controllers racing on one
+// object (the addon manager's, the framework's) do not fill the log with
+// errors that mean nothing; any other error is returned as it is.
+func AfterWrite(ctx context.Context, err error) (ctrl.Result, error) {
+	if lostRace(ctx, err) {
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// lostRace says whether err is a write conflict (another writer changed
+// the object first), and logs it at V(4) with keysAndValues.
+func lostRace(ctx context.Context, err error, keysAndValues ...any) bool {
+	if !apierrors.IsConflict(err) {
+		return false
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Write conflict; looking again", keysAndValues...)
+	return true
 }

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,28 @@ func TestRun(t *testing.T) {
 			}
 			if len(tc.wantErrs) == 0 && err != nil {
 				t.Errorf("unexpected error %v", err)
+			}
+		})
+	}
+}
+
+func TestAfterWrite(t *testing.T) {
+	boom := errors.New("boom")
+	conflict := fmt.Errorf("writing x: %w", apierrors.NewConflict(schema.GroupResource{Resource: "things"}, "x", errors.New("changed")))
+	cases := map[string]struct {
+		err     error
+		wantRes ctrl.Result
+		wantErr error
+	}{
+		"written": {},
+		"a conflict, wrapped: looked at again, no error": {err: conflict, wantRes: ctrl.Result{RequeueAfter: conflictRetry}},
+		"any other error is returned":                    {err: boom, wantErr: boom},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, err := AfterWrite(context.Background(), tc.err)
+			if res != tc.wantRes || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("AfterWrite = %+v, %v; want %+v, %v", res, err, tc.wantRes, tc.wantErr)
 			}
 		})
 	}

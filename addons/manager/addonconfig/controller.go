@@ -20,6 +20,8 @@ import (
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/install"
+
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
 // Condition reasons of ManagedClusterAddOnConditionConfigured.
@@ -78,7 +80,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if err := r.Client.Status().Patch(ctx, mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return ctrl.Result{}, fmt.Errorf("writing the configs of %s/%s: %w", mca.Namespace, mca.Name, err)
+		return corralreconcile.AfterWrite(ctx, fmt.Errorf("writing the configs of %s/%s: %w", mca.Namespace, mca.Name, err))
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Set an addon's desired configs", "addon", klog.KObj(mca), "configs", len(desired))
 	return ctrl.Result{}, nil

@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/registration/common"
+
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
 // DefaultGraceMultiplier is OCM's: a lease may go unrenewed for five of
@@ -113,7 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if left > 0 {
 		return ctrl.Result{RequeueAfter: left}, nil
 	}
-	return ctrl.Result{}, r.markUnknown(ctx, cluster)
+	return corralreconcile.AfterWrite(ctx, r.markUnknown(ctx, cluster))
 }
 
 // timeLeft is how long the lease stays fresh; zero or less means stale.

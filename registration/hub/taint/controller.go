@@ -18,6 +18,8 @@ import (
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
 	"github.com/corral-dev/corral/registration/common"
+
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
 // Reconciler maintains the availability taints.
@@ -76,7 +78,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Updating availability taints", "cluster", cluster.Name, "taints", len(taints))
-	return ctrl.Result{}, r.patchTaints(ctx, cluster, taints)
+	return corralreconcile.AfterWrite(ctx, r.patchTaints(ctx, cluster, taints))
 }
 
 // patchTaints sets the cluster's taints if they are still what was read.
