@@ -154,6 +154,7 @@ func startFleet(dir string, args ...string) result {
 	})
 	r := corral(upTimeout, append([]string{"dev", "up", "--dir", dir}, args...)...)
 	Expect(r.code).To(Equal(0), "corral dev up --dir %s %v:\n%s", dir, args, r)
+	Expect(r.out+r.errOut).NotTo(MatchRegexp(`(?m)^[IWEF]\d{4} \d\d:\d\d:\d\d`), "dev up shows people what happens; the controllers' log lines belong in their own file")
 	return r
 }
 

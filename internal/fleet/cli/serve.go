@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -69,8 +71,25 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer logFile.Close()
-	klog.LogToStderr(false)
+	if err := quietStderr(); err != nil {
+		return err
+	}
 	klog.SetOutput(logFile)
 	o.Progress = o.Out
 	return fleet.Run(ctx, o.Options)
+}
+
+// quietStderr has klog write only to its output: not to stderr, which is
+// the fleet's log, not even errors (klog copies those to stderr by
+// default), so that `dev up` shows people what happens and the
+// controllers' conflicts and retries stay in their own log.
+func quietStderr() error {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		if err := fs.Set(name, value); err != nil {
+			return fmt.Errorf("setting klog's --%s: %w", name, err)
+		}
+	}
+	return nil
 }
