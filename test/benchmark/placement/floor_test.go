@@ -32,7 +32,7 @@ func benchmarkFloor(b *testing.B, n int) {
 	f, watch := prepare(ctx, b, n)
 
 	before := measure.APIWrites(ctx, f.kube)
-	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
+	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	b.StartTimer()
 	begin := time.Now()
 	list, err := f.clusters.ClusterV1beta1().Placements(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})

@@ -25,11 +25,9 @@ package placement_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +38,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterinformers "open-cluster-management.io/api/client/cluster/informers/externalversions"
@@ -50,8 +47,8 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/corral-dev/corral/internal/localcluster"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/test/benchmark/measure"
+	"github.com/corral-dev/corral/test/benchmark/setup"
 )
 
 const (
@@ -107,7 +104,7 @@ func benchmarkSchedule(b *testing.B, n int) {
 	b.StartTimer()
 	begin := time.Now()
 	hub := f.startScheduler(b)
-	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd")})
+	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()
@@ -158,7 +155,7 @@ func benchmarkSchedule(b *testing.B, n int) {
 // fixture is a hub control plane prepared as `corral init` does, with
 // admin clients whose own limits are far above what is measured.
 type fixture struct {
-	cluster  *localcluster.Cluster
+	*setup.ControlPlane
 	kube     kubernetes.Interface
 	clusters clusterclient.Interface
 	corral   string
@@ -168,60 +165,22 @@ type fixture struct {
 
 func startHub(ctx context.Context, b *testing.B) *fixture {
 	b.Helper()
-	binDir, err := localcluster.FindBinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	corral := filepath.Join(binDir, "corral")
-	if _, err := os.Stat(corral); err != nil {
-		b.Fatalf("%s is missing: run make build", corral)
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Name: "hub", Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cluster.Stop() })
-	if err := registrationcli.InstallHub(ctx, cluster.Config, io.Discard); err != nil {
-		b.Fatal(err)
-	}
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 5000, 10000
-	return &fixture{cluster: cluster, kube: kubernetes.NewForConfigOrDie(admin), clusters: clusterclient.NewForConfigOrDie(admin), corral: corral}
-}
-
-func (f *fixture) pid(name string) int {
-	for _, c := range f.cluster.Components() {
-		if c.Name == name {
-			return c.PID
-		}
-	}
-	return 0
+	hub := setup.StartHub(ctx, b)
+	return &fixture{ControlPlane: hub, kube: kubernetes.NewForConfigOrDie(hub.Admin), clusters: clusterclient.NewForConfigOrDie(hub.Admin), corral: setup.Corral(b)}
 }
 
 // startScheduler runs `corral hub` with only the placement addon's hub
 // half, its defaults but for leader election (one copy) and webhooks.
 func (f *fixture) startScheduler(b *testing.B) *exec.Cmd {
 	b.Helper()
-	logDir, err := os.MkdirTemp("", "corral-bench-placement-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if !b.Failed() && os.Getenv("CORRAL_BENCH_KEEP_LOG") == "" {
-			_ = os.RemoveAll(logDir)
-		}
-	})
-	f.log = filepath.Join(logDir, "hub.log")
-	logFile, err := os.Create(f.log)
-	if err != nil {
-		b.Fatal(err)
-	}
+	logFile := setup.LogFile(b, "placement", "hub.log")
+	f.log = logFile.Name()
 	port, err := localcluster.FreePort()
 	if err != nil {
 		b.Fatal(err)
 	}
 	f.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	args := []string{"hub", "--kubeconfig", f.cluster.Kubeconfig, "--addons", "placement", "--no-registration",
+	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "placement", "--no-registration",
 		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
@@ -231,7 +190,7 @@ func (f *fixture) startScheduler(b *testing.B) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = logFile.Close() })
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd
 }
 

@@ -76,8 +76,8 @@ func benchmarkAccept(b *testing.B, n int, hubArgs ...string) {
 	begin := time.Now()
 	hub := f.startCorral(b, hubArgs...)
 	defer hub.profile(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
-		"kcm": f.pid("kube-controller-manager"), "bench": os.Getpid()})
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
+		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
 	waitCtx, cancel := hub.within(ctx, 10*time.Minute)
 	defer cancel()
 	accepted := map[string]bool{}

@@ -41,11 +41,11 @@ func benchmarkAcceptFloor(b *testing.B, n int) {
 	f := startHub(ctx, b)
 	createClusters(ctx, b, f.clusters, n, 60)
 	before := measure.APIWrites(ctx, f.kube)
-	objects, err := client.New(f.admin, client.Options{})
+	objects, err := client.New(f.Admin, client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"), "kcm": f.pid("kube-controller-manager")})
+	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"), "kcm": f.PID("kube-controller-manager")})
 
 	b.StartTimer()
 	begin := time.Now()

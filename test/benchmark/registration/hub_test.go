@@ -15,20 +15,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/localcluster"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/test/benchmark/measure"
+	"github.com/corral-dev/corral/test/benchmark/setup"
 )
 
 // hubFixture is a hub control plane prepared as `corral init` does, with
 // admin clients whose own limits are far above what is measured.
 type hubFixture struct {
-	cluster  *localcluster.Cluster
-	admin    *rest.Config
+	*setup.ControlPlane
 	kube     kubernetes.Interface
 	clusters clusterclient.Interface
 	corral   string // the corral binary
@@ -36,30 +34,12 @@ type hubFixture struct {
 
 func startHub(ctx context.Context, b *testing.B) *hubFixture {
 	b.Helper()
-	binDir, err := localcluster.FindBinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	corral := filepath.Join(binDir, "corral")
-	if _, err := os.Stat(corral); err != nil {
-		b.Fatalf("%s is missing: run make build", corral)
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Name: "hub", Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cluster.Stop() })
-	if err := registrationcli.InstallHub(ctx, cluster.Config, io.Discard); err != nil {
-		b.Fatal(err)
-	}
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 5000, 10000
+	hub := setup.StartHub(ctx, b)
 	return &hubFixture{
-		cluster:  cluster,
-		admin:    admin,
-		kube:     kubernetes.NewForConfigOrDie(admin),
-		clusters: clusterclient.NewForConfigOrDie(admin),
-		corral:   corral,
+		ControlPlane: hub,
+		kube:         kubernetes.NewForConfigOrDie(hub.Admin),
+		clusters:     clusterclient.NewForConfigOrDie(hub.Admin),
+		corral:       setup.Corral(b),
 	}
 }
 
@@ -75,16 +55,6 @@ func (f *hubFixture) accepted(ctx context.Context, name string) error {
 	return watchClusters(ctx, f.clusters, func(mc *clusterv1.ManagedCluster) bool {
 		return mc.Name == name && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
 	})
-}
-
-// pid is the pid of one of the hub control plane's processes.
-func (f *hubFixture) pid(name string) int {
-	for _, c := range f.cluster.Components() {
-		if c.Name == name {
-			return c.PID
-		}
-	}
-	return 0
 }
 
 // corralHub is a running `corral hub` process with its metrics endpoint.
@@ -105,34 +75,21 @@ type corralHub struct {
 func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
 	b.Helper()
 	addr := freeAddr(b)
-	// The log outlives a failed benchmark, to be read.
-	logDir, err := os.MkdirTemp("", "corral-bench-hub-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if !b.Failed() {
-			_ = os.RemoveAll(logDir)
-		}
-	})
-	h := &corralHub{log: filepath.Join(logDir, "hub.log"), metrics: "http://" + addr + "/metrics"}
-	args = append([]string{"hub", "--kubeconfig", f.cluster.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
+	logFile := setup.LogFile(b, "hub", "hub.log")
+	h := &corralHub{log: logFile.Name(), metrics: "http://" + addr + "/metrics"}
+	args = append([]string{"hub", "--kubeconfig", f.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 		h.pprof = addr
 	}
 	h.cmd = exec.Command(f.corral, args...)
-	logFile, err := os.Create(h.log)
-	if err != nil {
-		b.Fatal(err)
-	}
 	h.cmd.Stdout, h.cmd.Stderr = logFile, logFile
 	if err := h.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	h.exited = make(chan struct{})
 	go func() { h.waitErr = h.cmd.Wait(); close(h.exited) }()
-	b.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.exited; _ = logFile.Close() })
+	b.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.exited })
 	return h
 }
 

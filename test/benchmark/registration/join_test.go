@@ -73,8 +73,8 @@ func benchmarkJoin(b *testing.B, n int) {
 
 	before := measure.APIWrites(ctx, f.kube)
 	hubBefore := hub.writes()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver"), "etcd": f.pid("etcd"),
-		"kcm": f.pid("kube-controller-manager"), "bench": os.Getpid()})
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
+		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
 	b.StartTimer()
 	begin := time.Now()
 	latencies := make([]time.Duration, n)
@@ -128,7 +128,7 @@ type joinDriver struct {
 }
 
 func newJoinDriver(f *hubFixture, token string) *joinDriver {
-	anonymous := rest.AnonymousClientConfig(f.admin)
+	anonymous := rest.AnonymousClientConfig(f.Admin)
 	boot := rest.CopyConfig(anonymous)
 	boot.BearerToken = token
 	return &joinDriver{

@@ -90,7 +90,7 @@ func benchmarkLeases(b *testing.B, n int) {
 
 	waitUntil(t0.Add(steadyFrom * leasePeriod))
 	defer hub.profile(b, "leases-renewing", (steadyUntil-steadyFrom)*leasePeriod)()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.pid("kube-apiserver")})
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver")})
 	hubWrites, hubReconciles, apiBefore := hub.writes(), hub.reconciles(), measure.APIWrites(ctx, f.kube)
 	waitUntil(t0.Add(steadyUntil * leasePeriod))
 	steady := cpu.Percent()

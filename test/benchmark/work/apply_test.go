@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -28,15 +27,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
+	"github.com/corral-dev/corral/test/benchmark/setup"
 )
 
 const cluster = "cluster1"
@@ -44,21 +42,17 @@ const cluster = "cluster1"
 // idleWindow is how long the agent's steady-state CPU is measured.
 const idleWindow = 20 * time.Second
 
-// controlPlane is a local cluster with admin clients whose own limits are
-// far above what is measured.
+// controlPlane is a local cluster with the OCM CRDs and admin clients
+// whose own limits are far above what is measured.
 type controlPlane struct {
-	*localcluster.Cluster
+	*setup.ControlPlane
 	kube  kubernetes.Interface
 	works workclient.Interface
 }
 
 func start(ctx context.Context, b *testing.B, name string) *controlPlane {
 	b.Helper()
-	c, err := localcluster.Start(ctx, localcluster.Options{Name: name, Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Stop() })
+	c := setup.Start(ctx, b, name)
 	all, err := crds.All()
 	if err != nil {
 		b.Fatal(err)
@@ -66,19 +60,7 @@ func start(ctx context.Context, b *testing.B, name string) *controlPlane {
 	if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{CRDs: all}); err != nil {
 		b.Fatal(err)
 	}
-	admin := rest.CopyConfig(c.Config)
-	admin.QPS, admin.Burst = 5000, 10000
-	return &controlPlane{Cluster: c, kube: kubernetes.NewForConfigOrDie(admin), works: workclient.NewForConfigOrDie(admin)}
-}
-
-// pid is the pid of one of the control plane's processes.
-func (c *controlPlane) pid(name string) int {
-	for _, comp := range c.Components() {
-		if comp.Name == name {
-			return comp.PID
-		}
-	}
-	return 0
+	return &controlPlane{ControlPlane: c, kube: kubernetes.NewForConfigOrDie(c.Admin), works: workclient.NewForConfigOrDie(c.Admin)}
 }
 
 func works() int {
@@ -120,34 +102,15 @@ func createWorks(ctx context.Context, b *testing.B, hub *controlPlane, n int) {
 // failed benchmark (or any, with CORRAL_BENCH_KEEP_LOG set), to be read.
 func startAgent(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
 	b.Helper()
-	binDir, err := localcluster.FindBinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	corral := filepath.Join(binDir, "corral")
-	if _, err := os.Stat(corral); err != nil {
-		b.Fatalf("%s is missing: run make build", corral)
-	}
-	logDir, err := os.MkdirTemp("", "corral-bench-work-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if !b.Failed() && os.Getenv("CORRAL_BENCH_KEEP_LOG") == "" {
-			_ = os.RemoveAll(logDir)
-		}
-	})
-	logFile, err := os.Create(filepath.Join(logDir, "agent.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	corral := setup.Corral(b)
+	logFile := setup.LogFile(b, "work", "agent.log")
 	cmd := exec.Command(corral, "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
 		"--hub-kubeconfig", hub.Kubeconfig, "--kubeconfig", managed.Kubeconfig)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = logFile.Close() })
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	b.Logf("agent log: %s", logFile.Name())
 	return cmd
 }
@@ -242,8 +205,8 @@ func BenchmarkApplyWorks(b *testing.B) {
 	exited := make(chan error, 1)
 	go func() { exited <- agent.Wait() }()
 	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.Process.Pid,
-		"hub-apiserver": hub.pid("kube-apiserver"), "hub-etcd": hub.pid("etcd"),
-		"managed-apiserver": managed.pid("kube-apiserver"), "managed-etcd": managed.pid("etcd")})
+		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
+		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := waitAllDone(waitCtx, hub, n, exited); err != nil {

@@ -31,8 +31,8 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 	b.ResetTimer()
 	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
 	cpu := measure.NewCPUMeter(map[string]int{
-		"hub-apiserver": hub.pid("kube-apiserver"), "hub-etcd": hub.pid("etcd"),
-		"managed-apiserver": managed.pid("kube-apiserver"), "managed-etcd": managed.pid("etcd")})
+		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
+		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	began := time.Now()
 	err := measure.Parallel(manifestwork.DefaultMaxConcurrentReconciles, n, func(i int) error {
 		return writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i))

@@ -1,0 +1,111 @@
+// Package setup starts what the benchmarks measure against: real control
+// planes (etcd and kube-apiserver, built by `make tools`) with admin
+// clients whose limits are far above what is measured, the corral binary
+// (`make build`), and log files that outlive a failed benchmark.
+package setup
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+
+	"k8s.io/client-go/rest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
+)
+
+// ControlPlane is a local cluster started for one benchmark and stopped
+// when it ends.
+type ControlPlane struct {
+	*localcluster.Cluster
+	// Admin is the cluster's admin config with client limits far above
+	// what is measured, so that the benchmark's own reads and writes
+	// never wait on its client.
+	Admin *rest.Config
+}
+
+// quietControllerRuntime gives controller-runtime's logger (used by
+// envtest's CRD install and its clients) somewhere to go: the benchmarks
+// print their own figures, and without it controller-runtime prints a
+// stack trace saying no logger was set.
+var quietControllerRuntime = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })
+
+// Start starts a control plane named name.
+func Start(ctx context.Context, b testing.TB, name string) *ControlPlane {
+	b.Helper()
+	quietControllerRuntime()
+	c, err := localcluster.Start(ctx, localcluster.Options{Name: name, Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Stop() })
+	admin := rest.CopyConfig(c.Config)
+	admin.QPS, admin.Burst = 5000, 10000
+	return &ControlPlane{Cluster: c, Admin: admin}
+}
+
+// StartHub starts a control plane named hub and prepares it as
+// `corral init` does.
+func StartHub(ctx context.Context, b testing.TB) *ControlPlane {
+	b.Helper()
+	c := Start(ctx, b, "hub")
+	if err := registrationcli.InstallHub(ctx, c.Config, io.Discard); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// PID is the pid of one of the control plane's processes (etcd,
+// kube-apiserver, kube-controller-manager…); 0 when it has none.
+func (c *ControlPlane) PID(name string) int {
+	for _, comp := range c.Components() {
+		if comp.Name == name {
+			return comp.PID
+		}
+	}
+	return 0
+}
+
+// Corral is the path of the corral binary `make build` made.
+func Corral(b testing.TB) string {
+	b.Helper()
+	binDir, err := localcluster.FindBinDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	corral := filepath.Join(binDir, "corral")
+	if _, err := os.Stat(corral); err != nil {
+		b.Fatalf("%s is missing: run make build", corral)
+	}
+	return corral
+}
+
+// LogFile creates a log file named name in a directory of its own
+// (corral-bench-<what>-…) that is removed when the benchmark passes,
+// unless CORRAL_BENCH_KEEP_LOG is set, and kept to be read when it fails.
+// The file is closed when the benchmark ends.
+func LogFile(b testing.TB, what, name string) *os.File {
+	b.Helper()
+	dir, err := os.MkdirTemp("", "corral-bench-"+what+"-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if !b.Failed() && os.Getenv("CORRAL_BENCH_KEEP_LOG") == "" {
+			_ = os.RemoveAll(dir)
+		}
+	})
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = f.Close() })
+	return f
+}
