@@ -64,6 +64,9 @@ type Reconciler struct {
 	opts    Options
 	hub     client.Client
 	managed client.Client
+	// live reads the managed cluster's API server itself, for an
+	// AppliedManifestWork created moments ago that the cache has not seen.
+	live    client.Reader
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper
 	cache   cluster.Cluster
@@ -109,7 +112,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		return fmt.Errorf("managed cluster client: %w", err)
 	}
 	r := &Reconciler{
-		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), dynamic: dyn,
+		opts: opts, hub: hubMgr.GetClient(), managed: managed.GetClient(), live: managed.GetAPIReader(), dynamic: dyn,
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
 		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: newReadIndex(),
 		statuses: newWriteMemo(), applied: newWriteMemo(), access: newAccessCache(opts.Clock),

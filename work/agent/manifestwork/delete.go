@@ -38,6 +38,13 @@ func (r *Reconciler) releaseAll(ctx context.Context, work string, opt *workv1.De
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
 	if apierrors.IsNotFound(err) {
+		// The record of what the work applied may be too new for the
+		// cache: letting the work go on the cache's word would leave
+		// everything it applied behind. Only the API server may say there
+		// is nothing to release.
+		err = r.live.Get(ctx, client.ObjectKey{Name: name}, amw)
+	}
+	if apierrors.IsNotFound(err) {
 		return reconcile.Continue, nil
 	}
 	if err != nil {

@@ -105,7 +105,7 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 		err := r.managed.Create(ctx, amw)
 		if apierrors.IsAlreadyExists(err) {
 			// Created by an earlier reconcile the cache has not seen yet.
-			err = r.cache.GetAPIReader().Get(ctx, client.ObjectKey{Name: name}, amw)
+			err = r.live.Get(ctx, client.ObjectKey{Name: name}, amw)
 		}
 		if err != nil {
 			return reconcile.StopList, fmt.Errorf("creating AppliedManifestWork %s: %w", name, err)
