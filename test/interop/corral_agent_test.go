@@ -23,9 +23,11 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/work"
 )
 
 // OCM's bootstrap identity, as `clusteradm init` creates it on a hub
@@ -51,7 +53,7 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 		ocmBootstrapToken = installOCMBootstrapIdentity(ctx, kubernetes.NewForConfigOrDie(ocmHub.Config))
 
 		By("running OCM's registration controller on it")
-		startUpstream("ocm-registration-controller", "controller",
+		startUpstream(ocmRegistration, "ocm-registration-controller", "controller",
 			"--kubeconfig="+ocmHub.Kubeconfig,
 			"--disable-leader-election",
 			"-v=4",
@@ -94,6 +96,22 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred(), "the agent keeps its identity where OCM's agent does")
 		Expect(string(stored.Data["cluster-name"])).To(Equal(cluster))
 	})
+
+	It("has corral's work agent apply the OCM hub's ManifestWorks with the identity OCM's controller issued", func(ctx context.Context) {
+		By("running corral's work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
+		identity, err := clientcmd.BuildConfigFromFlags("", kubeconfigFile)
+		Expect(err).NotTo(HaveOccurred())
+		const installNamespace = "open-cluster-management-agent-addon"
+		_, err = kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: installNamespace, Hub: identity, Managed: managedByCorral.Config}
+		stop := testenv.Go(klog.NewContext(context.Background(), fileLogger("corral-work-agent")), func(ctx context.Context) error {
+			return work.Addon().RunAgent(ctx, env)
+		})
+		DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
+		expectWorkDelivered(ctx, ocmHub.Config, managedByCorral.Config, cluster, "delivered-by-ocm-hub")
+	}, NodeTimeout(3*timeout))
 
 	It("rotates its client certificate through OCM's renewal approval", func(ctx context.Context) {
 		const rotating, secretName = "rotated-by-corral-agent", "hub-kubeconfig-rotated"

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
@@ -29,6 +30,7 @@ import (
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/webhook"
+	"github.com/corral-dev/corral/work"
 )
 
 // Where OCM's agent keeps its hub identity on the managed cluster: its
@@ -40,6 +42,9 @@ const (
 
 var _ = Describe("an unmodified OCM registration agent joining a corral hub", Ordered, func() {
 	const cluster = "joined-by-ocm-agent"
+	// hubKubeconfigDir is where the agent mirrors its hub-kubeconfig-secret,
+	// as the klusterlet mounts it for OCM's work agent.
+	var hubKubeconfigDir string
 
 	BeforeAll(func(ctx context.Context) {
 		By("installing on the hub what corral init does")
@@ -64,13 +69,14 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 		Expect(err).NotTo(HaveOccurred())
 
 		By("running OCM's registration agent with its defaults, as the klusterlet deploys it")
-		startUpstream("ocm-registration-agent", "agent",
+		hubKubeconfigDir = filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
+		startUpstream(ocmRegistration, "ocm-registration-agent", "agent",
 			"--spoke-cluster-name="+cluster,
 			"--bootstrap-kubeconfig="+bootstrapKubeconfig,
 			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
 			// Outside a pod: where the secret is mirrored to files, and no
 			// leader election (there is no pod namespace to hold it in).
-			"--hub-kubeconfig-dir="+filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig"),
+			"--hub-kubeconfig-dir="+hubKubeconfigDir,
 			"--namespace="+ocmAgentNamespace,
 			"--disable-leader-election",
 			"-v=4",
@@ -112,6 +118,20 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 		Expect(kc.Clusters[current.Cluster].Server).To(Equal(corralHub.Config.Host))
 	})
 
+	It("has OCM's work agent apply the hub's ManifestWorks with the identity the hub issued", func(ctx context.Context) {
+		By("running OCM's work agent as the klusterlet does, with the registration agent's hub kubeconfig")
+		startUpstream(ocmWork, "ocm-work-agent", "agent",
+			"--spoke-cluster-name="+cluster,
+			"--hub-kubeconfig-dir="+hubKubeconfigDir,
+			"--workload-source-config="+filepath.Join(hubKubeconfigDir, "kubeconfig"),
+			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
+			"--namespace="+ocmAgentNamespace,
+			"--disable-leader-election",
+			"-v=4",
+		)
+		expectWorkDelivered(ctx, corralHub.Config, managedByOCMAgent.Config, cluster, "delivered-to-ocm-agent")
+	}, NodeTimeout(3*timeout))
+
 	It("was granted an identity that sees only its own cluster", func(ctx context.Context) {
 		secret := ocmAgentSecret(ctx)
 		cfg := rest.AnonymousClientConfig(corralHub.Config)
@@ -151,8 +171,9 @@ func parseCert(b []byte) *x509.Certificate {
 }
 
 // startCorralHub runs corral's registration hub controllers and admission
-// webhooks (on a free port) on cfg, as `corral hub` does, until the
-// container ends; it returns once the webhooks answer.
+// webhooks, with the work addon's (ManifestWork validation), on a free
+// port on cfg, as `corral hub` does, until the container ends; it returns
+// once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"},
@@ -160,7 +181,7 @@ func startCorralHub(cfg *rest.Config) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{Addons: []addons.Addon{work.Addon()}})).To(Succeed())
 	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})

@@ -1,10 +1,14 @@
-// Package interop_test proves that corral's registration speaks OCM's
-// protocol both ways round, with upstream Open Cluster Management's own
-// registration binary (open-cluster-management.io/ocm cmd/registration,
-// built by `make tools` into bin/ocm-registration):
+// Package interop_test proves that corral speaks OCM's protocols both ways
+// round, with upstream Open Cluster Management's own registration and work
+// binaries (open-cluster-management.io/ocm cmd/registration and cmd/work,
+// built by `make tools` into bin/ocm-registration and bin/ocm-work):
 //
-//   - an unmodified OCM registration agent joins a corral hub, and
-//   - a corral agent joins a hub run by OCM's registration controller.
+//   - an unmodified OCM registration agent joins a corral hub, and OCM's
+//     work agent, with the identity the hub issued, applies the hub's
+//     ManifestWorks;
+//   - a corral agent joins a hub run by OCM's registration controller, and
+//     corral's work agent, with the identity OCM's controller issued,
+//     applies that hub's ManifestWorks.
 //
 // Every cluster is a real etcd and kube-apiserver (internal/localcluster);
 // the upstream binary runs as a child process whose log is printed when a
@@ -58,8 +62,11 @@ const (
 	leaseSeconds = 4
 )
 
-// ocmRegistration is upstream OCM's registration binary.
-const ocmRegistration = "ocm-registration"
+// Upstream OCM's binaries.
+const (
+	ocmRegistration = "ocm-registration"
+	ocmWork         = "ocm-work"
+)
 
 // clusters the suite runs: a hub and a managed cluster for each direction.
 var (
@@ -72,8 +79,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	binDir, err = localcluster.FindBinDir()
 	Expect(err).NotTo(HaveOccurred())
-	if _, err := os.Stat(filepath.Join(binDir, ocmRegistration)); err != nil {
-		Fail(fmt.Sprintf("%s is missing from %s: run make tools", ocmRegistration, binDir))
+	for _, upstream := range []string{ocmRegistration, ocmWork} {
+		if _, err := os.Stat(filepath.Join(binDir, upstream)); err != nil {
+			Fail(fmt.Sprintf("%s is missing from %s: run make tools", upstream, binDir))
+		}
 	}
 
 	By("starting two hubs and two managed clusters")
@@ -148,11 +157,12 @@ func fileLogger(name string) logr.Logger {
 	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(f), textlogger.Verbosity(4)))
 }
 
-// startUpstream runs bin/ocm-registration with args, its output in a log
-// file, until the spec (or container) ends; it is then stopped by its pid.
+// startUpstream runs the upstream binary (ocmRegistration, ocmWork) with
+// args, its output in a log file named after name, until the spec (or
+// container) ends; it is then stopped by its pid.
 // Its health endpoint listens on a free loopback port (its default, 8443
 // on every address, would collide with anything else on the machine).
-func startUpstream(name string, args ...string) {
+func startUpstream(binary, name string, args ...string) {
 	// A real port: with --listen on port 0 library-go serves nothing and panics.
 	args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
 	dir := GinkgoT().TempDir()
@@ -162,14 +172,14 @@ func startUpstream(name string, args ...string) {
 	defer logFile.Close() // the child has its own descriptor
 	trackLog(logPath)
 
-	cmd := exec.Command(filepath.Join(binDir, ocmRegistration), args...)
+	cmd := exec.Command(filepath.Join(binDir, binary), args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its self-signed serving certificate goes to a temporary directory.
 	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 	// Its own process group, and killed if the test process dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	Expect(cmd.Start()).To(Succeed())
-	fmt.Fprintf(GinkgoWriter, "started %s (pid %d): %s %v; log %s\n", name, cmd.Process.Pid, ocmRegistration, args, logPath)
+	fmt.Fprintf(GinkgoWriter, "started %s (pid %d): %s %v; log %s\n", name, cmd.Process.Pid, binary, args, logPath)
 	exited := make(chan struct{})
 	go func() {
 		err := cmd.Wait()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# build.sh builds upstream Open Cluster Management's registration binary
+# build.sh builds upstream Open Cluster Management's registration and work
+# binaries from the Go module proxy into bin/ocm-registration
 # (`registration controller` is OCM's hub controller, `registration agent` its
-# spoke agent) from the Go module proxy into bin/ocm-registration. The interop
-# tests (test/interop) run it against corral, both ways round.
+# spoke agent) and bin/ocm-work (`work agent`, its work agent). The interop
+# tests (test/interop) run them against corral, both ways round.
 #
 # Cached by content like ../build.sh, under its own key, so that changing
 # this module never rebuilds the Kubernetes binaries and the other way round.
@@ -14,18 +15,24 @@ mkdir -p "$bin"
 bin=$(cd "$bin" && pwd)
 
 OCM_VERSION=v1.2.0 # keep in step with go.mod
-out=ocm-registration
+# Each binary: bin/<name>, built from open-cluster-management.io/ocm/cmd/<command>.
+outs=(ocm-registration ocm-work)
+cmds=(registration work)
 key=ocm-$( (cd "$here" && cat go.mod go.sum tools.go build.sh; go version; go env GOOS GOARCH) | sha256sum | cut -c1-16)
 cache_root=${CORRAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corral/tools}
 cache=$cache_root/$key
 
-if [ "$(cat "$bin/.ocm-tools-key" 2>/dev/null)" = "$key" ] && [ -x "$bin/$out" ]; then
-  echo "tools: $out up to date in $bin (key $key)"
+have() { # have DIR: every binary is in DIR
+  for out in "${outs[@]}"; do [ -x "$1/$out" ] || return 1; done
+}
+
+if [ "$(cat "$bin/.ocm-tools-key" 2>/dev/null)" = "$key" ] && have "$bin"; then
+  echo "tools: ${outs[*]} up to date in $bin (key $key)"
   exit 0
 fi
 
-if [ ! -x "$cache/$out" ]; then
-  echo "tools: building $out (open-cluster-management.io/ocm $OCM_VERSION cmd/registration)"
+if ! have "$cache"; then
+  echo "tools: building ${outs[*]} (open-cluster-management.io/ocm $OCM_VERSION: cmd/${cmds[0]}, cmd/${cmds[1]})"
   echo "tools: a cold build takes about 5 minutes on 2 idle cores (10 CPU-minutes); later runs reuse $cache_root"
   mkdir -p "$cache_root"
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
@@ -33,12 +40,16 @@ if [ ! -x "$cache/$out" ]; then
   start=$SECONDS
   # go.sum is committed, so the build needs neither tidy nor the checksum
   # database (which does not know sigs.k8s.io/about-api's pseudo-version).
-  (cd "$here" && GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$tmp/$out" open-cluster-management.io/ocm/cmd/registration)
+  for i in "${!outs[@]}"; do
+    (cd "$here" && GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$tmp/${outs[$i]}" "open-cluster-management.io/ocm/cmd/${cmds[$i]}")
+  done
   rm -rf "$cache" && mv "$tmp" "$cache"
   trap - EXIT
-  echo "tools: built $out in $((SECONDS - start))s into $cache"
+  echo "tools: built ${outs[*]} in $((SECONDS - start))s into $cache"
 fi
 
-ln -f "$cache/$out" "$bin/$out" 2>/dev/null || cp -f "$cache/$out" "$bin/$out"
+for out in "${outs[@]}"; do
+  ln -f "$cache/$out" "$bin/$out" 2>/dev/null || cp -f "$cache/$out" "$bin/$out"
+done
 echo "$key" > "$bin/.ocm-tools-key"
-echo "tools: $out ready in $bin"
+echo "tools: ${outs[*]} ready in $bin"

@@ -1,7 +1,11 @@
 //go:build tools
 
-// Package tools pins the upstream OCM registration command `make tools`
-// builds, so that `go mod tidy` keeps its dependencies in go.sum.
+// Package tools pins the upstream OCM registration and work commands
+// `make tools` builds, so that `go mod tidy` keeps their dependencies in
+// go.sum.
 package tools
 
-import _ "open-cluster-management.io/ocm/cmd/registration"
+import (
+	_ "open-cluster-management.io/ocm/cmd/registration"
+	_ "open-cluster-management.io/ocm/cmd/work"
+)
