@@ -47,7 +47,7 @@ tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minu
 kube-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (what a local fleet needs).
 	bash hack/tools/build.sh $(BIN)
 
-ocm-tools: ## Build upstream OCM's registration and work binaries into bin/, for the interop tests.
+ocm-tools: ## Build upstream OCM's registration, work and placement binaries into bin/, for the interop tests.
 	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test
@@ -62,7 +62,7 @@ integration: kube-tools ## Integration tests on real control planes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/integration/...
 
 .PHONY: interop
-interop: tools ## Interop tests: upstream OCM's registration and work agents and its hub against corral's.
+interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler against corral's.
 	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
 
 .PHONY: e2e

@@ -66,6 +66,7 @@ const (
 const (
 	ocmRegistration = "ocm-registration"
 	ocmWork         = "ocm-work"
+	ocmPlacement    = "ocm-placement"
 )
 
 // clusters the suite runs: a hub and a managed cluster for each direction.
@@ -79,7 +80,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	binDir, err = localcluster.FindBinDir()
 	Expect(err).NotTo(HaveOccurred())
-	for _, upstream := range []string{ocmRegistration, ocmWork} {
+	for _, upstream := range []string{ocmRegistration, ocmWork, ocmPlacement} {
 		if _, err := os.Stat(filepath.Join(binDir, upstream)); err != nil {
 			Fail(fmt.Sprintf("%s is missing from %s: run make tools", upstream, binDir))
 		}
@@ -157,12 +158,13 @@ func fileLogger(name string) logr.Logger {
 	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(f), textlogger.Verbosity(4)))
 }
 
-// startUpstream runs the upstream binary (ocmRegistration, ocmWork) with
-// args, its output in a log file named after name, until the spec (or
-// container) ends; it is then stopped by its pid.
+// startUpstream runs the upstream binary (ocmRegistration, ocmWork,
+// ocmPlacement) with args, its output in a log file named after name,
+// until the spec (or container) ends or the returned func is called; it is
+// then stopped by its pid.
 // Its health endpoint listens on a free loopback port (its default, 8443
 // on every address, would collide with anything else on the machine).
-func startUpstream(binary, name string, args ...string) {
+func startUpstream(binary, name string, args ...string) (stop func()) {
 	// A real port: with --listen on port 0 library-go serves nothing and panics.
 	args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
 	dir := GinkgoT().TempDir()
@@ -190,7 +192,7 @@ func startUpstream(binary, name string, args ...string) {
 		}
 		close(exited)
 	}()
-	DeferCleanup(func() {
+	stop = sync.OnceFunc(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -199,6 +201,8 @@ func startUpstream(binary, name string, args ...string) {
 			<-exited
 		}
 	})
+	DeferCleanup(stop)
+	return stop
 }
 
 // freePort is a loopback port that was free a moment ago.

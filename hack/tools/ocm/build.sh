@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# build.sh builds upstream Open Cluster Management's registration and work
-# binaries from the Go module proxy into bin/ocm-registration
+# build.sh builds upstream Open Cluster Management's registration, work and
+# placement binaries from the Go module proxy into bin/ocm-registration
 # (`registration controller` is OCM's hub controller, `registration agent` its
-# spoke agent) and bin/ocm-work (`work agent`, its work agent). The interop
+# spoke agent), bin/ocm-work (`work agent`, its work agent) and
+# bin/ocm-placement (`placement controller`, its scheduler). The interop
 # tests (test/interop) run them against corral, both ways round.
 #
 # Cached by content like ../build.sh, under its own key, so that changing
@@ -16,8 +17,8 @@ bin=$(cd "$bin" && pwd)
 
 OCM_VERSION=v1.2.0 # keep in step with go.mod
 # Each binary: bin/<name>, built from open-cluster-management.io/ocm/cmd/<command>.
-outs=(ocm-registration ocm-work)
-cmds=(registration work)
+outs=(ocm-registration ocm-work ocm-placement)
+cmds=(registration work placement)
 key=ocm-$( (cd "$here" && cat go.mod go.sum tools.go build.sh; go version; go env GOOS GOARCH) | sha256sum | cut -c1-16)
 cache_root=${CORRAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corral/tools}
 cache=$cache_root/$key
@@ -32,7 +33,7 @@ if [ "$(cat "$bin/.ocm-tools-key" 2>/dev/null)" = "$key" ] && have "$bin"; then
 fi
 
 if ! have "$cache"; then
-  echo "tools: building ${outs[*]} (open-cluster-management.io/ocm $OCM_VERSION: cmd/${cmds[0]}, cmd/${cmds[1]})"
+  echo "tools: building ${outs[*]} (open-cluster-management.io/ocm $OCM_VERSION:$(printf " cmd/%s" "${cmds[@]}"))"
   echo "tools: a cold build takes about 5 minutes on 2 idle cores (10 CPU-minutes); later runs reuse $cache_root"
   mkdir -p "$cache_root"
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")

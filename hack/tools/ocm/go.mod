@@ -1,5 +1,5 @@
-// Module ocm builds the upstream Open Cluster Management registration and work
-// binaries (hub controller, spoke agents) that the interop tests run against corral.
+// Module ocm builds the upstream Open Cluster Management registration, work and
+// placement binaries (hub controllers, spoke agents) that the interop tests run against corral.
 // It is separate from corral's module so that OCM's dependency graph never
 // leaks into corral's.
 module github.com/corral-dev/corral/hack/tools/ocm
