@@ -3,6 +3,7 @@ package interop_test
 import (
 	"context"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
@@ -31,20 +33,24 @@ type fleetCluster struct {
 	region string // its region.open-cluster-management.io claim
 	cpu    string // allocatable
 	taint  *clusterv1.Taint
+	// score is its AddOnPlacementScore "demo" (score "demo"), if any;
+	// expired says its validUntil has passed.
+	score   int32
+	expired bool
 }
 
 // fleet: what each case below picks from. No cluster has an availability
 // condition, and no registration controller runs, so nothing but these
 // labels, claims, taints and resources tells them apart.
 var fleet = []fleetCluster{
-	{name: "c1", labels: map[string]string{"env": "prod", "tier": "gold"}, region: "eu", cpu: "18"},
-	{name: "c2", labels: map[string]string{"env": "prod", "tier": "silver"}, region: "us", cpu: "16"},
-	{name: "c3", labels: map[string]string{"env": "dev"}, region: "eu", cpu: "20"},
+	{name: "c1", labels: map[string]string{"env": "prod", "tier": "gold"}, region: "eu", cpu: "18", score: 10},
+	{name: "c2", labels: map[string]string{"env": "prod", "tier": "silver"}, region: "us", cpu: "16", score: 90},
+	{name: "c3", labels: map[string]string{"env": "dev"}, region: "eu", cpu: "20", score: 100, expired: true},
 	{name: "c4", labels: map[string]string{"env": "prod"}, region: "eu", cpu: "32",
 		taint: &clusterv1.Taint{Key: "maintenance", Effect: clusterv1.TaintEffectNoSelect}},
 	{name: "c5", labels: map[string]string{"env": "dev"}, region: "us", cpu: "2",
 		taint: &clusterv1.Taint{Key: "gpu", Value: "true", Effect: clusterv1.TaintEffectNoSelect}},
-	{name: "c6", labels: map[string]string{"env": "prod", "tier": "gold"}, region: "ap", cpu: "12"},
+	{name: "c6", labels: map[string]string{"env": "prod", "tier": "gold"}, region: "ap", cpu: "12", score: 70},
 	{name: "c7", labels: map[string]string{"env": "staging"}, region: "ap", cpu: "1",
 		taint: &clusterv1.Taint{Key: "draining", Effect: clusterv1.TaintEffectNoSelectIfNew}},
 }
@@ -84,6 +90,12 @@ var placementCases = []placementCase{
 			Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
 				Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "ResourceAllocatableCPU"}}}}},
 		want: []string{"c1", "c3"}, satisfied: metav1.ConditionTrue},
+	{name: "best-addon-score", spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](2),
+		PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
+			Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+				Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}}}},
+		// c3's 100 has expired: it counts for nothing.
+		want: []string{"c2", "c6"}, satisfied: metav1.ConditionTrue},
 	{name: "by-cel", spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 		CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{`managedCluster.metadata.labels["tier"] == "gold"`}}}}}},
 		want: []string{"c1", "c6"}, satisfied: metav1.ConditionTrue},
@@ -176,7 +188,27 @@ func createFleet(ctx context.Context, hub *localcluster.Cluster, set string) {
 		mc.Status.Conditions = []metav1.Condition{} // none: nothing judges availability here
 		_, err = clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
+		if f.score != 0 {
+			publishScore(ctx, hub, f)
+		}
 	}
+}
+
+// publishScore writes f's AddOnPlacementScore "demo" in its cluster
+// namespace, as an addon's agent would.
+func publishScore(ctx context.Context, hub *localcluster.Cluster, f fleetCluster) {
+	GinkgoHelper()
+	_, err := kubernetes.NewForConfigOrDie(hub.Config).CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.name}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	scores := clusterclient.NewForConfigOrDie(hub.Config).ClusterV1alpha1().AddOnPlacementScores(f.name)
+	score, err := scores.Create(ctx, &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: f.name, Name: "demo"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "demo", Value: f.score}}
+	if f.expired {
+		score.Status.ValidUntil = &metav1.Time{Time: time.Now().Add(-time.Hour)}
+	}
+	_, err = scores.UpdateStatus(ctx, score, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
 }
 
 // bindSet binds set to namespace ns, creating it, and marks the binding
