@@ -91,6 +91,17 @@ func storedInterval(g Gomega, ctx context.Context, cluster string) time.Duration
 	return s.CollectInterval.Duration
 }
 
+// expectSettingsGone waits until cluster has no settings ConfigMap.
+func expectSettingsGone(ctx context.Context, cluster string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		var s api.Settings
+		found, err := report.Read(ctx, kube, cluster, api.ConfigName, &s)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
 // maxWait is the longest wait of interval, with jitter.
 func maxWait(interval time.Duration) time.Duration {
 	return interval + time.Duration(agent.Jitter*float64(interval))
@@ -152,24 +163,14 @@ var _ = Describe("the addon's settings", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		Expect(hubClient.Delete(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(name, api.AddonName)})).To(Succeed())
-		Eventually(func(g Gomega) {
-			var s api.Settings
-			found, err := report.Read(ctx, kube, name, api.ConfigName, &s)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectSettingsGone(ctx, name)
 	})
 
 	It("deletes settings left in a namespace with no addon, as a hub down while the addon was disabled leaves them", func(ctx context.Context) {
 		name := "left-" + rand.String(5)
 		Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", name)})).To(Succeed())
 		Expect(report.Write(ctx, kube, name, api.ConfigName, api.AddonName, api.DefaultSettings())).To(Succeed())
-		Eventually(func(g Gomega) {
-			var s api.Settings
-			found, err := report.Read(ctx, kube, name, api.ConfigName, &s)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectSettingsGone(ctx, name)
 	})
 
 	It("refuses a bad config with a message saying what is wrong, and keeps the last valid settings", func(ctx context.Context) {
