@@ -99,10 +99,13 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 
 	It("has corral's work agent apply the OCM hub's ManifestWorks with the identity OCM's controller issued", func(ctx context.Context) {
 		By("running corral's work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
-		identity, err := clientcmd.BuildConfigFromFlags("", kubeconfigFile)
-		Expect(err).NotTo(HaveOccurred())
+		var identity *rest.Config
+		Eventually(func() (err error) {
+			identity, err = clientcmd.BuildConfigFromFlags("", kubeconfigFile)
+			return err
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the agent has stored its hub kubeconfig")
 		const installNamespace = "open-cluster-management-agent-addon"
-		_, err = kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
+		_, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: installNamespace, Hub: identity, Managed: managedByCorral.Config}

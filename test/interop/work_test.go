@@ -48,6 +48,15 @@ func expectWorkDelivered(ctx context.Context, hub, managed *rest.Config, cluster
 		g.Expect(w.Status.ResourceStatus.Manifests).To(ConsistOf(And(
 			HaveField("ResourceMeta.Kind", "ConfigMap"), HaveField("ResourceMeta.Name", name),
 			HaveField("Conditions", ContainElement(And(HaveField("Type", workv1.ManifestApplied), HaveField("Status", metav1.ConditionTrue)))))))
+		// The agent has recorded what it applied on the managed cluster.
+		// OCM's agent (v1.2.0) lets a work deleted before its own cache
+		// has that record go without releasing anything (the race corral's
+		// agent had too): the record, written from that cache, shows it
+		// has been seen.
+		applied, err := workclient.NewForConfigOrDie(managed).WorkV1().AppliedManifestWorks().List(ctx, metav1.ListOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(applied.Items).To(ContainElement(And(HaveField("Spec.ManifestWorkName", name),
+			HaveField("Status.AppliedResources", ContainElement(HaveField("ResourceIdentifier.Name", name))))))
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 	By("deleting the work on the hub: the agent removes what it applied, then lets the work go")
