@@ -121,9 +121,7 @@ var _ = Describe("corral's scheduler and OCM's placement controller, given the s
 	BeforeAll(func(ctx context.Context) {
 		By("a hub of its own, with the api module's CRDs, six clusters in one set bound to two namespaces")
 		var err error
-		hub, err = localcluster.Start(ctx, localcluster.Options{
-			Name: "placement-hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), BinDir: binDir, Progress: GinkgoWriter,
-		})
+		hub, err = localcluster.Start(ctx, clusterOptions("placement-hub"))
 		if hub != nil {
 			DeferCleanup(hub.Stop)
 		}
@@ -185,7 +183,6 @@ func createFleet(ctx context.Context, hub *localcluster.Cluster, set string) {
 		mc.Status.Allocatable = clusterv1.ResourceList{clusterv1.ResourceCPU: cpu, clusterv1.ResourceMemory: resource.MustParse("64Gi")}
 		mc.Status.Capacity = clusterv1.ResourceList{clusterv1.ResourceCPU: cpu, clusterv1.ResourceMemory: resource.MustParse("64Gi")}
 		mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "region.open-cluster-management.io", Value: f.region}}
-		mc.Status.Conditions = []metav1.Condition{} // none: nothing judges availability here
 		_, err = clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		if f.score != 0 {

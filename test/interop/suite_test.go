@@ -93,9 +93,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := range targets {
 		wg.Go(func() {
-			*targets[i], errs[i] = localcluster.Start(ctx, localcluster.Options{
-				Name: names[i], Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), BinDir: binDir, Progress: GinkgoWriter,
-			})
+			*targets[i], errs[i] = localcluster.Start(ctx, clusterOptions(names[i]))
 		})
 	}
 	wg.Wait()
@@ -106,6 +104,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Expect(errs[i]).NotTo(HaveOccurred(), "starting %s", names[i])
 	}
 }, NodeTimeout(localcluster.DefaultStartTimeout+time.Minute))
+
+// clusterOptions are those of every control plane the suite starts: a
+// hub profile (no kube-scheduler, no nodes) from bin/.
+func clusterOptions(name string) localcluster.Options {
+	return localcluster.Options{Name: name, Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), BinDir: binDir, Progress: GinkgoWriter}
+}
 
 // logs are the log files of what the specs run; a failed spec prints
 // their tails.
