@@ -23,6 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
+	addonmanager "github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
@@ -38,6 +39,8 @@ import (
 const (
 	ocmAgentNamespace = "open-cluster-management-agent"
 	ocmHubSecret      = "hub-kubeconfig-secret"
+	// ocmAddonNamespace is where addon agents run: the klusterlet makes it.
+	ocmAddonNamespace = "open-cluster-management-agent-addon"
 )
 
 var _ = Describe("an unmodified OCM registration agent joining a corral hub", Ordered, func() {
@@ -62,11 +65,13 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 		bootstrapKubeconfig := filepath.Join(GinkgoT().TempDir(), "bootstrap-kubeconfig")
 		Expect(os.WriteFile(bootstrapKubeconfig, kubeconfig, 0o600)).To(Succeed())
 
-		By("preparing the managed cluster as OCM's klusterlet does: its CRDs and the agent namespace")
+		By("preparing the managed cluster as OCM's klusterlet does: its CRDs, the agent and the addon namespaces")
 		installManagedCRDs(ctx, managedByOCMAgent.Config)
-		_, err = kubernetes.NewForConfigOrDie(managedByOCMAgent.Config).CoreV1().Namespaces().Create(ctx,
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ocmAgentNamespace}}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
+		for _, ns := range []string{ocmAgentNamespace, ocmAddonNamespace} {
+			_, err = kubernetes.NewForConfigOrDie(managedByOCMAgent.Config).CoreV1().Namespaces().Create(ctx,
+				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		}
 
 		By("running OCM's registration agent with its defaults, as the klusterlet deploys it")
 		hubKubeconfigDir = filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
@@ -84,6 +89,17 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 
 		By("corral accept, once the agent asked to join")
 		acceptWhenAsked(ctx, corralHub, cluster, func() { setLeaseDuration(ctx, corralHub, cluster, leaseSeconds) })
+
+		By("running OCM's work agent as the klusterlet does, with the registration agent's hub kubeconfig")
+		startUpstream(ocmWork, "ocm-work-agent", "agent",
+			"--spoke-cluster-name="+cluster,
+			"--hub-kubeconfig-dir="+hubKubeconfigDir,
+			"--workload-source-config="+filepath.Join(hubKubeconfigDir, "kubeconfig"),
+			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
+			"--namespace="+ocmAgentNamespace,
+			"--disable-leader-election",
+			"-v=4",
+		)
 	}, NodeTimeout(3*timeout))
 
 	It("is accepted by the hub and reports itself joined and available", func(ctx context.Context) {
@@ -119,18 +135,12 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 	})
 
 	It("has OCM's work agent apply the hub's ManifestWorks with the identity the hub issued", func(ctx context.Context) {
-		By("running OCM's work agent as the klusterlet does, with the registration agent's hub kubeconfig")
-		startUpstream(ocmWork, "ocm-work-agent", "agent",
-			"--spoke-cluster-name="+cluster,
-			"--hub-kubeconfig-dir="+hubKubeconfigDir,
-			"--workload-source-config="+filepath.Join(hubKubeconfigDir, "kubeconfig"),
-			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
-			"--namespace="+ocmAgentNamespace,
-			"--disable-leader-election",
-			"-v=4",
-		)
 		expectWorkDelivered(ctx, corralHub.Config, managedByOCMAgent.Config, cluster, "delivered-to-ocm-agent")
 	}, NodeTimeout(3*timeout))
+
+	It("runs an unmodified OCM addon (the addon framework's helloworld): enabled with corral's CLI, delivered and registered by OCM's agents, Available, its agent working with its own credentials until it is disabled", func(ctx context.Context) {
+		expectHelloworldAddon(ctx, corralHub, managedByOCMAgent, cluster)
+	}, NodeTimeout(6*timeout))
 
 	It("was granted an identity that sees only its own cluster", func(ctx context.Context) {
 		secret := ocmAgentSecret(ctx)
@@ -170,10 +180,10 @@ func parseCert(b []byte) *x509.Certificate {
 	return cert
 }
 
-// startCorralHub runs corral's registration hub controllers and admission
-// webhooks, with the work addon's (ManifestWork validation), on a free
-// port on cfg, as `corral hub` does, until the container ends; it returns
-// once the webhooks answer.
+// startCorralHub runs corral's registration hub controllers, its addon
+// lifecycle controllers, and admission webhooks, with the work addon's
+// (ManifestWork validation), on a free port on cfg, as `corral hub` does,
+// until the container ends; it returns once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"},
@@ -181,6 +191,7 @@ func startCorralHub(cfg *rest.Config) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	Expect(addonmanager.SetupWithManager(mgr, addonmanager.Options{Lifecycle: true})).To(Succeed())
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{Addons: []addons.Addon{work.Addon()}})).To(Succeed())
 	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })

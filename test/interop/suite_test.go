@@ -1,11 +1,15 @@
 // Package interop_test proves that corral speaks OCM's protocols both ways
-// round, with upstream Open Cluster Management's own registration and work
-// binaries (open-cluster-management.io/ocm cmd/registration and cmd/work,
-// built by `make tools` into bin/ocm-registration and bin/ocm-work):
+// round, with upstream Open Cluster Management's own registration, work
+// and placement binaries (open-cluster-management.io/ocm cmd/registration,
+// cmd/work and cmd/placement, built by `make tools` into bin/ocm-*) and the
+// addon framework's helloworld example addon (bin/ocm-helloworld):
 //
 //   - an unmodified OCM registration agent joins a corral hub, and OCM's
 //     work agent, with the identity the hub issued, applies the hub's
-//     ManifestWorks;
+//     ManifestWorks; the helloworld addon, its hub half run against the
+//     corral hub, is enabled there with corral's CLI, delivered and
+//     registered by those two agents, and its agent works with the
+//     credentials it was given;
 //   - a corral agent joins a hub run by OCM's registration controller, and
 //     corral's work agent, with the identity OCM's controller issued,
 //     applies that hub's ManifestWorks.
@@ -67,6 +71,7 @@ const (
 	ocmRegistration = "ocm-registration"
 	ocmWork         = "ocm-work"
 	ocmPlacement    = "ocm-placement"
+	ocmHelloworld   = "ocm-helloworld"
 )
 
 // clusters the suite runs: a hub and a managed cluster for each direction.
@@ -80,7 +85,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	binDir, err = localcluster.FindBinDir()
 	Expect(err).NotTo(HaveOccurred())
-	for _, upstream := range []string{ocmRegistration, ocmWork, ocmPlacement} {
+	for _, upstream := range []string{ocmRegistration, ocmWork, ocmPlacement, ocmHelloworld} {
 		if _, err := os.Stat(filepath.Join(binDir, upstream)); err != nil {
 			Fail(fmt.Sprintf("%s is missing from %s: run make tools", upstream, binDir))
 		}
@@ -92,8 +97,15 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i := range targets {
+		opts := clusterOptions(names[i])
+		if targets[i] == &managedByOCMAgent {
+			// The helloworld addon's Deployment must really become
+			// Available there: a scheduler, the workload controllers and
+			// a (kwok) node.
+			opts.Profile, opts.Nodes = localcluster.ProfileManaged, 1
+		}
 		wg.Go(func() {
-			*targets[i], errs[i] = localcluster.Start(ctx, clusterOptions(names[i]))
+			*targets[i], errs[i] = localcluster.Start(ctx, opts)
 		})
 	}
 	wg.Wait()
@@ -105,7 +117,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	}
 }, NodeTimeout(localcluster.DefaultStartTimeout+time.Minute))
 
-// clusterOptions are those of every control plane the suite starts: a
+// clusterOptions are those of the control planes the suite starts: a
 // hub profile (no kube-scheduler, no nodes) from bin/.
 func clusterOptions(name string) localcluster.Options {
 	return localcluster.Options{Name: name, Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), BinDir: binDir, Progress: GinkgoWriter}
@@ -163,14 +175,18 @@ func fileLogger(name string) logr.Logger {
 }
 
 // startUpstream runs the upstream binary (ocmRegistration, ocmWork,
-// ocmPlacement) with args, its output in a log file named after name,
-// until the spec (or container) ends or the returned func is called; it is
-// then stopped by its pid.
-// Its health endpoint listens on a free loopback port (its default, 8443
-// on every address, would collide with anything else on the machine).
+// ocmPlacement, ocmHelloworld) with args, its output in a log file named
+// after name, until the spec (or container) ends or the returned func is
+// called; it is then stopped by its pid.
+// OCM's health endpoint listens on a free loopback port (its default, 8443
+// on every address, would collide with anything else on the machine). The
+// helloworld example has no such flag: it always listens on :8443, so only
+// one of its processes runs at a time.
 func startUpstream(binary, name string, args ...string) (stop func()) {
-	// A real port: with --listen on port 0 library-go serves nothing and panics.
-	args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
+	if binary != ocmHelloworld {
+		// A real port: with --listen on port 0 library-go serves nothing and panics.
+		args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
+	}
 	dir := GinkgoT().TempDir()
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.Create(logPath)

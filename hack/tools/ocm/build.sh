@@ -3,8 +3,10 @@
 # placement binaries from the Go module proxy into bin/ocm-registration
 # (`registration controller` is OCM's hub controller, `registration agent` its
 # spoke agent), bin/ocm-work (`work agent`, its work agent) and
-# bin/ocm-placement (`placement controller`, its scheduler). The interop
-# tests (test/interop) run them against corral, both ways round.
+# bin/ocm-placement (`placement controller`, its scheduler), and the
+# addon framework's helloworld example addon into bin/ocm-helloworld
+# (`controller` its hub half, `agent` its agent). The interop tests
+# (test/interop) run them against corral, both ways round.
 #
 # Cached by content like ../build.sh, under its own key, so that changing
 # this module never rebuilds the Kubernetes binaries and the other way round.
@@ -15,10 +17,15 @@ bin=${1:-$here/../../../bin}
 mkdir -p "$bin"
 bin=$(cd "$bin" && pwd)
 
-OCM_VERSION=v1.2.0 # keep in step with go.mod
-# Each binary: bin/<name>, built from open-cluster-management.io/ocm/cmd/<command>.
-outs=(ocm-registration ocm-work ocm-placement)
-cmds=(registration work placement)
+OCM_VERSION=v1.2.0 # keep in step with go.mod (addon-framework too)
+# Each binary: bin/<outs[i]>, built from the package pkgs[i].
+outs=(ocm-registration ocm-work ocm-placement ocm-helloworld)
+pkgs=(
+  open-cluster-management.io/ocm/cmd/registration
+  open-cluster-management.io/ocm/cmd/work
+  open-cluster-management.io/ocm/cmd/placement
+  open-cluster-management.io/addon-framework/cmd/example/helloworld
+)
 key=ocm-$( (cd "$here" && cat go.mod go.sum tools.go build.sh; go version; go env GOOS GOARCH) | sha256sum | cut -c1-16)
 cache_root=${CORRAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corral/tools}
 cache=$cache_root/$key
@@ -33,7 +40,7 @@ if [ "$(cat "$bin/.ocm-tools-key" 2>/dev/null)" = "$key" ] && have "$bin"; then
 fi
 
 if ! have "$cache"; then
-  echo "tools: building ${outs[*]} (open-cluster-management.io/ocm $OCM_VERSION:$(printf " cmd/%s" "${cmds[@]}"))"
+  echo "tools: building ${outs[*]} ($OCM_VERSION:$(printf " %s" "${pkgs[@]#open-cluster-management.io/}"))"
   echo "tools: a cold build takes about 5 minutes on 2 idle cores (10 CPU-minutes); later runs reuse $cache_root"
   mkdir -p "$cache_root"
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
@@ -42,7 +49,7 @@ if ! have "$cache"; then
   # go.sum is committed, so the build needs neither tidy nor the checksum
   # database (which does not know sigs.k8s.io/about-api's pseudo-version).
   for i in "${!outs[@]}"; do
-    (cd "$here" && GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$tmp/${outs[$i]}" "open-cluster-management.io/ocm/cmd/${cmds[$i]}")
+    (cd "$here" && GOFLAGS=-mod=readonly go build -trimpath -ldflags "-s -w" -o "$tmp/${outs[$i]}" "${pkgs[$i]}")
   done
   rm -rf "$cache" && mv "$tmp" "$cache"
   trap - EXIT

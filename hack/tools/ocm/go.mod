@@ -1,12 +1,16 @@
 // Module ocm builds the upstream Open Cluster Management registration, work and
-// placement binaries (hub controllers, spoke agents) that the interop tests run against corral.
+// placement binaries (hub controllers, spoke agents) and the addon framework's
+// helloworld example addon that the interop tests run against corral.
 // It is separate from corral's module so that OCM's dependency graph never
 // leaks into corral's.
 module github.com/corral-dev/corral/hack/tools/ocm
 
 go 1.25.0
 
-require open-cluster-management.io/ocm v1.2.0
+require (
+	open-cluster-management.io/addon-framework v1.2.0
+	open-cluster-management.io/ocm v1.2.0
+)
 
 require (
 	cel.dev/expr v0.24.0 // indirect
@@ -164,7 +168,6 @@ require (
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b // indirect
 	k8s.io/kubectl v0.34.3 // indirect
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397 // indirect
-	open-cluster-management.io/addon-framework v1.2.0 // indirect
 	open-cluster-management.io/api v1.2.0 // indirect
 	open-cluster-management.io/sdk-go v1.2.0 // indirect
 	sigs.k8s.io/about-api v0.0.0-20250131010323-518069c31c03 // indirect
