@@ -2,6 +2,9 @@ package interop_test
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -11,22 +14,29 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
+	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/work"
 )
 
@@ -52,12 +62,20 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 		Expect(crds.Install(ctx, ocmHub.Config)).To(Succeed())
 		ocmBootstrapToken = installOCMBootstrapIdentity(ctx, kubernetes.NewForConfigOrDie(ocmHub.Config))
 
-		By("running OCM's registration controller on it")
+		By("running OCM's registration controller and addon manager on it")
 		startUpstream(ocmRegistration, "ocm-registration-controller", "controller",
 			"--kubeconfig="+ocmHub.Kubeconfig,
 			"--disable-leader-election",
+			listenFlag(),
 			"-v=4",
 		)
+		startUpstream(ocmAddon, "ocm-addon-manager", "manager",
+			"--kubeconfig="+ocmHub.Kubeconfig,
+			"--disable-leader-election",
+			listenFlag(),
+			"-v=4",
+		)
+		serveOCMAddonConversion(ctx)
 
 		By("running a corral agent with a bootstrap token of that identity")
 		kubeconfigFile = filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
@@ -65,6 +83,23 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 
 		By("corral accept on the OCM hub, once the agent asked to join")
 		acceptWhenAsked(ctx, ocmHub, cluster, nil)
+
+		By("running corral's addon host beside the agent, as `corral agent` does, and its work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
+		var identity *rest.Config
+		Eventually(func() (err error) {
+			identity, err = clientcmd.BuildConfigFromFlags("", kubeconfigFile)
+			return err
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the agent has stored its hub kubeconfig")
+		_, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: host.DefaultInstallNamespace}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		runInBackground("corral-addon-host", func(ctx context.Context) error {
+			return registrationcli.RunAddonHost(ctx, host.Options{ClusterName: cluster, Managed: managedByCorral.Config})
+		})
+		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: host.DefaultInstallNamespace, Hub: identity, Managed: managedByCorral.Config}
+		runInBackground("corral-work-agent", func(ctx context.Context) error {
+			return work.Addon().RunAgent(ctx, env)
+		})
 	}, NodeTimeout(3*timeout))
 
 	It("is accepted by OCM's controller and reports itself joined and available", func(ctx context.Context) {
@@ -98,23 +133,12 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 	})
 
 	It("has corral's work agent apply the OCM hub's ManifestWorks with the identity OCM's controller issued", func(ctx context.Context) {
-		By("running corral's work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
-		var identity *rest.Config
-		Eventually(func() (err error) {
-			identity, err = clientcmd.BuildConfigFromFlags("", kubeconfigFile)
-			return err
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the agent has stored its hub kubeconfig")
-		const installNamespace = "open-cluster-management-agent-addon"
-		_, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: installNamespace, Hub: identity, Managed: managedByCorral.Config}
-		stop := testenv.Go(klog.NewContext(context.Background(), fileLogger("corral-work-agent")), func(ctx context.Context) error {
-			return work.Addon().RunAgent(ctx, env)
-		})
-		DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 		expectWorkDelivered(ctx, ocmHub.Config, managedByCorral.Config, cluster, "delivered-by-ocm-hub")
 	}, NodeTimeout(3*timeout))
+
+	It("runs an unmodified OCM addon (the addon framework's helloworld) on the OCM hub: delivered and registered by corral's agents, Available, its agent working with its own credentials until it is disabled", func(ctx context.Context) {
+		expectHelloworldAddon(ctx, ocmHub, managedByCorral, cluster)
+	}, NodeTimeout(6*timeout))
 
 	It("rotates its client certificate through OCM's renewal approval", func(ctx context.Context) {
 		const rotating, secretName = "rotated-by-corral-agent", "hub-kubeconfig-rotated"
@@ -168,7 +192,13 @@ func startCorralAgent(cluster, secretName, kubeconfigFile string, clk clock.With
 		LeaseDurationSeconds: leaseSeconds, PollInterval: 500 * time.Millisecond,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	stop := testenv.Go(klog.NewContext(context.Background(), fileLogger("corral-agent-"+cluster)), a.Run)
+	runInBackground("corral-agent-"+cluster, a.Run)
+}
+
+// runInBackground runs run until the spec (or container) ends, logging to
+// a file named after name; its error then fails the spec.
+func runInBackground(name string, run func(context.Context) error) {
+	stop := testenv.Go(klog.NewContext(context.Background(), fileLogger(name)), run)
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 }
 
@@ -202,4 +232,51 @@ func installOCMBootstrapIdentity(ctx context.Context, kube kubernetes.Interface)
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return tr.Status.Token
+}
+
+// serveOCMAddonConversion runs OCM's addon conversion webhook server for
+// the OCM hub and points the addon CRDs' conversion at it, as OCM's
+// cluster manager does: the api module's CRDs serve v1beta1 beside the
+// stored v1alpha1, and only the webhook converts between them (corral's
+// addon host reads v1beta1).
+func serveOCMAddonConversion(ctx context.Context) {
+	GinkgoHelper()
+	certDir := GinkgoT().TempDir()
+	cert, key, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(filepath.Join(certDir, corev1.TLSCertKey), cert, 0o600)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(certDir, corev1.TLSPrivateKeyKey), key, 0o600)).To(Succeed())
+	port := freePort()
+	startUpstream(ocmAddon, "ocm-addon-webhook", "webhook-server",
+		"--kubeconfig="+ocmHub.Kubeconfig,
+		fmt.Sprintf("--port=%d", port),
+		"--certdir="+certDir,
+	)
+
+	url := fmt.Sprintf("https://127.0.0.1:%d/convert", port)
+	crds := apiextensionsclient.NewForConfigOrDie(ocmHub.Config).ApiextensionsV1().CustomResourceDefinitions()
+	for _, name := range []string{"managedclusteraddons.addon.open-cluster-management.io", "clustermanagementaddons.addon.open-cluster-management.io"} {
+		crd, err := crds.Get(ctx, name, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+			Strategy: apiextensionsv1.WebhookConverter,
+			Webhook: &apiextensionsv1.WebhookConversion{
+				ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: cert},
+				ConversionReviewVersions: []string{"v1"},
+			},
+		}
+		_, err = crds.Update(ctx, crd, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+	}
+	By("waiting until an addon written as v1alpha1 reads as v1beta1 through the webhook")
+	addons := addonclient.NewForConfigOrDie(ocmHub.Config)
+	probe := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "conversion-probe"},
+		Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual}}}
+	_, err = addons.AddonV1alpha1().ClusterManagementAddOns().Create(ctx, probe, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func(g Gomega) {
+		_, err := addons.AddonV1beta1().ClusterManagementAddOns().Get(ctx, probe.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	Expect(addons.AddonV1alpha1().ClusterManagementAddOns().Delete(ctx, probe.Name, metav1.DeleteOptions{})).To(Succeed())
 }

@@ -84,6 +84,7 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 			"--hub-kubeconfig-dir="+hubKubeconfigDir,
 			"--namespace="+ocmAgentNamespace,
 			"--disable-leader-election",
+			listenFlag(),
 			"-v=4",
 		)
 
@@ -98,6 +99,7 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 			"--kubeconfig="+managedByOCMAgent.Kubeconfig,
 			"--namespace="+ocmAgentNamespace,
 			"--disable-leader-election",
+			listenFlag(),
 			"-v=4",
 		)
 	}, NodeTimeout(3*timeout))

@@ -136,7 +136,7 @@ var _ = Describe("corral's scheduler and OCM's placement controller, given the s
 		By("OCM's placement controller scheduling the Placements in namespace ocm, then stopping")
 		createPlacements(ctx, clusters, "ocm")
 		stop := startUpstream(ocmPlacement, "ocm-placement-controller", "controller",
-			"--kubeconfig="+hub.Kubeconfig, "--disable-leader-election", "-v=4")
+			"--kubeconfig="+hub.Kubeconfig, "--disable-leader-election", listenFlag(), "-v=4")
 		for _, c := range placementCases {
 			expectScheduled(ctx, clusters, "ocm", c)
 		}

@@ -1,18 +1,22 @@
 // Package interop_test proves that corral speaks OCM's protocols both ways
-// round, with upstream Open Cluster Management's own registration, work
-// and placement binaries (open-cluster-management.io/ocm cmd/registration,
-// cmd/work and cmd/placement, built by `make tools` into bin/ocm-*) and the
-// addon framework's helloworld example addon (bin/ocm-helloworld):
+// round, with upstream Open Cluster Management's own registration, work,
+// placement and addon-manager binaries (open-cluster-management.io/ocm
+// cmd/registration, cmd/work, cmd/placement and cmd/addon, built by `make
+// tools` into bin/ocm-*) and the addon framework's helloworld example addon
+// (bin/ocm-helloworld):
 //
 //   - an unmodified OCM registration agent joins a corral hub, and OCM's
 //     work agent, with the identity the hub issued, applies the hub's
-//     ManifestWorks; the helloworld addon, its hub half run against the
-//     corral hub, is enabled there with corral's CLI, delivered and
-//     registered by those two agents, and its agent works with the
-//     credentials it was given;
+//     ManifestWorks;
 //   - a corral agent joins a hub run by OCM's registration controller, and
 //     corral's work agent, with the identity OCM's controller issued,
-//     applies that hub's ManifestWorks.
+//     applies that hub's ManifestWorks;
+//   - on either hub (the OCM one with OCM's addon manager), the helloworld
+//     addon, its hub half run against that hub, is enabled with corral's
+//     CLI, delivered and registered by the other side's agents, becomes
+//     Available, and its agent works with the credentials it was given;
+//   - OCM's placement controller and corral's scheduler choose the same
+//     clusters for the same Placements.
 //
 // Every cluster is a real etcd and kube-apiserver (internal/localcluster);
 // the upstream binary runs as a child process whose log is printed when a
@@ -71,6 +75,7 @@ const (
 	ocmRegistration = "ocm-registration"
 	ocmWork         = "ocm-work"
 	ocmPlacement    = "ocm-placement"
+	ocmAddon        = "ocm-addon"
 	ocmHelloworld   = "ocm-helloworld"
 )
 
@@ -85,7 +90,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
 	binDir, err = localcluster.FindBinDir()
 	Expect(err).NotTo(HaveOccurred())
-	for _, upstream := range []string{ocmRegistration, ocmWork, ocmPlacement, ocmHelloworld} {
+	for _, upstream := range []string{ocmRegistration, ocmWork, ocmPlacement, ocmAddon, ocmHelloworld} {
 		if _, err := os.Stat(filepath.Join(binDir, upstream)); err != nil {
 			Fail(fmt.Sprintf("%s is missing from %s: run make tools", upstream, binDir))
 		}
@@ -98,7 +103,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := range targets {
 		opts := clusterOptions(names[i])
-		if targets[i] == &managedByOCMAgent {
+		if targets[i] == &managedByOCMAgent || targets[i] == &managedByCorral {
 			// The helloworld addon's Deployment must really become
 			// Available there: a scheduler, the workload controllers and
 			// a (kwok) node.
@@ -175,18 +180,10 @@ func fileLogger(name string) logr.Logger {
 }
 
 // startUpstream runs the upstream binary (ocmRegistration, ocmWork,
-// ocmPlacement, ocmHelloworld) with args, its output in a log file named
-// after name, until the spec (or container) ends or the returned func is
-// called; it is then stopped by its pid.
-// OCM's health endpoint listens on a free loopback port (its default, 8443
-// on every address, would collide with anything else on the machine). The
-// helloworld example has no such flag: it always listens on :8443, so only
-// one of its processes runs at a time.
+// ocmPlacement, ocmAddon, ocmHelloworld) with args, its output in a log
+// file named after name, until the spec (or container) ends or the
+// returned func is called; it is then stopped by its pid.
 func startUpstream(binary, name string, args ...string) (stop func()) {
-	if binary != ocmHelloworld {
-		// A real port: with --listen on port 0 library-go serves nothing and panics.
-		args = append(args, fmt.Sprintf("--listen=127.0.0.1:%d", freePort()))
-	}
 	dir := GinkgoT().TempDir()
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.Create(logPath)
@@ -224,6 +221,14 @@ func startUpstream(binary, name string, args ...string) (stop func()) {
 	DeferCleanup(stop)
 	return stop
 }
+
+// listenFlag is the --listen flag OCM's controller and agent commands
+// (library-go's) need: their health endpoint on a free loopback port, as
+// their default, 8443 on every address, would collide with anything else
+// on the machine, and with port 0 library-go serves nothing and panics.
+// The helloworld example has no such flag: it always listens on :8443, so
+// only one of its processes runs at a time.
+func listenFlag() string { return fmt.Sprintf("--listen=127.0.0.1:%d", freePort()) }
 
 // freePort is a loopback port that was free a moment ago.
 func freePort() int {

@@ -3,8 +3,9 @@
 # placement binaries from the Go module proxy into bin/ocm-registration
 # (`registration controller` is OCM's hub controller, `registration agent` its
 # spoke agent), bin/ocm-work (`work agent`, its work agent) and
-# bin/ocm-placement (`placement controller`, its scheduler), and the
-# addon framework's helloworld example addon into bin/ocm-helloworld
+# bin/ocm-placement (`placement controller`, its scheduler), bin/ocm-addon
+# (`manager`, its hub's addon manager), and the addon framework's
+# helloworld example addon into bin/ocm-helloworld
 # (`controller` its hub half, `agent` its agent). The interop tests
 # (test/interop) run them against corral, both ways round.
 #
@@ -19,11 +20,12 @@ bin=$(cd "$bin" && pwd)
 
 OCM_VERSION=v1.2.0 # keep in step with go.mod (addon-framework too)
 # Each binary: bin/<outs[i]>, built from the package pkgs[i].
-outs=(ocm-registration ocm-work ocm-placement ocm-helloworld)
+outs=(ocm-registration ocm-work ocm-placement ocm-addon ocm-helloworld)
 pkgs=(
   open-cluster-management.io/ocm/cmd/registration
   open-cluster-management.io/ocm/cmd/work
   open-cluster-management.io/ocm/cmd/placement
+  open-cluster-management.io/ocm/cmd/addon
   open-cluster-management.io/addon-framework/cmd/example/helloworld
 )
 key=ocm-$( (cd "$here" && cat go.mod go.sum tools.go build.sh; go version; go env GOOS GOARCH) | sha256sum | cut -c1-16)

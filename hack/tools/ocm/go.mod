@@ -1,6 +1,7 @@
-// Module ocm builds the upstream Open Cluster Management registration, work and
-// placement binaries (hub controllers, spoke agents) and the addon framework's
-// helloworld example addon that the interop tests run against corral.
+// Module ocm builds the upstream Open Cluster Management registration, work,
+// placement and addon-manager binaries (hub controllers, spoke agents) and the
+// addon framework's helloworld example addon that the interop tests run against
+// corral.
 // It is separate from corral's module so that OCM's dependency graph never
 // leaks into corral's.
 module github.com/corral-dev/corral/hack/tools/ocm
