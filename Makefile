@@ -47,7 +47,7 @@ tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minu
 kube-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (what a local fleet needs).
 	bash hack/tools/build.sh $(BIN)
 
-ocm-tools: ## Build upstream OCM's registration, work and placement binaries and the addon framework's helloworld example into bin/, for the interop tests.
+ocm-tools: ## Build upstream OCM's registration, work, placement and addon binaries and the addon framework's helloworld example into bin/, for the interop tests.
 	bash hack/tools/ocm/build.sh $(BIN)
 
 .PHONY: test

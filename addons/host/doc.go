@@ -6,6 +6,8 @@
 // addon-framework writes) in the cluster's namespace on the hub, as the
 // registration agent's hub identity, and for each one:
 //
+//   - declares, on every kubeClient registration, the driver it uses
+//     (KubeClientDriver, csr), as the api says the agent does;
 //   - for every registration in status.registrations, creates a CSR for a
 //     fresh key (signer kubernetes.io/kube-apiserver-client or the custom
 //     signer, the registration's subject or OCM's default one, labels

@@ -257,6 +257,9 @@ func (h *Host) sync(ctx context.Context, name string) error {
 		return nil
 	}
 	var errs []error
+	if err := h.declareDriver(ctx, mca); err != nil {
+		errs = append(errs, err)
+	}
 	if err := h.syncRegistrations(ctx, st, mca); err != nil {
 		errs = append(errs, err)
 	}

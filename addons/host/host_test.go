@@ -73,6 +73,45 @@ func TestWants(t *testing.T) {
 	}
 }
 
+func TestSetDriver(t *testing.T) {
+	subject := addonv1beta1.KubeClientSubject{BaseSubject: addonv1beta1.BaseSubject{User: "u"}}
+	custom := addonv1beta1.RegistrationConfig{Type: addonv1beta1.CustomSigner, CustomSigner: &addonv1beta1.CustomSignerConfig{SignerName: "example.com/s"}}
+	cases := map[string]struct {
+		regs, want  []addonv1beta1.RegistrationConfig
+		wantChanged bool
+	}{
+		"no registrations": {},
+		"a custom signer only: nothing to declare": {
+			regs: []addonv1beta1.RegistrationConfig{custom}, want: []addonv1beta1.RegistrationConfig{custom},
+		},
+		"kubeClient with no config": {
+			regs:        []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient}, custom},
+			want:        []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient, KubeClient: &addonv1beta1.KubeClientConfig{Driver: "csr"}}, custom},
+			wantChanged: true,
+		},
+		"kubeClient saying token (another agent's): the host's own driver, subject kept": {
+			regs:        []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient, KubeClient: &addonv1beta1.KubeClientConfig{Subject: subject, Driver: "token"}}},
+			want:        []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient, KubeClient: &addonv1beta1.KubeClientConfig{Subject: subject, Driver: "csr"}}},
+			wantChanged: true,
+		},
+		"already declared": {
+			regs: []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient, KubeClient: &addonv1beta1.KubeClientConfig{Driver: "csr"}}},
+			want: []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient, KubeClient: &addonv1beta1.KubeClientConfig{Driver: "csr"}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1beta1.ManagedClusterAddOn{Status: addonv1beta1.ManagedClusterAddOnStatus{Registrations: tc.regs}}
+			if changed := setDriver(mca); changed != tc.wantChanged {
+				t.Errorf("setDriver changed = %v, want %v", changed, tc.wantChanged)
+			}
+			if diff := cmp.Diff(tc.want, mca.Status.Registrations); diff != "" {
+				t.Errorf("registrations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestAvailableCondition(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	fresh, stale := now.Add(-time.Minute), now.Add(-10*time.Minute)

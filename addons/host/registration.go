@@ -103,6 +103,48 @@ func (h *Host) wants(mca *addonv1beta1.ManagedClusterAddOn) []want {
 	return out
 }
 
+// KubeClientDriver is how the host gets an addon its hub kubeconfig: with
+// a CSR. It declares so on each kubeClient registration (the api's
+// `driver`, v1alpha1's `status.kubeClientDriver`), as OCM's agent does:
+// the hub's side reads it (the addon framework then keeps or fills in the
+// subject; OCM's token infrastructure leaves the addon alone).
+const KubeClientDriver = "csr"
+
+// declareDriver sets KubeClientDriver on every kubeClient registration of
+// the addon that does not say it yet.
+func (h *Host) declareDriver(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) error {
+	if !setDriver(mca.DeepCopy()) {
+		return nil
+	}
+	changed, err := h.updateStatus(ctx, mca.Name, setDriver)
+	if err != nil {
+		return errorf(mca.Name, "declaring its kubeClient driver", err)
+	}
+	if changed {
+		log(ctx).V(1).Info("Declared the addon's kubeClient driver", "addon", mca.Name, "driver", KubeClientDriver)
+	}
+	return nil
+}
+
+// setDriver sets KubeClientDriver on mca's kubeClient registrations and
+// says whether that changed any.
+func setDriver(mca *addonv1beta1.ManagedClusterAddOn) bool {
+	changed := false
+	for i := range mca.Status.Registrations {
+		reg := &mca.Status.Registrations[i]
+		if reg.Type != addonv1beta1.KubeClient {
+			continue
+		}
+		if reg.KubeClient == nil {
+			reg.KubeClient = &addonv1beta1.KubeClientConfig{}
+		}
+		if reg.KubeClient.Driver != KubeClientDriver {
+			reg.KubeClient.Driver, changed = KubeClientDriver, true
+		}
+	}
+	return changed
+}
+
 // syncRegistrations starts a certificate loop for every new registration
 // of the addon and stops (and deletes the Secret of) every stale one.
 func (h *Host) syncRegistrations(ctx context.Context, st *addonState, mca *addonv1beta1.ManagedClusterAddOn) error {

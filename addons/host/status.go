@@ -80,6 +80,20 @@ func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClust
 
 // setConditions writes conds into the addon's status, if they change it.
 func (h *Host) setConditions(ctx context.Context, name string, conds ...metav1.Condition) (bool, error) {
+	return h.updateStatus(ctx, name, func(mca *addonv1beta1.ManagedClusterAddOn) bool {
+		changed := false
+		for _, c := range conds {
+			c.ObservedGeneration = mca.Generation
+			changed = meta.SetStatusCondition(&mca.Status.Conditions, c) || changed
+		}
+		return changed
+	})
+}
+
+// updateStatus applies change to the addon's status as the hub has it now
+// and writes it, if change says it changed anything; it reads again and
+// retries on a conflict. An addon that is gone is left alone.
+func (h *Host) updateStatus(ctx context.Context, name string, change func(*addonv1beta1.ManagedClusterAddOn) bool) (bool, error) {
 	client := h.hubAddon.AddonV1beta1().ManagedClusterAddOns(h.opts.ClusterName)
 	changed := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -87,12 +101,7 @@ func (h *Host) setConditions(ctx context.Context, name string, conds ...metav1.C
 		if err != nil {
 			return err
 		}
-		changed = false
-		for _, c := range conds {
-			c.ObservedGeneration = mca.Generation
-			changed = meta.SetStatusCondition(&mca.Status.Conditions, c) || changed
-		}
-		if !changed {
+		if changed = change(mca); !changed {
 			return nil
 		}
 		_, err = client.UpdateStatus(ctx, mca, metav1.UpdateOptions{})

@@ -242,6 +242,13 @@ var _ = Describe("the addon host", func() {
 		Expect(request.Subject.CommonName).To(Equal(user))
 		Expect(request.Subject.Organization).To(ConsistOf(agent.DefaultGroups(cluster, helloAddon)))
 
+		By("declaring on the registration that it uses a CSR, as OCM's agent does")
+		Eventually(func(g Gomega) {
+			mca := &addonv1beta1.ManagedClusterAddOn{}
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: helloAddon}, mca)).To(Succeed())
+			g.Expect(mca.Status.Registrations).To(ContainElement(HaveField("KubeClient.Driver", host.KubeClientDriver)))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
 		By("writing the approved certificate as <addon>-hub-kubeconfig in the install namespace it created")
 		var s *corev1.Secret
 		Eventually(func() (err error) {
