@@ -28,6 +28,11 @@
 //     reason AgentCrashed on the addon (and an Event); the host and the
 //     other addons go on.
 //
+// An addon whose registrations have no type is left alone, with an error
+// saying why: the hub handed over its stored v1alpha1 object unconverted
+// (an OCM hub without its addon conversion webhook), and writing it back
+// would lose its registrations.
+//
 // Run runs all of it; RunAgents runs only built-in agent halves against a
 // given hub kubeconfig, with no registration (`--no-registration`).
 package host

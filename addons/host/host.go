@@ -249,6 +249,11 @@ func (h *Host) sync(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if unconverted(mca) {
+		// Written back, its registrations would lose what the decode
+		// dropped: touch nothing until the hub converts.
+		return errorf(name, "reading it", errUnconverted)
+	}
 	st := h.state(name)
 	if !mca.DeletionTimestamp.IsZero() {
 		// Like OCM, keep the credentials while the addon is deleted: its

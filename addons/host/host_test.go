@@ -73,6 +73,27 @@ func TestWants(t *testing.T) {
 	}
 }
 
+func TestUnconverted(t *testing.T) {
+	cases := map[string]struct {
+		regs []addonv1beta1.RegistrationConfig
+		want bool
+	}{
+		"no registrations yet":         {},
+		"typed registrations":          {regs: []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient}, {Type: addonv1beta1.CustomSigner}}},
+		"an unknown type is v1beta1's": {regs: []addonv1beta1.RegistrationConfig{{Type: "other"}}},
+		// v1alpha1's {signerName, subject} decoded as v1beta1.
+		"a registration with no type": {regs: []addonv1beta1.RegistrationConfig{{Type: addonv1beta1.KubeClient}, {}}, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1beta1.ManagedClusterAddOn{Status: addonv1beta1.ManagedClusterAddOnStatus{Registrations: tc.regs}}
+			if got := unconverted(mca); got != tc.want {
+				t.Errorf("unconverted = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestSetDriver(t *testing.T) {
 	subject := addonv1beta1.KubeClientSubject{BaseSubject: addonv1beta1.BaseSubject{User: "u"}}
 	custom := addonv1beta1.RegistrationConfig{Type: addonv1beta1.CustomSigner, CustomSigner: &addonv1beta1.CustomSignerConfig{SignerName: "example.com/s"}}

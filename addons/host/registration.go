@@ -103,6 +103,24 @@ func (h *Host) wants(mca *addonv1beta1.ManagedClusterAddOn) []want {
 	return out
 }
 
+// errUnconverted says that the hub answered a v1beta1 read with the stored
+// v1alpha1 object unconverted: the api module's CRDs serve both versions
+// but leave conversion to OCM's addon webhook.
+var errUnconverted = errors.New("a registration in its status has no type: the hub serves ManagedClusterAddOns as v1beta1 " +
+	"without converting them from the stored v1alpha1; the hub needs OCM's addon conversion webhook " +
+	"(OCM's cluster manager installs it; a corral hub serves it itself)")
+
+// unconverted says whether mca's registrations betray an unconverted
+// v1alpha1 object: v1beta1 requires every registration's type.
+func unconverted(mca *addonv1beta1.ManagedClusterAddOn) bool {
+	for _, reg := range mca.Status.Registrations {
+		if reg.Type == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // KubeClientDriver is how the host gets an addon its hub kubeconfig: with
 // a CSR. It declares so on each kubeClient registration (the api's
 // `driver`, v1alpha1's `status.kubeClientDriver`), as OCM's agent does:

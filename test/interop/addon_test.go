@@ -23,30 +23,30 @@ import (
 )
 
 // The addon framework's helloworld example (v1.2.0), as it is built: its
-// name, its agent's Deployment and hub credentials Secret, and the image
-// its hub half renders when no config says otherwise.
+// name, its agent's Deployment and hub credentials Secret.
 const (
 	helloworld           = "helloworld"
 	helloworldDeployment = "helloworld-agent"
 	helloworldSecret     = "helloworld-hub-kubeconfig"
-	helloworldImage      = "quay.io/open-cluster-management/addon-examples:latest"
-	// helloworldMirrored is helloworldImage once an AddOnDeploymentConfig
-	// mirrors quay.io/open-cluster-management to mirror.example.com/ocm.
+	// helloworldMirrored is the image its hub half renders
+	// (quay.io/open-cluster-management/addon-examples:latest) once an
+	// AddOnDeploymentConfig mirrors quay.io/open-cluster-management to
+	// mirror.example.com/ocm.
 	helloworldMirrored = "mirror.example.com/ocm/addon-examples:latest"
 )
 
 // expectHelloworldAddon takes the addon framework's helloworld example
-// through its life on cluster, joined to the corral hub by OCM's
-// registration agent with OCM's work agent beside it on managed:
+// through its life on cluster, joined to hub with the other side's agents
+// on managed (registration with its addon half, and work):
 //   - its ClusterManagementAddOn is created as the example ships it (but
 //     with the Manual install strategy) and its hub half started against
 //     the hub;
 //   - `corral addon enable` enables it with an AddOnDeploymentConfig that
 //     mirrors its image: the framework renders the Deployment with the
-//     mirror (so it read the configReferences corral's addon lifecycle
-//     wrote), OCM's work agent applies it, OCM's registration agent gets it
-//     its own hub credentials, and the framework reports it Available from
-//     the Deployment's status, fed back through the ManifestWork;
+//     mirror (so it read the configReferences the hub's addon lifecycle
+//     wrote), the work agent applies it, the registration agent gets it its
+//     own hub credentials, and the framework reports it Available from the
+//     Deployment's status, fed back through the ManifestWork;
 //   - the example's agent, run with those credentials, copies a ConfigMap
 //     from the cluster's namespace on the hub to the managed cluster, and
 //     may read nothing outside that namespace;
