@@ -1,7 +1,10 @@
 package interop_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +49,8 @@ const (
 //     mirror (so it read the configReferences the hub's addon lifecycle
 //     wrote), the work agent applies it, the registration agent gets it its
 //     own hub credentials, and the framework reports it Available from the
-//     Deployment's status, fed back through the ManifestWork;
+//     Deployment's status, fed back through the ManifestWork, as `corral
+//     addon status` then says;
 //   - the example's agent, run with those credentials, copies a ConfigMap
 //     from the cluster's namespace on the hub to the managed cluster, and
 //     may read nothing outside that namespace;
@@ -79,6 +83,7 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 
 	By("starting the example's hub half against the corral hub")
 	controllerArgs := []string{"controller", "--kubeconfig=" + hub.Kubeconfig, "-v=4"}
+	expectHelloworldPortFree()
 	stopController := startUpstream(ocmHelloworld, "helloworld-controller", controllerArgs...)
 
 	By("corral addon enable helloworld, with that config")
@@ -123,8 +128,24 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 		}
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
+	By("corral addon status says so: Available, credentials ready")
+	Eventually(func(g Gomega) {
+		var out bytes.Buffer
+		status := addoncli.NewStatusOptions(&out)
+		status.Hub.Kubeconfig = hub.Kubeconfig
+		status.Addon, status.Output = helloworld, "json"
+		g.Expect(status.Validate()).To(Succeed())
+		g.Expect(status.Complete()).To(Succeed())
+		g.Expect(status.Run(ctx)).To(Succeed())
+		var state addoncli.AddonState
+		g.Expect(json.Unmarshal(out.Bytes(), &state)).To(Succeed(), "%s", out.String())
+		g.Expect(state.Known).To(BeTrue())
+		g.Expect(state.Clusters).To(ConsistOf(And(HaveField("Cluster", cluster),
+			HaveField("Available", string(metav1.ConditionTrue)), HaveField("Credentials", "ready"))), "%s", out.String())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
 	By("the example's agent, with those credentials, copies a ConfigMap from the cluster's namespace on the hub")
-	// Both halves always listen on :8443: one at a time.
+	// Both halves always listen on helloworldPort: one at a time.
 	stopController()
 	hubKubeconfig := writeSecretFiles(secret)
 	stopAgent := startUpstream(ocmHelloworld, "helloworld-agent", "agent",
@@ -170,6 +191,19 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "the addon may no longer read its cluster's namespace: %v", err)
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	stopController()
+}
+
+// helloworldPort is where both halves of the helloworld example always
+// serve their health endpoint, on every address.
+const helloworldPort = ":8443"
+
+// expectHelloworldPortFree fails the spec, saying why, when something
+// already listens on helloworldPort: the example would exit at once.
+func expectHelloworldPortFree() {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", helloworldPort)
+	Expect(err).NotTo(HaveOccurred(), "the helloworld example always listens on %s, which something on this machine holds", helloworldPort)
+	Expect(l.Close()).To(Succeed())
 }
 
 // writeSecretFiles writes each key of an addon's hub kubeconfig Secret

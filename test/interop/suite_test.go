@@ -226,8 +226,8 @@ func startUpstream(binary, name string, args ...string) (stop func()) {
 // (library-go's) need: their health endpoint on a free loopback port, as
 // their default, 8443 on every address, would collide with anything else
 // on the machine, and with port 0 library-go serves nothing and panics.
-// The helloworld example has no such flag: it always listens on :8443, so
-// only one of its processes runs at a time.
+// The helloworld example has no such flag: it always listens on
+// helloworldPort, so only one of its processes runs at a time.
 func listenFlag() string { return fmt.Sprintf("--listen=127.0.0.1:%d", freePort()) }
 
 // freePort is a loopback port that was free a moment ago.
