@@ -63,7 +63,7 @@ integration: kube-tools ## Integration tests on real control planes.
 
 .PHONY: interop
 interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler against corral's.
-	$(GO) test $(TEST_FLAGS) -timeout 10m ./test/interop/...
+	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
 e2e: kube-tools build examples ## End-to-end tests: the corral binary (and the example addon) against a local fleet.

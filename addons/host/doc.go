@@ -7,7 +7,9 @@
 // registration agent's hub identity, and for each one:
 //
 //   - declares, on every kubeClient registration, the driver it uses
-//     (KubeClientDriver, csr), as the api says the agent does;
+//     (KubeClientDriver, csr), as the api says the agent does (OCM's agent
+//     also clears it once no kubeClient registration is left; the host
+//     leaves it);
 //   - for every registration in status.registrations, creates a CSR for a
 //     fresh key (signer kubernetes.io/kube-apiserver-client or the custom
 //     signer, the registration's subject or OCM's default one, labels

@@ -249,11 +249,6 @@ func (h *Host) sync(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if unconverted(mca) {
-		// Written back, its registrations would lose what the decode
-		// dropped: touch nothing until the hub converts.
-		return errorf(name, "reading it", errUnconverted)
-	}
 	st := h.state(name)
 	if !mca.DeletionTimestamp.IsZero() {
 		// Like OCM, keep the credentials while the addon is deleted: its
@@ -261,10 +256,17 @@ func (h *Host) sync(ctx context.Context, name string) error {
 		st.stopAgent(ctx)
 		return nil
 	}
-	var errs []error
-	if err := h.declareDriver(ctx, mca); err != nil {
-		errs = append(errs, err)
+	if unconverted(mca) {
+		// Written back, its registrations would lose what the decode
+		// dropped: touch nothing until the hub converts.
+		return errorf(name, "reading it", errUnconverted)
 	}
+	// One status write per sync: once the driver is declared, the update
+	// brings the addon back for the rest.
+	if declared, err := h.declareDriver(ctx, mca); err != nil || declared {
+		return err
+	}
+	var errs []error
 	if err := h.syncRegistrations(ctx, st, mca); err != nil {
 		errs = append(errs, err)
 	}

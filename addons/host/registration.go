@@ -129,19 +129,19 @@ func unconverted(mca *addonv1beta1.ManagedClusterAddOn) bool {
 const KubeClientDriver = "csr"
 
 // declareDriver sets KubeClientDriver on every kubeClient registration of
-// the addon that does not say it yet.
-func (h *Host) declareDriver(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) error {
+// the addon that does not say it yet, and says whether it wrote.
+func (h *Host) declareDriver(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
 	if !setDriver(mca.DeepCopy()) {
-		return nil
+		return false, nil
 	}
 	changed, err := h.updateStatus(ctx, mca.Name, setDriver)
 	if err != nil {
-		return errorf(mca.Name, "declaring its kubeClient driver", err)
+		return false, errorf(mca.Name, "declaring its kubeClient driver", err)
 	}
 	if changed {
 		log(ctx).V(1).Info("Declared the addon's kubeClient driver", "addon", mca.Name, "driver", KubeClientDriver)
 	}
-	return nil
+	return changed, nil
 }
 
 // setDriver sets KubeClientDriver on mca's kubeClient registrations and

@@ -92,7 +92,8 @@ func (h *Host) setConditions(ctx context.Context, name string, conds ...metav1.C
 
 // updateStatus applies change to the addon's status as the hub has it now
 // and writes it, if change says it changed anything; it reads again and
-// retries on a conflict. An addon that is gone is left alone.
+// retries on a conflict. An addon that is gone is left alone, and one the
+// hub did not convert is not written (errUnconverted).
 func (h *Host) updateStatus(ctx context.Context, name string, change func(*addonv1beta1.ManagedClusterAddOn) bool) (bool, error) {
 	client := h.hubAddon.AddonV1beta1().ManagedClusterAddOns(h.opts.ClusterName)
 	changed := false
@@ -100,6 +101,10 @@ func (h *Host) updateStatus(ctx context.Context, name string, change func(*addon
 		mca, err := client.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
+		}
+		if unconverted(mca) {
+			changed = false
+			return errUnconverted
 		}
 		if changed = change(mca); !changed {
 			return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +46,9 @@ const (
 //   - `corral addon enable` enables it with an AddOnDeploymentConfig that
 //     mirrors its image: the framework renders the Deployment with the
 //     mirror (so it read the configReferences the hub's addon lifecycle
-//     wrote), the work agent applies it, the registration agent gets it its
-//     own hub credentials, and the framework reports it Available from the
+//     wrote), the work agent applies it, the registration agent declares
+//     its driver (csr) and gets it its own hub credentials, and the
+//     framework reports it Available from the
 //     Deployment's status, fed back through the ManifestWork, as `corral
 //     addon status` then says;
 //   - the example's agent, run with those credentials, copies a ConfigMap
@@ -83,17 +83,14 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 
 	By("starting the example's hub half against the corral hub")
 	controllerArgs := []string{"controller", "--kubeconfig=" + hub.Kubeconfig, "-v=4"}
-	expectHelloworldPortFree()
-	stopController := startUpstream(ocmHelloworld, "helloworld-controller", controllerArgs...)
+	stopController := startHelloworld("helloworld-controller", controllerArgs...)
 
 	By("corral addon enable helloworld, with that config")
 	enable := addoncli.NewEnableOptions(GinkgoWriter)
 	enable.Hub.Kubeconfig = hub.Kubeconfig
 	enable.Addons, enable.Clusters = []string{helloworld}, []string{cluster}
 	enable.ConfigFlags = []string{strings.Join([]string{configs.Group, configs.Resource, cluster, mirrorConfig}, "/")}
-	Expect(enable.Validate()).To(Succeed())
-	Expect(enable.Complete()).To(Succeed())
-	Expect(enable.Run(ctx)).To(Succeed())
+	Expect(runVerb(ctx, enable)).To(Succeed())
 
 	By("the framework's ManifestWork, applied by OCM's work agent: the agent's Deployment, with the mirrored image")
 	Eventually(func(g Gomega) {
@@ -115,6 +112,13 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	Expect(cert.Subject.CommonName).To(HavePrefix(addonGroup+":agent:"), "the addon's own user")
 	Expect(cert.Subject.Organization).To(ContainElement(addonGroup))
 
+	By("the agent side declared that it gets the addon's credentials with a CSR")
+	Eventually(func(g Gomega) {
+		mca, err := addons.ManagedClusterAddOns(cluster).Get(ctx, helloworld, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(mca.Status.KubeClientDriver).To(Equal("csr"))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
 	By("the addon is Available: its Deployment runs on the cluster's node, and its status comes back through the work")
 	Eventually(func(g Gomega) {
 		mca, err := addons.ManagedClusterAddOns(cluster).Get(ctx, helloworld, metav1.GetOptions{})
@@ -134,9 +138,7 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 		status := addoncli.NewStatusOptions(&out)
 		status.Hub.Kubeconfig = hub.Kubeconfig
 		status.Addon, status.Output = helloworld, "json"
-		g.Expect(status.Validate()).To(Succeed())
-		g.Expect(status.Complete()).To(Succeed())
-		g.Expect(status.Run(ctx)).To(Succeed())
+		g.Expect(runVerb(ctx, status)).To(Succeed())
 		var state addoncli.AddonState
 		g.Expect(json.Unmarshal(out.Bytes(), &state)).To(Succeed(), "%s", out.String())
 		g.Expect(state.Known).To(BeTrue())
@@ -145,10 +147,10 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 	By("the example's agent, with those credentials, copies a ConfigMap from the cluster's namespace on the hub")
-	// Both halves always listen on helloworldPort: one at a time.
+	// Both halves always listen on :8443: one at a time.
 	stopController()
 	hubKubeconfig := writeSecretFiles(secret)
-	stopAgent := startUpstream(ocmHelloworld, "helloworld-agent", "agent",
+	stopAgent := startHelloworld("helloworld-agent", "agent",
 		"--kubeconfig="+managed.Kubeconfig,
 		"--hub-kubeconfig="+hubKubeconfig,
 		"--cluster-name="+cluster,
@@ -172,13 +174,11 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	Expect(apierrors.IsForbidden(err)).To(BeTrue(), "the addon reads no ConfigMaps outside its cluster's namespace, got %v", err)
 
 	By("corral addon disable helloworld: the ManifestWork, the agent's Deployment and its hub permissions go")
-	stopController = startUpstream(ocmHelloworld, "helloworld-controller-again", controllerArgs...)
+	stopController = startHelloworld("helloworld-controller-again", controllerArgs...)
 	disable := addoncli.NewDisableOptions(GinkgoWriter)
 	disable.Hub.Kubeconfig = hub.Kubeconfig
 	disable.Addons, disable.Clusters = []string{helloworld}, []string{cluster}
-	Expect(disable.Validate()).To(Succeed())
-	Expect(disable.Complete()).To(Succeed())
-	Expect(disable.Run(ctx)).To(Succeed())
+	Expect(runVerb(ctx, disable)).To(Succeed())
 	Eventually(func(g Gomega) {
 		works, err := workclient.NewForConfigOrDie(hub.Config).WorkV1().ManifestWorks(cluster).List(ctx, metav1.ListOptions{
 			LabelSelector: addonv1alpha1.AddonLabelKey + "=" + helloworld,
@@ -193,17 +193,13 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	stopController()
 }
 
-// helloworldPort is where both halves of the helloworld example always
-// serve their health endpoint, on every address.
-const helloworldPort = ":8443"
-
-// expectHelloworldPortFree fails the spec, saying why, when something
-// already listens on helloworldPort: the example would exit at once.
-func expectHelloworldPortFree() {
+// startHelloworld starts the example with args, as startUpstream does,
+// once its port is free: both halves always serve their health endpoint on
+// :8443, on every address.
+func startHelloworld(name string, args ...string) (stop func()) {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", helloworldPort)
-	Expect(err).NotTo(HaveOccurred(), "the helloworld example always listens on %s, which something on this machine holds", helloworldPort)
-	Expect(l.Close()).To(Succeed())
+	expectPortsFree("the helloworld example", ":8443")
+	return startUpstream(ocmHelloworld, name, args...)
 }
 
 // writeSecretFiles writes each key of an addon's hub kubeconfig Secret

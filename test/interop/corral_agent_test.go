@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -37,6 +38,7 @@ import (
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/webhook"
 	"github.com/corral-dev/corral/work"
 )
 
@@ -85,11 +87,7 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 		acceptWhenAsked(ctx, ocmHub, cluster, nil)
 
 		By("running corral's addon host beside the agent, as `corral agent` does, and its work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
-		var identity *rest.Config
-		Eventually(func() (err error) {
-			identity, err = clientcmd.BuildConfigFromFlags("", kubeconfigFile)
-			return err
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the agent has stored its hub kubeconfig")
+		identity := storedKubeconfig(ctx, kubeconfigFile)
 		_, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: host.DefaultInstallNamespace}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -247,6 +245,8 @@ func serveOCMAddonConversion(ctx context.Context) {
 	Expect(os.WriteFile(filepath.Join(certDir, corev1.TLSCertKey), cert, 0o600)).To(Succeed())
 	Expect(os.WriteFile(filepath.Join(certDir, corev1.TLSPrivateKeyKey), key, 0o600)).To(Succeed())
 	port := freePort()
+	// Its health and metrics endpoints have no flags.
+	expectPortsFree("OCM's addon webhook server", ":8000", ":8080")
 	startUpstream(ocmAddon, "ocm-addon-webhook", "webhook-server",
 		"--kubeconfig="+ocmHub.Kubeconfig,
 		fmt.Sprintf("--port=%d", port),
@@ -255,7 +255,7 @@ func serveOCMAddonConversion(ctx context.Context) {
 
 	url := fmt.Sprintf("https://127.0.0.1:%d/convert", port)
 	crds := apiextensionsclient.NewForConfigOrDie(ocmHub.Config).ApiextensionsV1().CustomResourceDefinitions()
-	for _, name := range []string{"managedclusteraddons.addon.open-cluster-management.io", "clustermanagementaddons.addon.open-cluster-management.io"} {
+	for _, name := range webhook.ConvertedCRDs {
 		crd, err := crds.Get(ctx, name, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
@@ -268,15 +268,47 @@ func serveOCMAddonConversion(ctx context.Context) {
 		_, err = crds.Update(ctx, crd, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	}
-	By("waiting until an addon written as v1alpha1 reads as v1beta1 through the webhook")
-	addons := addonclient.NewForConfigOrDie(ocmHub.Config)
-	probe := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "conversion-probe"},
-		Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual}}}
-	_, err = addons.AddonV1alpha1().ClusterManagementAddOns().Create(ctx, probe, metav1.CreateOptions{})
+	expectAddonsConverted(ctx, addonclient.NewForConfigOrDie(ocmHub.Config))
+}
+
+// expectAddonsConverted waits until addons written as v1alpha1 read as
+// v1beta1 with what only a conversion makes of them: a ManagedClusterAddOn's
+// registration gets its type, a ClusterManagementAddOn's supported config
+// with a default becomes a default config. Unconverted, both read empty.
+func expectAddonsConverted(ctx context.Context, addons addonclient.Interface) {
+	GinkgoHelper()
+	const probe, ns = "conversion-probe", ocmBootstrapNamespace
+	cma, err := addons.AddonV1alpha1().ClusterManagementAddOns().Create(ctx, &addonv1alpha1.ClusterManagementAddOn{
+		ObjectMeta: metav1.ObjectMeta{Name: probe},
+		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
+			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
+			SupportedConfigs: []addonv1alpha1.ConfigMeta{{
+				ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupName, Resource: "addondeploymentconfigs"},
+				DefaultConfig:       &addonv1alpha1.ConfigReferent{Namespace: ns, Name: probe},
+			}},
+		},
+	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(addons.AddonV1alpha1().ClusterManagementAddOns().Delete(ctx, cma.Name, metav1.DeleteOptions{})).To(Succeed())
+	})
+	mca, err := addons.AddonV1alpha1().ManagedClusterAddOns(ns).Create(ctx, &addonv1alpha1.ManagedClusterAddOn{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: probe},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(addons.AddonV1alpha1().ManagedClusterAddOns(ns).Delete(ctx, mca.Name, metav1.DeleteOptions{})).To(Succeed())
+	})
+	mca.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}}
+	_, err = addons.AddonV1alpha1().ManagedClusterAddOns(ns).UpdateStatus(ctx, mca, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+
 	Eventually(func(g Gomega) {
-		_, err := addons.AddonV1beta1().ClusterManagementAddOns().Get(ctx, probe.Name, metav1.GetOptions{})
+		cma, err := addons.AddonV1beta1().ClusterManagementAddOns().Get(ctx, probe, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(cma.Spec.DefaultConfigs).To(ContainElement(HaveField("ConfigReferent.Name", probe)))
+		mca, err := addons.AddonV1beta1().ManagedClusterAddOns(ns).Get(ctx, probe, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(mca.Status.Registrations).To(ConsistOf(HaveField("Type", addonv1beta1.KubeClient)))
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-	Expect(addons.AddonV1alpha1().ClusterManagementAddOns().Delete(ctx, probe.Name, metav1.DeleteOptions{})).To(Succeed())
 }

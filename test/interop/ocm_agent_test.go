@@ -92,6 +92,8 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 		acceptWhenAsked(ctx, corralHub, cluster, func() { setLeaseDuration(ctx, corralHub, cluster, leaseSeconds) })
 
 		By("running OCM's work agent as the klusterlet does, with the registration agent's hub kubeconfig")
+		// It reads the kubeconfig once, at start, and exits without it.
+		storedKubeconfig(ctx, filepath.Join(hubKubeconfigDir, "kubeconfig"))
 		startUpstream(ocmWork, "ocm-work-agent", "agent",
 			"--spoke-cluster-name="+cluster,
 			"--hub-kubeconfig-dir="+hubKubeconfigDir,

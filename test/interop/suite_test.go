@@ -28,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +46,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2/textlogger"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -222,12 +224,57 @@ func startUpstream(binary, name string, args ...string) (stop func()) {
 	return stop
 }
 
+// storedKubeconfig waits until an agent has stored, at path, a hub
+// kubeconfig that loads with the certificate files it names, and returns
+// its client configuration.
+func storedKubeconfig(ctx context.Context, path string) *rest.Config {
+	GinkgoHelper()
+	var cfg *rest.Config
+	Eventually(func() (err error) {
+		if cfg, err = clientcmd.BuildConfigFromFlags("", path); err != nil {
+			return err
+		}
+		return rest.LoadTLSFiles(cfg)
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the agent has stored its hub kubeconfig at %s", path)
+	return cfg
+}
+
+// expectPortsFree fails the spec, saying why, when something already
+// listens on one of ports (":8443"): an upstream binary that always
+// listens there, having no flag to say otherwise, would exit at once.
+func expectPortsFree(binary string, ports ...string) {
+	GinkgoHelper()
+	for _, port := range ports {
+		l, err := net.Listen("tcp", port)
+		Expect(err).NotTo(HaveOccurred(), "%s always listens on %s, which something on this machine holds", binary, port)
+		Expect(l.Close()).To(Succeed())
+	}
+}
+
+// cliVerb is the options of one corral CLI verb.
+type cliVerb interface {
+	Validate() error
+	Complete() error
+	Run(context.Context) error
+}
+
+// runVerb runs a verb's options as its command does.
+func runVerb(ctx context.Context, o cliVerb) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if err := o.Complete(); err != nil {
+		return err
+	}
+	return o.Run(ctx)
+}
+
 // listenFlag is the --listen flag OCM's controller and agent commands
 // (library-go's) need: their health endpoint on a free loopback port, as
 // their default, 8443 on every address, would collide with anything else
 // on the machine, and with port 0 library-go serves nothing and panics.
-// The helloworld example has no such flag: it always listens on
-// helloworldPort, so only one of its processes runs at a time.
+// The helloworld example has no such flag: it always listens on :8443
+// (startHelloworld).
 func listenFlag() string { return fmt.Sprintf("--listen=127.0.0.1:%d", freePort()) }
 
 // freePort is a loopback port that was free a moment ago.
@@ -288,9 +335,7 @@ func acceptWhenAsked(ctx context.Context, hub *localcluster.Cluster, cluster str
 	o := registrationcli.NewAcceptOptions(io.MultiWriter(&out, GinkgoWriter))
 	o.Hub.Kubeconfig = hub.Kubeconfig
 	o.Clusters = []string{cluster}
-	Expect(o.Validate()).To(Succeed())
-	Expect(o.Complete()).To(Succeed())
-	Expect(o.Run(ctx)).To(Succeed())
+	Expect(runVerb(ctx, o)).To(Succeed())
 	Expect(out.String()).To(ContainSubstring("approved join request"), "corral accept approved the agent's CSR")
 }
 
