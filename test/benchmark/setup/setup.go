@@ -76,15 +76,22 @@ func (c *ControlPlane) PID(name string) int {
 // Corral is the path of the corral binary `make build` made.
 func Corral(b testing.TB) string {
 	b.Helper()
+	return Binary(b, "corral", "make build")
+}
+
+// Binary is the path of the binary name in bin/, which the make target
+// target builds.
+func Binary(b testing.TB, name, target string) string {
+	b.Helper()
 	binDir, err := localcluster.FindBinDir()
 	if err != nil {
 		b.Fatal(err)
 	}
-	corral := filepath.Join(binDir, "corral")
-	if _, err := os.Stat(corral); err != nil {
-		b.Fatalf("%s is missing: run make build", corral)
+	path := filepath.Join(binDir, name)
+	if _, err := os.Stat(path); err != nil {
+		b.Fatalf("%s is missing: run %s", path, target)
 	}
-	return corral
+	return path
 }
 
 // LogFile creates a log file named name in a directory of its own

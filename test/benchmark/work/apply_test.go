@@ -5,7 +5,8 @@
 // the CPU every process spent; the API writes per work; and the agent's
 // CPU once nothing changes. BenchmarkApplyWorksFloor makes the same
 // writes with a bare client: the API servers' own time for them, which
-// no agent can beat.
+// no agent can beat; BenchmarkApplyWorksUpstream measures OCM's own agent
+// the same way.
 //
 //	make build
 //	WORKS=5000 go test -run '^$' -bench . -benchtime 1x ./test/benchmark/work/
@@ -98,14 +99,20 @@ func createWorks(ctx context.Context, b *testing.B, hub *controlPlane, n int) {
 }
 
 // startAgent runs the work addon's agent half alone, as a hosted
-// deployment would, with its default client limits. Its log outlives a
-// failed benchmark (or any, with CORRAL_BENCH_KEEP_LOG set), to be read.
+// deployment would, with its default client limits.
 func startAgent(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
 	b.Helper()
-	corral := setup.Corral(b)
-	logFile := setup.LogFile(b, "work", "agent.log")
-	cmd := exec.Command(corral, "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
+	return startProcess(b, setup.Corral(b), "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
 		"--hub-kubeconfig", hub.Kubeconfig, "--kubeconfig", managed.Kubeconfig)
+}
+
+// startProcess runs binary with args as the agent under measure. Its log
+// outlives a failed benchmark (or any, with CORRAL_BENCH_KEEP_LOG set), to
+// be read.
+func startProcess(b *testing.B, binary string, args ...string) *exec.Cmd {
+	b.Helper()
+	logFile := setup.LogFile(b, "work", "agent.log")
+	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -190,7 +197,11 @@ func startWithWorks(ctx context.Context, b *testing.B) (hub, managed *controlPla
 }
 
 // BenchmarkApplyWorks: the works on the hub before the agent starts.
-func BenchmarkApplyWorks(b *testing.B) {
+func BenchmarkApplyWorks(b *testing.B) { benchmarkApply(b, startAgent) }
+
+// benchmarkApply measures the agent that start starts: the works on the
+// hub before it starts.
+func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *controlPlane) *exec.Cmd) {
 	ctx := b.Context()
 	hub, managed, n := startWithWorks(ctx, b)
 	// The addon's lease lives in its install namespace.
@@ -201,7 +212,7 @@ func BenchmarkApplyWorks(b *testing.B) {
 	b.ResetTimer()
 	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
 	began := time.Now()
-	agent := startAgent(b, hub, managed)
+	agent := start(b, hub, managed)
 	exited := make(chan error, 1)
 	go func() { exited <- agent.Wait() }()
 	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.Process.Pid,

@@ -1,0 +1,55 @@
+package work_test
+
+import (
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/test/benchmark/setup"
+)
+
+// BenchmarkApplyWorksUpstream measures upstream OCM's work agent (v1.2.0,
+// bin/ocm-work from `make ocm-tools`) on BenchmarkApplyWorks's workload
+// and machine: the figures issue 6 quotes for it ("about 110 s with its
+// default client limits, about 23 s with them lifted"), measured here, so
+// that corral's figures and its floor compare with upstream's on the same
+// machine.
+//
+//	make ocm-tools
+//	go test -run '^$' -bench 'ApplyWorksUpstream' -benchtime 1x ./test/benchmark/work/
+func BenchmarkApplyWorksUpstream(b *testing.B) {
+	for _, limits := range []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"lifted", []string{"--kube-api-qps=1000", "--kube-api-burst=2000", "--hub-kube-api-qps=1000", "--hub-kube-api-burst=2000"}},
+	} {
+		b.Run("limits="+limits.name, func(b *testing.B) {
+			benchmarkApply(b, func(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
+				return startOCMAgent(b, hub, managed, limits.args...)
+			})
+		})
+	}
+}
+
+// startOCMAgent runs OCM's work agent as the klusterlet runs it, with the
+// hub admin's kubeconfig as its workload source.
+func startOCMAgent(b *testing.B, hub, managed *controlPlane, extra ...string) *exec.Cmd {
+	b.Helper()
+	port, err := localcluster.FreePort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := append([]string{"agent",
+		"--spoke-cluster-name=" + cluster,
+		"--hub-kubeconfig=" + hub.Kubeconfig,
+		"--workload-source-config=" + hub.Kubeconfig,
+		"--kubeconfig=" + managed.Kubeconfig,
+		"--hub-kubeconfig-dir=" + b.TempDir(),
+		"--disable-leader-election",
+		fmt.Sprintf("--listen=127.0.0.1:%d", port),
+	}, extra...)
+	return startProcess(b, setup.Binary(b, "ocm-work", "make ocm-tools"), args...)
+}
