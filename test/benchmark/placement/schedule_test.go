@@ -59,7 +59,12 @@ const (
 	excluded = "bench-excluded"
 )
 
-func BenchmarkSchedule(b *testing.B) { byPlacements(b, benchmarkSchedule) }
+func BenchmarkSchedule(b *testing.B) { byPlacements(b, scheduleWith((*fixture).startScheduler)) }
+
+// scheduleWith is the schedule benchmark of the scheduler start starts.
+func scheduleWith(start func(*fixture, *testing.B) *exec.Cmd) func(b *testing.B, n int) {
+	return func(b *testing.B, n int) { benchmarkSchedule(b, n, start) }
+}
 
 // byPlacements runs bench once per count of placementCounts, as a
 // sub-benchmark named by it.
@@ -96,14 +101,14 @@ func prepare(ctx context.Context, b *testing.B, n int) (*fixture, *watcher) {
 	return f, f.watch(ctx, b)
 }
 
-func benchmarkSchedule(b *testing.B, n int) {
+func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *exec.Cmd) {
 	ctx := context.Background()
 	f, watch := prepare(ctx, b, n)
 
 	before := measure.APIWrites(ctx, f.kube)
 	b.StartTimer()
 	begin := time.Now()
-	hub := f.startScheduler(b)
+	hub := start(f, b)
 	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
@@ -160,7 +165,7 @@ type fixture struct {
 	clusters clusterclient.Interface
 	corral   string
 	log      string
-	metrics  string // the scheduler's /metrics
+	metrics  string // the scheduler's /metrics; empty when it has none to scrape
 }
 
 func startHub(ctx context.Context, b *testing.B) *fixture {
@@ -173,19 +178,33 @@ func startHub(ctx context.Context, b *testing.B) *fixture {
 // half, its defaults but for leader election (one copy) and webhooks.
 func (f *fixture) startScheduler(b *testing.B) *exec.Cmd {
 	b.Helper()
-	logFile := setup.LogFile(b, "placement", "hub.log")
-	f.log = logFile.Name()
-	port, err := localcluster.FreePort()
-	if err != nil {
-		b.Fatal(err)
-	}
+	port := freePort(b)
 	f.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "placement", "--no-registration",
 		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 	}
-	cmd := exec.Command(f.corral, args...)
+	return f.startProcess(b, f.corral, args...)
+}
+
+// freePort is a loopback port that was free a moment ago.
+func freePort(b *testing.B) int {
+	b.Helper()
+	port, err := localcluster.FreePort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return port
+}
+
+// startProcess runs binary with args as the scheduler under measure, its
+// log in f.log, until the benchmark ends.
+func (f *fixture) startProcess(b *testing.B, binary string, args ...string) *exec.Cmd {
+	b.Helper()
+	logFile := setup.LogFile(b, "placement", "hub.log")
+	f.log = logFile.Name()
+	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

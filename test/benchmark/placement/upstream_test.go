@@ -1,0 +1,44 @@
+package placement_test
+
+import (
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/corral-dev/corral/test/benchmark/setup"
+)
+
+// BenchmarkScheduleUpstream measures upstream OCM's placement controller
+// (v1.2.0, bin/ocm-placement from `make ocm-tools`) on BenchmarkSchedule's
+// workload and machine: the figures issue 7 quotes for it ("about 59 s
+// with its default client limits and about 23 s with them lifted"),
+// measured here, so that corral's figures and its floor compare with
+// upstream's on the same machine.
+//
+//	make ocm-tools
+//	go test ./test/benchmark/placement -run x -bench ScheduleUpstream -benchtime 1x
+func BenchmarkScheduleUpstream(b *testing.B) {
+	for _, limits := range []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"lifted", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}},
+	} {
+		b.Run("limits="+limits.name, func(b *testing.B) {
+			byPlacements(b, scheduleWith(func(f *fixture, b *testing.B) *exec.Cmd {
+				return f.startOCMScheduler(b, limits.args...)
+			}))
+		})
+	}
+}
+
+// startOCMScheduler runs OCM's placement controller as the cluster manager
+// runs it, but for leader election (one copy).
+func (f *fixture) startOCMScheduler(b *testing.B, extra ...string) *exec.Cmd {
+	b.Helper()
+	f.metrics = "" // served over TLS, with authentication
+	args := append([]string{"controller", "--kubeconfig=" + f.Kubeconfig, "--disable-leader-election",
+		fmt.Sprintf("--listen=127.0.0.1:%d", freePort(b))}, extra...)
+	return f.startProcess(b, setup.Binary(b, "ocm-placement", "make ocm-tools"), args...)
+}
