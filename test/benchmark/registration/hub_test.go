@@ -57,11 +57,12 @@ func (f *hubFixture) accepted(ctx context.Context, name string) error {
 	})
 }
 
-// corralHub is a running `corral hub` process with its metrics endpoint.
-type corralHub struct {
+// hubProcess is a running hub process (`corral hub`, or OCM's
+// registration controller) with its metrics endpoint.
+type hubProcess struct {
 	cmd     *exec.Cmd
 	log     string
-	metrics string // http://…/metrics
+	metrics string // http://…/metrics; empty when it has none to scrape
 	pprof   string // host:port of /debug/pprof, when CORRAL_BENCH_PPROF names one
 
 	exited  chan struct{} // closed when the process has ended
@@ -72,17 +73,38 @@ type corralHub struct {
 // defaults, but for leader election (one copy), a metrics endpoint and no
 // admission webhooks: they are not what is measured, and their default
 // port may be taken.
-func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
+func (f *hubFixture) startCorral(b *testing.B, args ...string) *hubProcess {
 	b.Helper()
 	addr := freeAddr(b)
 	logFile := setup.LogFile(b, "hub", "hub.log")
-	h := &corralHub{log: logFile.Name(), metrics: "http://" + addr + "/metrics"}
+	h := &hubProcess{log: logFile.Name(), metrics: "http://" + addr + "/metrics"}
 	args = append([]string{"hub", "--kubeconfig", f.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 		h.pprof = addr
 	}
-	h.cmd = exec.Command(f.corral, args...)
+	h.run(b, logFile, f.corral, args...)
+	return h
+}
+
+// startOCM runs upstream OCM's registration controller (v1.2.0,
+// bin/ocm-registration from `make ocm-tools`) against the fixture's hub,
+// as the cluster manager runs it but for leader election (one copy), with
+// extra flags (client limits).
+func (f *hubFixture) startOCM(b *testing.B, extra ...string) *hubProcess {
+	b.Helper()
+	logFile := setup.LogFile(b, "hub", "ocm-registration.log")
+	h := &hubProcess{log: logFile.Name()} // its metrics are served over TLS, with authentication
+	args := append([]string{"controller", "--kubeconfig=" + f.Kubeconfig, "--disable-leader-election", "--listen=" + freeAddr(b)}, extra...)
+	h.run(b, logFile, setup.Binary(b, "ocm-registration", "make ocm-tools"), args...)
+	return h
+}
+
+// run starts binary with args, its output to logFile, until the benchmark
+// ends.
+func (h *hubProcess) run(b *testing.B, logFile *os.File, binary string, args ...string) {
+	b.Helper()
+	h.cmd = exec.Command(binary, args...)
 	h.cmd.Stdout, h.cmd.Stderr = logFile, logFile
 	if err := h.cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -90,31 +112,30 @@ func (f *hubFixture) startCorral(b *testing.B, args ...string) *corralHub {
 	h.exited = make(chan struct{})
 	go func() { h.waitErr = h.cmd.Wait(); close(h.exited) }()
 	b.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.exited })
-	return h
 }
 
 // within is ctx for at most d, and only while the hub runs: a hub that
 // fails to start (a bad flag, a crash) ends the wait at once, with the
 // cause, rather than after d.
-func (h *corralHub) within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+func (h *hubProcess) within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, d, fmt.Errorf("not done in %s", d))
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
 		case <-h.exited:
-			cancel(fmt.Errorf("corral hub exited (%w)", h.waitErr))
+			cancel(fmt.Errorf("the hub exited (%w)", h.waitErr))
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() { cancel(nil); cancelTimeout() }
 }
 
-func (h *corralHub) pid() int { return h.cmd.Process.Pid }
+func (h *hubProcess) pid() int { return h.cmd.Process.Pid }
 
 // profile writes a CPU profile of the hub over the next d to
 // $CORRAL_BENCH_PROFILE_DIR/name.pprof, when the hub serves pprof
 // (CORRAL_BENCH_PPROF=127.0.0.1:6060); the returned func waits for it.
-func (h *corralHub) profile(b *testing.B, name string, d time.Duration) func() {
+func (h *hubProcess) profile(b *testing.B, name string, d time.Duration) func() {
 	dir := os.Getenv("CORRAL_BENCH_PROFILE_DIR")
 	if h.pprof == "" || dir == "" {
 		return func() {}
@@ -147,18 +168,18 @@ func (h *corralHub) profile(b *testing.B, name string, d time.Duration) func() {
 
 // requests counts the hub's requests so far by method and response code
 // ("PATCH 409"), from the hub's own client metrics.
-func (h *corralHub) requests() map[string]int {
+func (h *hubProcess) requests() map[string]int {
 	return measure.Scrape(h.metrics, "rest_client_requests_total", "method", "code")
 }
 
 // reconciles counts the hub's reconciles so far by controller.
-func (h *corralHub) reconciles() map[string]int {
+func (h *hubProcess) reconciles() map[string]int {
 	return measure.Scrape(h.metrics, "controller_runtime_reconcile_total", "controller")
 }
 
 // writes is how many writes (POST, PUT, PATCH, DELETE) the hub has made
 // so far.
-func (h *corralHub) writes() int {
+func (h *hubProcess) writes() int {
 	n := 0
 	for k, v := range h.requests() {
 		switch method, _, _ := strings.Cut(k, " "); method {
