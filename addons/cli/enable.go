@@ -130,7 +130,16 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	for _, ch := range changes {
 		fmt.Fprintf(o.Out, "addon %s %s on cluster %s\n", ch.Addon, ch.Action, ch.Cluster)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	for _, addon := range o.Addons {
+		cma := &addonv1alpha1.ClusterManagementAddOn{}
+		if err := o.client.Get(ctx, client.ObjectKey{Name: addon}, cma); err == nil && isTemplateAddon(cma) {
+			fmt.Fprintf(o.Out, "Warning: %s.\n", templateNotice(addon))
+		}
+	}
+	return nil
 }
 
 // NoConfig, as the only --config, removes an enabled addon's

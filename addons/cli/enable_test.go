@@ -28,6 +28,12 @@ func TestEnable(t *testing.T) {
 		wantOut   string
 		wantAddon map[string]addonv1alpha1.ManagedClusterAddOnSpec // cluster/addon → spec; others must not exist
 	}{
+		"an AddOnTemplate addon: enabled, with a warning that corral does not render it": {
+			objs:      []client.Object{templateCMA("dashboard"), cluster("c1", true)},
+			opts:      func(o *EnableOptions) { o.Addons, o.Clusters = []string{"dashboard"}, []string{"c1"} },
+			wantOut:   "addon dashboard enabled on cluster c1\nWarning: addon dashboard is defined by an AddOnTemplate, which corral does not render: its agent is deployed only if OCM's addon manager runs against this hub.\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/dashboard": {}},
+		},
 		"named clusters": {
 			objs: []client.Object{cma("hello"), cluster("c1", true), cluster("c2", true)},
 			opts: func(o *EnableOptions) {

@@ -106,3 +106,35 @@ func TestStatusNotEnabled(t *testing.T) {
 		t.Errorf("printed %q", out.String())
 	}
 }
+
+func TestStatusTemplateAddon(t *testing.T) {
+	tmpl := templateCMA("dashboard")
+	hub, out := hubOpts(fakeHub(t, tmpl, mca("dashboard", "c1")))
+	if err := (&StatusOptions{hubOptions: hub, Addon: "dashboard"}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "Note: addon dashboard is defined by an AddOnTemplate, which corral does not render: its agent is deployed only if OCM's addon manager runs against this hub.\n"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("printed %q, want it to start with %q", out.String(), want)
+	}
+
+	hub, out = hubOpts(fakeHub(t, cma("hello"), mca("hello", "c1")))
+	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "AddOnTemplate") {
+		t.Errorf("an addon with no AddOnTemplate was said to have one: %q", out.String())
+	}
+}
+
+// templateCMA is an addon defined by an AddOnTemplate, as OCM ships them.
+//
+//nolint:staticcheck // the stored v1alpha1 addon lists its configs in a deprecated field
+func templateCMA(name string) *addonv1alpha1.ClusterManagementAddOn {
+	c := cma(name)
+	c.Spec.SupportedConfigs = []addonv1alpha1.ConfigMeta{{
+		ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupName, Resource: "addontemplates"},
+		DefaultConfig:       &addonv1alpha1.ConfigReferent{Name: name + "-template"},
+	}}
+	return c
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -24,7 +25,10 @@ type AddonState struct {
 	InstallStrategy string `json:"installStrategy,omitempty"`
 	// Known is false for an addon enabled on clusters that the hub has
 	// no ClusterManagementAddOn for.
-	Known    bool           `json:"known"`
+	Known bool `json:"known"`
+	// Template is true for an addon defined by an AddOnTemplate, which
+	// corral does not render (templateNotice).
+	Template bool           `json:"addOnTemplate,omitempty"`
 	Clusters []ClusterState `json:"clusters"`
 }
 
@@ -61,12 +65,33 @@ func stateOf(name string, cma *addonv1alpha1.ClusterManagementAddOn, mcas []addo
 		s.Known = true
 		s.DisplayName, s.Description = cma.Spec.AddOnMeta.DisplayName, cma.Spec.AddOnMeta.Description
 		s.InstallStrategy = cma.Spec.InstallStrategy.Type
+		s.Template = isTemplateAddon(cma)
 	}
 	for i := range mcas {
 		s.Clusters = append(s.Clusters, clusterStateOf(&mcas[i]))
 	}
 	slices.SortFunc(s.Clusters, func(a, b ClusterState) int { return strings.Compare(a.Cluster, b.Cluster) })
 	return s
+}
+
+// isTemplateAddon says whether cma's addon is defined by an AddOnTemplate:
+// it supports addontemplates configs, which OCM's addon manager renders.
+//
+//nolint:staticcheck // the stored v1alpha1 addon lists its configs in a deprecated field
+func isTemplateAddon(cma *addonv1alpha1.ClusterManagementAddOn) bool {
+	for _, c := range cma.Spec.SupportedConfigs {
+		if c.Group == addonv1alpha1.GroupName && c.Resource == "addontemplates" {
+			return true
+		}
+	}
+	return false
+}
+
+// templateNotice says what becomes of an AddOnTemplate addon on a corral
+// hub.
+func templateNotice(addon string) string {
+	return fmt.Sprintf("addon %s is defined by an AddOnTemplate, which corral does not render: "+
+		"its agent is deployed only if OCM's addon manager runs against this hub", addon)
 }
 
 //nolint:staticcheck // the stored v1alpha1 registration names its signer in a deprecated field

@@ -94,6 +94,9 @@ func printStatus(w io.Writer, s AddonState) {
 	if !s.Known {
 		fmt.Fprintf(w, "Addon %s is not known to the hub (no ClusterManagementAddOn) but is enabled on clusters:\n", s.Name)
 	}
+	if s.Template {
+		fmt.Fprintf(w, "Note: %s.\n", templateNotice(s.Name))
+	}
 	if len(s.Clusters) == 0 {
 		fmt.Fprintf(w, "Addon %s is not enabled on any cluster: corral addon enable %s --clusters ...\n", s.Name, s.Name)
 		return
