@@ -18,16 +18,10 @@ import (
 //	make ocm-tools
 //	go test ./test/benchmark/placement -run x -bench ScheduleUpstream -benchtime 1x
 func BenchmarkScheduleUpstream(b *testing.B) {
-	for _, limits := range []struct {
-		name string
-		args []string
-	}{
-		{"default", nil},
-		{"lifted", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}},
-	} {
-		b.Run("limits="+limits.name, func(b *testing.B) {
+	for _, limits := range setup.UpstreamLimits("kube-api") {
+		b.Run("limits="+limits.Name, func(b *testing.B) {
 			byPlacements(b, scheduleWith(func(f *fixture, b *testing.B) *exec.Cmd {
-				return f.startOCMScheduler(b, limits.args...)
+				return f.startOCMScheduler(b, limits.Args...)
 			}))
 		})
 	}

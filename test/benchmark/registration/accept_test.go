@@ -40,6 +40,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/test/benchmark/measure"
+	"github.com/corral-dev/corral/test/benchmark/setup"
 )
 
 // hubs are the two ways the hub is measured: the registration core alone
@@ -76,18 +77,14 @@ func BenchmarkAccept(b *testing.B) {
 //	make ocm-tools
 //	go test ./test/benchmark/registration -run x -bench AcceptUpstream -benchtime 1x
 func BenchmarkAcceptUpstream(b *testing.B) {
-	for _, c := range []struct {
-		clusters int
-		limits   string
-		args     []string
-	}{
-		{100, "default", nil},
-		{1000, "lifted", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}},
-	} {
-		b.Run(fmt.Sprintf("clusters=%d/limits=%s", c.clusters, c.limits), func(b *testing.B) {
+	// As the issue quotes them: 100 clusters at the default limits, 1000
+	// with them lifted.
+	limits := setup.UpstreamLimits("kube-api")
+	for i, clusters := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("clusters=%d/limits=%s", clusters, limits[i].Name), func(b *testing.B) {
 			b.StopTimer()
 			for range b.N {
-				benchmarkAccept(b, c.clusters, func(f *hubFixture, b *testing.B) *hubProcess { return f.startOCM(b, c.args...) })
+				benchmarkAccept(b, clusters, func(f *hubFixture, b *testing.B) *hubProcess { return f.startOCM(b, limits[i].Args...) })
 			}
 		})
 	}

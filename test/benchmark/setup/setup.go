@@ -116,3 +116,21 @@ func LogFile(b testing.TB, what, name string) *os.File {
 	b.Cleanup(func() { _ = f.Close() })
 	return f
 }
+
+// Limits are client limits an upstream OCM binary is run with: Name
+// ("default" or "lifted") and the flags that set them.
+type Limits struct {
+	Name string
+	Args []string
+}
+
+// UpstreamLimits are the two ways the issues measure OCM's binaries: with
+// their default client limits, and with them lifted (qps 1000, burst 2000)
+// on every client whose flag prefix is given ("kube-api", "hub-kube-api").
+func UpstreamLimits(prefixes ...string) []Limits {
+	lifted := Limits{Name: "lifted"}
+	for _, p := range prefixes {
+		lifted.Args = append(lifted.Args, "--"+p+"-qps=1000", "--"+p+"-burst=2000")
+	}
+	return []Limits{{Name: "default"}, lifted}
+}

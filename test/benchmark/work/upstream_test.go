@@ -19,16 +19,10 @@ import (
 //	make ocm-tools
 //	go test -run '^$' -bench 'ApplyWorksUpstream' -benchtime 1x ./test/benchmark/work/
 func BenchmarkApplyWorksUpstream(b *testing.B) {
-	for _, limits := range []struct {
-		name string
-		args []string
-	}{
-		{"default", nil},
-		{"lifted", []string{"--kube-api-qps=1000", "--kube-api-burst=2000", "--hub-kube-api-qps=1000", "--hub-kube-api-burst=2000"}},
-	} {
-		b.Run("limits="+limits.name, func(b *testing.B) {
+	for _, limits := range setup.UpstreamLimits("kube-api", "hub-kube-api") {
+		b.Run("limits="+limits.Name, func(b *testing.B) {
 			benchmarkApply(b, func(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
-				return startOCMAgent(b, hub, managed, limits.args...)
+				return startOCMAgent(b, hub, managed, limits.Args...)
 			})
 		})
 	}
