@@ -131,7 +131,7 @@ const KubeClientDriver = "csr"
 // declareDriver sets KubeClientDriver on every kubeClient registration of
 // the addon that does not say it yet, and says whether it wrote.
 func (h *Host) declareDriver(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
-	if !setDriver(mca.DeepCopy()) {
+	if driverDeclared(mca) {
 		return false, nil
 	}
 	changed, err := h.updateStatus(ctx, mca.Name, setDriver)
@@ -144,10 +144,23 @@ func (h *Host) declareDriver(ctx context.Context, mca *addonv1beta1.ManagedClust
 	return changed, nil
 }
 
+// driverDeclared says whether every kubeClient registration of mca says
+// KubeClientDriver.
+func driverDeclared(mca *addonv1beta1.ManagedClusterAddOn) bool {
+	for _, reg := range mca.Status.Registrations {
+		if reg.Type == addonv1beta1.KubeClient && (reg.KubeClient == nil || reg.KubeClient.Driver != KubeClientDriver) {
+			return false
+		}
+	}
+	return true
+}
+
 // setDriver sets KubeClientDriver on mca's kubeClient registrations and
 // says whether that changed any.
 func setDriver(mca *addonv1beta1.ManagedClusterAddOn) bool {
-	changed := false
+	if driverDeclared(mca) {
+		return false
+	}
 	for i := range mca.Status.Registrations {
 		reg := &mca.Status.Registrations[i]
 		if reg.Type != addonv1beta1.KubeClient {
@@ -156,11 +169,9 @@ func setDriver(mca *addonv1beta1.ManagedClusterAddOn) bool {
 		if reg.KubeClient == nil {
 			reg.KubeClient = &addonv1beta1.KubeClientConfig{}
 		}
-		if reg.KubeClient.Driver != KubeClientDriver {
-			reg.KubeClient.Driver, changed = KubeClientDriver, true
-		}
+		reg.KubeClient.Driver = KubeClientDriver
 	}
-	return changed
+	return true
 }
 
 // syncRegistrations starts a certificate loop for every new registration

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
@@ -169,7 +168,7 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	stopAgent()
 
-	asAddon := addonIdentity(hubKubeconfig)
+	asAddon := kubernetes.NewForConfigOrDie(storedKubeconfig(ctx, hubKubeconfig))
 	_, err = asAddon.CoreV1().ConfigMaps(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
 	Expect(apierrors.IsForbidden(err)).To(BeTrue(), "the addon reads no ConfigMaps outside its cluster's namespace, got %v", err)
 
@@ -213,13 +212,4 @@ func writeSecretFiles(secret *corev1.Secret) string {
 		Expect(os.WriteFile(filepath.Join(dir, key), value, 0o600)).To(Succeed())
 	}
 	return filepath.Join(dir, "kubeconfig")
-}
-
-// addonIdentity is a client of the hub with the addon's credentials, read
-// from the kubeconfig at path.
-func addonIdentity(path string) kubernetes.Interface {
-	GinkgoHelper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	Expect(err).NotTo(HaveOccurred())
-	return kubernetes.NewForConfigOrDie(cfg)
 }

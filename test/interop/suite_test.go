@@ -40,8 +40,6 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -289,27 +287,9 @@ func freePort() int {
 // cluster: ClusterClaims (which the upstream agent reports) and
 // AppliedManifestWorks.
 func installManagedCRDs(ctx context.Context, cfg *rest.Config) {
-	all, err := crds.All()
-	Expect(err).NotTo(HaveOccurred())
-	client := apiextensionsclient.NewForConfigOrDie(cfg).ApiextensionsV1().CustomResourceDefinitions()
-	for _, crd := range all {
-		if crd.Spec.Group == "cluster.open-cluster-management.io" && crd.Spec.Names.Plural == "clusterclaims" ||
-			crd.Spec.Group == "work.open-cluster-management.io" && crd.Spec.Names.Plural == "appliedmanifestworks" {
-			_, err := client.Create(ctx, crd, metav1.CreateOptions{})
-			if !apierrors.IsAlreadyExists(err) {
-				Expect(err).NotTo(HaveOccurred())
-			}
-			Eventually(func(g Gomega) {
-				got, err := client.Get(ctx, crd.Name, metav1.GetOptions{})
-				g.Expect(err).NotTo(HaveOccurred())
-				established := false
-				for _, c := range got.Status.Conditions {
-					established = established || c.Type == "Established" && c.Status == "True"
-				}
-				g.Expect(established).To(BeTrue(), "CRD %s is Established", crd.Name)
-			}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		}
-	}
+	GinkgoHelper()
+	Expect(crds.Install(ctx, cfg, "clusterclaims.cluster.open-cluster-management.io",
+		"appliedmanifestworks.work.open-cluster-management.io")).To(Succeed())
 }
 
 // acceptWhenAsked waits for cluster's agent to ask to join (its

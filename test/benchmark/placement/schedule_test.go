@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +45,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
-	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 	"github.com/corral-dev/corral/test/benchmark/setup"
 )
@@ -62,7 +60,7 @@ const (
 func BenchmarkSchedule(b *testing.B) { byPlacements(b, scheduleWith((*fixture).startScheduler)) }
 
 // scheduleWith is the schedule benchmark of the scheduler start starts.
-func scheduleWith(start func(*fixture, *testing.B) *exec.Cmd) func(b *testing.B, n int) {
+func scheduleWith(start func(*fixture, *testing.B) *setup.Process) func(b *testing.B, n int) {
 	return func(b *testing.B, n int) { benchmarkSchedule(b, n, start) }
 }
 
@@ -101,7 +99,7 @@ func prepare(ctx context.Context, b *testing.B, n int) (*fixture, *watcher) {
 	return f, f.watch(ctx, b)
 }
 
-func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *exec.Cmd) {
+func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *setup.Process) {
 	ctx := context.Background()
 	f, watch := prepare(ctx, b, n)
 
@@ -109,7 +107,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *ex
 	b.StartTimer()
 	begin := time.Now()
 	hub := start(f, b)
-	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.Process.Pid, "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
+	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()
@@ -121,11 +119,11 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *ex
 		}
 		return done == n
 	}); err != nil {
-		b.Fatalf("not every placement was scheduled in 10 minutes (%d done; log: %s): %v", watch.snapshot().done(), f.log, err)
+		b.Fatalf("not every placement was scheduled in 10 minutes (%d done; log: %s): %v", watch.snapshot().done(), hub.Log, err)
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	peak := measure.ProcStatus(hub.Process.Pid, "VmHWM")
+	peak := measure.ProcStatus(hub.PID(), "VmHWM")
 	used := cpu.Used()
 	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
@@ -149,7 +147,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *ex
 		b.Fatal(err)
 	}
 	if err := watch.until(ctx, time.Minute, func(v *view) bool { return v.holding(target) == 0 && v.done() == n }); err != nil {
-		b.Fatalf("the decisions holding %s were not updated in a minute (log: %s): %v", target, f.log, err)
+		b.Fatalf("the decisions holding %s were not updated in a minute (log: %s): %v", target, hub.Log, err)
 	}
 	relabel := time.Since(begin)
 	b.ReportMetric(relabel.Seconds(), "s/relabel")
@@ -164,7 +162,6 @@ type fixture struct {
 	kube     kubernetes.Interface
 	clusters clusterclient.Interface
 	corral   string
-	log      string
 	metrics  string // the scheduler's /metrics; empty when it has none to scrape
 }
 
@@ -176,41 +173,16 @@ func startHub(ctx context.Context, b *testing.B) *fixture {
 
 // startScheduler runs `corral hub` with only the placement addon's hub
 // half, its defaults but for leader election (one copy) and webhooks.
-func (f *fixture) startScheduler(b *testing.B) *exec.Cmd {
+func (f *fixture) startScheduler(b *testing.B) *setup.Process {
 	b.Helper()
-	port := freePort(b)
-	f.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	addr := setup.FreeAddr(b)
+	f.metrics = "http://" + addr + "/metrics"
 	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "placement", "--no-registration",
-		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
+		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 	}
-	return f.startProcess(b, f.corral, args...)
-}
-
-// freePort is a loopback port that was free a moment ago.
-func freePort(b *testing.B) int {
-	b.Helper()
-	port, err := localcluster.FreePort()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return port
-}
-
-// startProcess runs binary with args as the scheduler under measure, its
-// log in f.log, until the benchmark ends.
-func (f *fixture) startProcess(b *testing.B, binary string, args ...string) *exec.Cmd {
-	b.Helper()
-	logFile := setup.LogFile(b, "placement", "hub.log")
-	f.log = logFile.Name()
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return cmd
+	return setup.StartProcess(b, "placement", "hub.log", f.corral, args...)
 }
 
 // createWorkload creates the set, its binding (Bound, as the registration

@@ -1,8 +1,6 @@
 package placement_test
 
 import (
-	"fmt"
-	"os/exec"
 	"testing"
 
 	"github.com/corral-dev/corral/test/benchmark/setup"
@@ -20,7 +18,7 @@ import (
 func BenchmarkScheduleUpstream(b *testing.B) {
 	for _, limits := range setup.UpstreamLimits("kube-api") {
 		b.Run("limits="+limits.Name, func(b *testing.B) {
-			byPlacements(b, scheduleWith(func(f *fixture, b *testing.B) *exec.Cmd {
+			byPlacements(b, scheduleWith(func(f *fixture, b *testing.B) *setup.Process {
 				return f.startOCMScheduler(b, limits.Args...)
 			}))
 		})
@@ -29,10 +27,10 @@ func BenchmarkScheduleUpstream(b *testing.B) {
 
 // startOCMScheduler runs OCM's placement controller as the cluster manager
 // runs it, but for leader election (one copy).
-func (f *fixture) startOCMScheduler(b *testing.B, extra ...string) *exec.Cmd {
+func (f *fixture) startOCMScheduler(b *testing.B, extra ...string) *setup.Process {
 	b.Helper()
 	f.metrics = "" // served over TLS, with authentication
 	args := append([]string{"controller", "--kubeconfig=" + f.Kubeconfig, "--disable-leader-election",
-		fmt.Sprintf("--listen=127.0.0.1:%d", freePort(b))}, extra...)
-	return f.startProcess(b, setup.Binary(b, "ocm-placement", "make ocm-tools"), args...)
+		"--listen=" + setup.FreeAddr(b)}, extra...)
+	return setup.StartProcess(b, "placement", "hub.log", setup.Binary(b, "ocm-placement", "make ocm-tools"), args...)
 }

@@ -100,7 +100,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	begin := time.Now()
 	hub := start(f, b)
 	defer hub.profile(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
 		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
 	waitCtx, cancel := hub.within(ctx, 10*time.Minute)
 	defer cancel()
@@ -119,11 +119,11 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 		time.Sleep(100 * time.Millisecond) // a benchmark's sampling interval, not a test's synchronisation
 	}
 	if err != nil {
-		b.Fatalf("not all %d clusters were accepted (log: %s): %v", n, hub.log, context.Cause(waitCtx))
+		b.Fatalf("not all %d clusters were accepted (log: %s): %v", n, hub.Log, context.Cause(waitCtx))
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	peak := measure.ProcStatus(hub.pid(), "VmHWM")
+	peak := measure.ProcStatus(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
-	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 	"github.com/corral-dev/corral/test/benchmark/setup"
 )
@@ -60,13 +58,9 @@ func (f *hubFixture) accepted(ctx context.Context, name string) error {
 // hubProcess is a running hub process (`corral hub`, or OCM's
 // registration controller) with its metrics endpoint.
 type hubProcess struct {
-	cmd     *exec.Cmd
-	log     string
+	*setup.Process
 	metrics string // http://…/metrics; empty when it has none to scrape
 	pprof   string // host:port of /debug/pprof, when CORRAL_BENCH_PPROF names one
-
-	exited  chan struct{} // closed when the process has ended
-	waitErr error         // how it ended, once exited is closed
 }
 
 // startCorral runs `corral hub` against the fixture's hub with its
@@ -75,15 +69,14 @@ type hubProcess struct {
 // port may be taken.
 func (f *hubFixture) startCorral(b *testing.B, args ...string) *hubProcess {
 	b.Helper()
-	addr := freeAddr(b)
-	logFile := setup.LogFile(b, "hub", "hub.log")
-	h := &hubProcess{log: logFile.Name(), metrics: "http://" + addr + "/metrics"}
+	addr := setup.FreeAddr(b)
+	h := &hubProcess{metrics: "http://" + addr + "/metrics"}
 	args = append([]string{"hub", "--kubeconfig", f.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 		h.pprof = addr
 	}
-	h.run(b, logFile, f.corral, args...)
+	h.Process = setup.StartProcess(b, "hub", "hub.Log", f.corral, args...)
 	return h
 }
 
@@ -93,25 +86,9 @@ func (f *hubFixture) startCorral(b *testing.B, args ...string) *hubProcess {
 // extra flags (client limits).
 func (f *hubFixture) startOCM(b *testing.B, extra ...string) *hubProcess {
 	b.Helper()
-	logFile := setup.LogFile(b, "hub", "ocm-registration.log")
-	h := &hubProcess{log: logFile.Name()} // its metrics are served over TLS, with authentication
-	args := append([]string{"controller", "--kubeconfig=" + f.Kubeconfig, "--disable-leader-election", "--listen=" + freeAddr(b)}, extra...)
-	h.run(b, logFile, setup.Binary(b, "ocm-registration", "make ocm-tools"), args...)
-	return h
-}
-
-// run starts binary with args, its output to logFile, until the benchmark
-// ends.
-func (h *hubProcess) run(b *testing.B, logFile *os.File, binary string, args ...string) {
-	b.Helper()
-	h.cmd = exec.Command(binary, args...)
-	h.cmd.Stdout, h.cmd.Stderr = logFile, logFile
-	if err := h.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	h.exited = make(chan struct{})
-	go func() { h.waitErr = h.cmd.Wait(); close(h.exited) }()
-	b.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.exited })
+	args := append([]string{"controller", "--kubeconfig=" + f.Kubeconfig, "--disable-leader-election", "--listen=" + setup.FreeAddr(b)}, extra...)
+	// Its metrics are served over TLS, with authentication: none to scrape.
+	return &hubProcess{Process: setup.StartProcess(b, "hub", "ocm-registration.log", setup.Binary(b, "ocm-registration", "make ocm-tools"), args...)}
 }
 
 // within is ctx for at most d, and only while the hub runs: a hub that
@@ -122,15 +99,13 @@ func (h *hubProcess) within(ctx context.Context, d time.Duration) (context.Conte
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
-		case <-h.exited:
-			cancel(fmt.Errorf("the hub exited (%w)", h.waitErr))
+		case <-h.Exited():
+			cancel(fmt.Errorf("the hub exited (%w)", h.Err()))
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() { cancel(nil); cancelTimeout() }
 }
-
-func (h *hubProcess) pid() int { return h.cmd.Process.Pid }
 
 // profile writes a CPU profile of the hub over the next d to
 // $CORRAL_BENCH_PROFILE_DIR/name.pprof, when the hub serves pprof
@@ -188,14 +163,6 @@ func (h *hubProcess) writes() int {
 		}
 	}
 	return n
-}
-
-func freeAddr(b *testing.B) string {
-	port, err := localcluster.FreePort()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // watchClusters calls seen with every ManagedCluster as it is and then as

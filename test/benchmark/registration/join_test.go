@@ -59,9 +59,9 @@ func benchmarkJoin(b *testing.B, n int) {
 	ctx, stopWaiting := hub.within(ctx, 10*time.Minute) // no wait outlives the hub
 	defer stopWaiting()
 	if err := f.accepted(ctx, "probe"); err != nil {
-		b.Fatalf("corral hub did not accept a first cluster (log: %s): %v", hub.log, err)
+		b.Fatalf("corral hub did not accept a first cluster (log: %s): %v", hub.Log, err)
 	}
-	baseline := measure.ProcStatus(hub.pid(), "VmRSS")
+	baseline := measure.ProcStatus(hub.PID(), "VmRSS")
 	token, err := bootstrap.Token(ctx, f.kube, 3600)
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +73,7 @@ func benchmarkJoin(b *testing.B, n int) {
 
 	before := measure.APIWrites(ctx, f.kube)
 	hubBefore := hub.writes()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
 		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
 	b.StartTimer()
 	begin := time.Now()
@@ -92,9 +92,9 @@ func benchmarkJoin(b *testing.B, n int) {
 	elapsed := time.Since(begin)
 	b.StopTimer()
 	if b.Failed() {
-		b.Fatalf("not every agent joined (hub log: %s)", hub.log)
+		b.Fatalf("not every agent joined (hub log: %s)", hub.Log)
 	}
-	peak := measure.ProcStatus(hub.pid(), "VmHWM")
+	peak := measure.ProcStatus(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	hubWrites := hub.writes() - hubBefore
 	slices.Sort(latencies)

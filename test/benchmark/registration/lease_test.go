@@ -58,14 +58,14 @@ func benchmarkLeases(b *testing.B, n int) {
 	ctx, stopWaiting := hub.within(ctx, 10*time.Minute) // no wait outlives the hub
 	defer stopWaiting()
 	if err := waitAccepted(ctx, f.clusters, n); err != nil {
-		b.Fatalf("not every cluster was accepted (log: %s): %v", hub.log, err)
+		b.Fatalf("not every cluster was accepted (log: %s): %v", hub.Log, err)
 	}
 	r := &renewer{kube: f.kube, clusters: f.clusters, leases: make([]*coordinationv1.Lease, n)}
 	if err := r.firstBeats(ctx, n); err != nil {
 		b.Fatal(err)
 	}
 	if err := waitSettled(ctx, f.clusters, n); err != nil {
-		b.Fatalf("clusters did not settle as available (log: %s): %v", hub.log, err)
+		b.Fatalf("clusters did not settle as available (log: %s): %v", hub.Log, err)
 	}
 
 	watching, stopWatching := context.WithCancel(ctx)
@@ -90,7 +90,7 @@ func benchmarkLeases(b *testing.B, n int) {
 
 	waitUntil(t0.Add(steadyFrom * leasePeriod))
 	defer hub.profile(b, "leases-renewing", (steadyUntil-steadyFrom)*leasePeriod)()
-	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.pid(), "kube-apiserver": f.PID("kube-apiserver")})
+	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver")})
 	hubWrites, hubReconciles, apiBefore := hub.writes(), hub.reconciles(), measure.APIWrites(ctx, f.kube)
 	waitUntil(t0.Add(steadyUntil * leasePeriod))
 	steady := cpu.Percent()
@@ -101,7 +101,7 @@ func benchmarkLeases(b *testing.B, n int) {
 	waitUntil(t0.Add(leaseRounds * leasePeriod))
 	stopRenewing()
 	<-done
-	quiet := measure.NewCPUMeter(map[string]int{"hub": hub.pid()})
+	quiet := measure.NewCPUMeter(map[string]int{"hub": hub.PID()})
 	waitUntil(time.Now().Add(time.Duration(quietPeriods * float64(leasePeriod))))
 	quietCPU := quiet.Percent()["hub"]
 	b.StopTimer()
@@ -123,7 +123,7 @@ func benchmarkLeases(b *testing.B, n int) {
 		b.Errorf("%d clusters renewing on time were marked Available=Unknown", falseUnknown)
 	}
 	if silentUnknown < silent {
-		b.Errorf("only %d of %d silent clusters were marked Available=Unknown (log: %s)", silentUnknown, silent, hub.log)
+		b.Errorf("only %d of %d silent clusters were marked Available=Unknown (log: %s)", silentUnknown, silent, hub.Log)
 	}
 	if steadyWrites > 0 {
 		b.Errorf("the hub wrote %d times in response to renewals of healthy clusters", steadyWrites)

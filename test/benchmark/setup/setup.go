@@ -1,13 +1,16 @@
 // Package setup starts what the benchmarks measure against: real control
 // planes (etcd and kube-apiserver, built by `make tools`) with admin
 // clients whose limits are far above what is measured, the corral binary
-// (`make build`), and log files that outlive a failed benchmark.
+// (`make build`) and upstream OCM's (`make ocm-tools`), the processes
+// under measure, and log files that outlive a failed benchmark.
 package setup
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -115,6 +118,51 @@ func LogFile(b testing.TB, what, name string) *os.File {
 	}
 	b.Cleanup(func() { _ = f.Close() })
 	return f
+}
+
+// Process is a binary under measure, running until the benchmark ends.
+type Process struct {
+	*exec.Cmd
+	// Log is the path of its output (LogFile).
+	Log string
+
+	exited chan struct{}
+	err    error
+}
+
+// StartProcess runs binary with args, its output in LogFile(b, what,
+// logName), until the benchmark ends: it is then killed.
+func StartProcess(b testing.TB, what, logName, binary string, args ...string) *Process {
+	b.Helper()
+	logFile := LogFile(b, what, logName)
+	p := &Process{Cmd: exec.Command(binary, args...), Log: logFile.Name(), exited: make(chan struct{})}
+	p.Stdout, p.Stderr = logFile, logFile
+	if err := p.Start(); err != nil {
+		b.Fatal(err)
+	}
+	go func() { p.err = p.Wait(); close(p.exited) }()
+	b.Cleanup(func() { _ = p.Process.Kill(); <-p.exited })
+	return p
+}
+
+// PID is the process's pid.
+func (p *Process) PID() int { return p.Process.Pid }
+
+// Exited is closed once the process has ended; Err then says how.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Err is how the process ended, once Exited is closed.
+func (p *Process) Err() error { return p.err }
+
+// FreeAddr is a loopback address (127.0.0.1:port) that was free a moment
+// ago.
+func FreeAddr(b testing.TB) string {
+	b.Helper()
+	port, err := localcluster.FreePort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // Limits are client limits an upstream OCM binary is run with: Name

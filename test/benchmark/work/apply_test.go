@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"testing"
@@ -100,26 +99,10 @@ func createWorks(ctx context.Context, b *testing.B, hub *controlPlane, n int) {
 
 // startAgent runs the work addon's agent half alone, as a hosted
 // deployment would, with its default client limits.
-func startAgent(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
+func startAgent(b *testing.B, hub, managed *controlPlane) *setup.Process {
 	b.Helper()
-	return startProcess(b, setup.Corral(b), "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
+	return setup.StartProcess(b, "work", "agent.log", setup.Corral(b), "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
 		"--hub-kubeconfig", hub.Kubeconfig, "--kubeconfig", managed.Kubeconfig)
-}
-
-// startProcess runs binary with args as the agent under measure. Its log
-// outlives a failed benchmark (or any, with CORRAL_BENCH_KEEP_LOG set), to
-// be read.
-func startProcess(b *testing.B, binary string, args ...string) *exec.Cmd {
-	b.Helper()
-	logFile := setup.LogFile(b, "work", "agent.log")
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	b.Logf("agent log: %s", logFile.Name())
-	return cmd
 }
 
 // done says a work is applied and available with both resources'
@@ -132,7 +115,7 @@ func done(w *workv1.ManifestWork) bool {
 // waitAllDone watches the cluster namespace's works until n are done:
 // one watch rather than polling lists, so that looking costs the hub's
 // API server little.
-func waitAllDone(ctx context.Context, hub *controlPlane, n int, exited <-chan error) error {
+func waitAllDone(ctx context.Context, hub *controlPlane, n int, agent *setup.Process) error {
 	ready := map[string]bool{}
 	count := func() int {
 		c := 0
@@ -167,9 +150,9 @@ func waitAllDone(ctx context.Context, hub *controlPlane, n int, exited <-chan er
 				}
 			}
 			select {
-			case err := <-exited:
+			case <-agent.Exited():
 				w.Stop()
-				return fmt.Errorf("the agent stopped: %w", err)
+				return fmt.Errorf("the agent stopped: %w", agent.Err())
 			default:
 			}
 		}
@@ -201,7 +184,7 @@ func BenchmarkApplyWorks(b *testing.B) { benchmarkApply(b, startAgent) }
 
 // benchmarkApply measures the agent that start starts: the works on the
 // hub before it starts.
-func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *controlPlane) *exec.Cmd) {
+func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *controlPlane) *setup.Process) {
 	ctx := b.Context()
 	hub, managed, n := startWithWorks(ctx, b)
 	// The addon's lease lives in its install namespace.
@@ -213,20 +196,19 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
 	began := time.Now()
 	agent := start(b, hub, managed)
-	exited := make(chan error, 1)
-	go func() { exited <- agent.Wait() }()
-	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.Process.Pid,
+	b.Logf("agent log: %s", agent.Log)
+	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.PID(),
 		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	if err := waitAllDone(waitCtx, hub, n, exited); err != nil {
+	if err := waitAllDone(waitCtx, hub, n, agent); err != nil {
 		b.Fatal(err)
 	}
 	elapsed := time.Since(began)
 	b.StopTimer()
 	used := cpu.Used()
-	peak := measure.PeakRSSMB(agent.Process.Pid)
+	peak := measure.PeakRSSMB(agent.PID())
 	hubWrites, hubTotal := measure.Since(hubBefore, measure.APIWrites(ctx, hub.kube))
 	managedWrites, managedTotal := measure.Since(managedBefore, measure.APIWrites(ctx, managed.kube))
 	for _, kind := range []string{"configmaps", "secrets"} {
@@ -241,10 +223,10 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	}
 
 	// Steady state: nothing changes; the agent should do next to nothing.
-	idle := measure.NewCPUMeter(map[string]int{"agent": agent.Process.Pid})
+	idle := measure.NewCPUMeter(map[string]int{"agent": agent.PID()})
 	select {
-	case err := <-exited:
-		b.Fatalf("the agent stopped: %v", err)
+	case <-agent.Exited():
+		b.Fatalf("the agent stopped: %v", agent.Err())
 	case <-time.After(idleWindow):
 	}
 	idleMS := float64(idle.Used()["agent"].Milliseconds()) / idleWindow.Seconds()

@@ -1,11 +1,8 @@
 package work_test
 
 import (
-	"fmt"
-	"os/exec"
 	"testing"
 
-	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/test/benchmark/setup"
 )
 
@@ -21,7 +18,7 @@ import (
 func BenchmarkApplyWorksUpstream(b *testing.B) {
 	for _, limits := range setup.UpstreamLimits("kube-api", "hub-kube-api") {
 		b.Run("limits="+limits.Name, func(b *testing.B) {
-			benchmarkApply(b, func(b *testing.B, hub, managed *controlPlane) *exec.Cmd {
+			benchmarkApply(b, func(b *testing.B, hub, managed *controlPlane) *setup.Process {
 				return startOCMAgent(b, hub, managed, limits.Args...)
 			})
 		})
@@ -30,12 +27,8 @@ func BenchmarkApplyWorksUpstream(b *testing.B) {
 
 // startOCMAgent runs OCM's work agent as the klusterlet runs it, with the
 // hub admin's kubeconfig as its workload source.
-func startOCMAgent(b *testing.B, hub, managed *controlPlane, extra ...string) *exec.Cmd {
+func startOCMAgent(b *testing.B, hub, managed *controlPlane, extra ...string) *setup.Process {
 	b.Helper()
-	port, err := localcluster.FreePort()
-	if err != nil {
-		b.Fatal(err)
-	}
 	args := append([]string{"agent",
 		"--spoke-cluster-name=" + cluster,
 		"--hub-kubeconfig=" + hub.Kubeconfig,
@@ -43,7 +36,7 @@ func startOCMAgent(b *testing.B, hub, managed *controlPlane, extra ...string) *e
 		"--kubeconfig=" + managed.Kubeconfig,
 		"--hub-kubeconfig-dir=" + b.TempDir(),
 		"--disable-leader-election",
-		fmt.Sprintf("--listen=127.0.0.1:%d", port),
+		"--listen=" + setup.FreeAddr(b),
 	}, extra...)
-	return startProcess(b, setup.Binary(b, "ocm-work", "make ocm-tools"), args...)
+	return setup.StartProcess(b, "work", "agent.log", setup.Binary(b, "ocm-work", "make ocm-tools"), args...)
 }
