@@ -45,7 +45,10 @@ type Options struct {
 	SecretNamespace, SecretName string
 	// KubeconfigFile, if set, also receives the hub kubeconfig.
 	KubeconfigFile string
-	// LeaseDurationSeconds is how often the lease is renewed.
+	// LeaseDurationSeconds is the lease period a ManagedCluster the agent
+	// creates asks for; after that the agent renews the lease as often as
+	// the ManagedCluster's spec.leaseDurationSeconds says, as the hub
+	// judges it by that.
 	LeaseDurationSeconds int32
 	// PollInterval is how often a pending join is looked at.
 	PollInterval time.Duration
@@ -186,15 +189,17 @@ func (a *Agent) save(ctx context.Context, id Identity, kubeconfig, certPEM, keyP
 			return fmt.Errorf("writing %s: %w", a.opts.KubeconfigFile, err)
 		}
 	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.SecretNamespace, Name: a.opts.SecretName},
-		Data: map[string][]byte{
-			KeyKubeconfig: kubeconfig, KeyCert: certPEM, KeyKey: keyPEM,
-			KeyClusterName: []byte(id.Cluster), KeyAgentName: []byte(id.AgentID),
-		},
-	}
+	return a.putIdentity(ctx, map[string][]byte{
+		KeyKubeconfig: kubeconfig, KeyCert: certPEM, KeyKey: keyPEM,
+		KeyClusterName: []byte(id.Cluster), KeyAgentName: []byte(id.AgentID),
+	})
+}
+
+// putIdentity replaces the hub kubeconfig Secret's data with data.
+func (a *Agent) putIdentity(ctx context.Context, data map[string][]byte) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.SecretNamespace, Name: a.opts.SecretName}, Data: data}
 	if err := putSecret(ctx, a.managed, secret); err != nil {
-		return fmt.Errorf("storing the hub kubeconfig: %w", err)
+		return fmt.Errorf("storing the hub identity: %w", err)
 	}
 	return nil
 }

@@ -36,18 +36,24 @@ const rotationTimeout = time.Minute
 // was denied, or its certificate is no longer trusted), the agent falls
 // back to the bootstrap kubeconfig and asks to join again.
 func (a *Agent) heartbeat(ctx context.Context, s *session) error {
-	period := time.Duration(a.opts.LeaseDurationSeconds) * time.Second
+	period := leasePeriod(a.opts.LeaseDurationSeconds)
 	ticker := a.opts.Clock.NewTicker(period)
-	defer ticker.Stop()
+	defer func() { ticker.Stop() }()
 	rejected := 0
 	fresh := newFreshness(a.opts.Clock.Now(), period)
 	for {
-		err := a.beat(ctx, s)
+		hubPeriod, err := a.beat(ctx, s)
 		var soon <-chan time.Time
 		switch {
 		case err == nil:
 			rejected = 0
 			fresh.beaten()
+			if hubPeriod != period {
+				log(ctx).V(1).Info("Renewing the lease as often as the hub's ManagedCluster says", "cluster", s.id.Cluster, "period", hubPeriod)
+				period = hubPeriod
+				ticker.Stop()
+				ticker = a.opts.Clock.NewTicker(period)
+			}
 		case rejectedByHub(err) && fresh.graced(a.opts.Clock.Now()):
 			retry := fresh.retry()
 			log(ctx).V(1).Info("The hub does not let the new identity in yet; retrying shortly", "cluster", s.id.Cluster, "in", retry, "err", err)
@@ -163,21 +169,34 @@ func setConditions(ctx context.Context, clusters clusterclient.Interface, mc *cl
 	return err
 }
 
+// leasePeriod is how often a lease of seconds is renewed: OCM's default
+// when the ManagedCluster does not say.
+func leasePeriod(seconds int32) time.Duration {
+	if seconds <= 0 {
+		seconds = common.DefaultLeaseDurationSeconds
+	}
+	return time.Duration(seconds) * time.Second
+}
+
 // beat renews the lease and reports Joined and Available, once the hub has
-// accepted the cluster (before that, neither is the agent's to write).
-func (a *Agent) beat(ctx context.Context, s *session) error {
+// accepted the cluster (before that, neither is the agent's to write). It
+// returns the lease period the hub asks for: the ManagedCluster's
+// spec.leaseDurationSeconds, which the hub judges the lease by and an
+// admin may change, not the one the agent created it with.
+func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 	id := s.id
 	mc, err := s.clusters.ClusterV1().ManagedClusters().Get(ctx, id.Cluster, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("reading ManagedCluster %s: %w", id.Cluster, err)
+		return 0, fmt.Errorf("reading ManagedCluster %s: %w", id.Cluster, err)
 	}
+	period := leasePeriod(mc.Spec.LeaseDurationSeconds)
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
 		log(ctx).V(1).Info("Not accepted (yet); not heartbeating", "cluster", id.Cluster)
-		return nil
+		return period, nil
 	}
 	now := a.opts.Clock.Now()
 	if err := a.renewLease(ctx, s.kube, id.Cluster, now); err != nil {
-		return err
+		return 0, err
 	}
 	available := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue,
 		Reason: ReasonAvailable, Message: "The managed cluster's kube-apiserver is live."}
@@ -188,9 +207,9 @@ func (a *Agent) beat(ctx context.Context, s *session) error {
 	joined := metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
 		Reason: ReasonJoined, Message: "Managed cluster joined"}
 	if err := setConditions(ctx, s.clusters, mc, joined, available); err != nil {
-		return fmt.Errorf("reporting status: %w", err)
+		return 0, fmt.Errorf("reporting status: %w", err)
 	}
-	return nil
+	return period, nil
 }
 
 func (a *Agent) renewLease(ctx context.Context, kube kubernetes.Interface, ns string, now time.Time) error {

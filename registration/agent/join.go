@@ -56,7 +56,18 @@ func (a *Agent) join(ctx context.Context, id Identity, known bool) (*session, er
 	if err := a.retry(ctx, "creating ManagedCluster "+id.Cluster, func() error { return a.ensureCluster(ctx, clusters) }); err != nil {
 		return nil, err
 	}
+	if !known {
+		// Record the agent id before asking: an agent restarted while its
+		// request waits for an admin is still this agent, not a second one
+		// asking for the same name.
+		if err := a.putIdentity(ctx, map[string][]byte{KeyClusterName: []byte(id.Cluster), KeyAgentName: []byte(id.AgentID)}); err != nil {
+			return nil, err
+		}
+	}
 	s, err := a.obtain(ctx, kube, id, fmt.Sprintf("Asked to join; waiting for a hub admin to run 'corral accept %s'", id.Cluster))
+	if apierrors.IsUnauthorized(err) {
+		return nil, refused("waiting to be accepted", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -72,15 +83,22 @@ func (a *Agent) obtain(ctx context.Context, kube kubernetes.Interface, id Identi
 	if err != nil {
 		return nil, err
 	}
-	var csrName string
-	if err := a.retry(ctx, "creating a CSR", func() error {
-		csrName, err = createCSR(ctx, kube, id, requestPEM)
-		return err
-	}); err != nil {
-		return nil, err
+	var certPEM []byte
+	for {
+		var csrName string
+		if err := a.retry(ctx, "creating a CSR", func() error {
+			csrName, err = createCSR(ctx, kube, id, requestPEM)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		log(ctx).Info(waiting, "cluster", id.Cluster, "csr", csrName)
+		certPEM, err = a.waitForCertificate(ctx, kube, csrName)
+		if !errors.Is(err, errCSRGone) {
+			break
+		}
+		log(ctx).Info("The request was deleted before it was approved; asking again", "cluster", id.Cluster, "csr", csrName)
 	}
-	log(ctx).Info(waiting, "cluster", id.Cluster, "csr", csrName)
-	certPEM, err := a.waitForCertificate(ctx, kube, csrName)
 	if err != nil {
 		return nil, err
 	}
@@ -166,24 +184,49 @@ func createCSR(ctx context.Context, kube kubernetes.Interface, id Identity, requ
 	return csr.Name, nil
 }
 
-// waitForCertificate polls the CSR until it has a certificate or is denied.
+// errCSRGone: the CSR waited on was deleted before it was approved (by
+// the hub's cleanup of old requests, or an admin); the agent asks again.
+var errCSRGone = errors.New("the certificate signing request is gone")
+
+// waitForCertificate polls the CSR until it has a certificate, is denied,
+// or is gone (errCSRGone). An error reading it is retried with backoff
+// (the hub may be restarting), except a credential the hub no longer
+// accepts (a bootstrap token that expired while the join waited), which
+// retrying will not change.
 func (a *Agent) waitForCertificate(ctx context.Context, kube kubernetes.Interface, name string) ([]byte, error) {
-	var cert []byte
-	err := wait.PollUntilContextCancel(ctx, a.opts.PollInterval, true, func(ctx context.Context) (bool, error) {
+	backoff := hubBackoff
+	for {
+		interval := a.opts.PollInterval
 		csr, err := kube.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			log(ctx).V(1).Info("Cannot read the join request yet; retrying", "csr", name, "err", err)
-			return false, nil // the hub may be restarting
-		}
-		for _, c := range csr.Status.Conditions {
-			if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
-				return false, fmt.Errorf("%w: CSR %s is %s: %s", ErrDenied, name, c.Type, c.Message)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("CSR %s: %w", name, errCSRGone)
+		case apierrors.IsUnauthorized(err), apierrors.IsForbidden(err):
+			return nil, fmt.Errorf("reading CSR %s: %w", name, err)
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			interval = backoff.Step()
+			log(ctx).Info("Cannot read the join request; retrying", "csr", name, "in", interval, "err", err)
+		default:
+			backoff = hubBackoff
+			for _, c := range csr.Status.Conditions {
+				if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
+					return nil, fmt.Errorf("%w: CSR %s is %s: %s", ErrDenied, name, c.Type, c.Message)
+				}
+			}
+			if len(csr.Status.Certificate) > 0 {
+				return csr.Status.Certificate, nil
 			}
 		}
-		cert = csr.Status.Certificate
-		return len(cert) > 0, nil
-	})
-	return cert, err
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // retry runs f with backoff until it succeeds, logging each failure; it
@@ -206,9 +249,15 @@ func (a *Agent) retry(ctx context.Context, what string, f func() error) error {
 	case err == nil:
 		return nil
 	case apierrors.IsUnauthorized(last):
-		return fmt.Errorf("%s: %w (%w): get a fresh token with 'corral get token' on the hub", what, ErrBootstrapRefused, last)
+		return refused(what, last)
 	case last != nil:
 		return fmt.Errorf("%s: %w", what, last)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// refused is the error of a bootstrap credential the hub turned down while
+// the agent was doing what.
+func refused(what string, err error) error {
+	return fmt.Errorf("%s: %w (%w): get a fresh token with 'corral get token' on the hub", what, ErrBootstrapRefused, err)
 }

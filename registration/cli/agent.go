@@ -88,7 +88,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", "", "kubeconfig with the hub's bootstrap token (default: the one 'corral join' stored on the managed cluster)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	f.StringVar(&o.ClusterURL, "cluster-url", "", "https address of the managed cluster's API server, for the hub (optional)")
-	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "how often the lease is renewed")
+	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "the lease period a new ManagedCluster asks for; then the agent renews its lease as often as the ManagedCluster's spec.leaseDurationSeconds says")
 	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(o.Builtins), ",")+")")
 	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' agent halves, with --hub-kubeconfig as their hub identity")

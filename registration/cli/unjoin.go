@@ -103,7 +103,11 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	case err == nil && string(secret.Data[agent.KeyClusterName]) != o.ClusterName:
 		return fmt.Errorf("the managed cluster joined as %q, not %q: nothing was changed", secret.Data[agent.KeyClusterName], o.ClusterName)
 	}
-	if !o.LocalOnly {
+	switch {
+	case o.LocalOnly:
+	case len(secret.Data[agent.KeyKubeconfig]) == 0:
+		fmt.Fprintf(o.Out, "%s: the hub never accepted this cluster; its join request stays there until a hub admin runs 'corral deny %s'\n", o.ClusterName, o.ClusterName)
+	default:
 		if err := o.leaveHub(ctx, secret.Data[agent.KeyKubeconfig]); err != nil {
 			return err
 		}

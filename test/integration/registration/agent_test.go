@@ -51,11 +51,17 @@ func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun
 
 // startAgentWithClock is startAgent with an injected clock (nil: the real one).
 func startAgentWithClock(ctx context.Context, cluster, secretName, file string, clk clock.WithTicker) *agentRun {
-	a, err := agent.New(agent.Options{
+	return runAgent(agent.Options{
 		ClusterName: cluster, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config,
 		SecretName: secretName, KubeconfigFile: file,
 		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond, Clock: clk,
 	})
+}
+
+// runAgent runs an agent of opts until the spec ends.
+func runAgent(opts agent.Options) *agentRun {
+	GinkgoHelper()
+	a, err := agent.New(opts)
 	Expect(err).NotTo(HaveOccurred())
 	runCtx, cancel := context.WithCancel(context.Background())
 	run := &agentRun{cancel: cancel, finished: make(chan struct{})}
@@ -96,11 +102,11 @@ var _ = Describe("the registration agent", func() {
 		By("storing the hub kubeconfig on the managed cluster, with OCM's keys, and in the file")
 		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)
 		var stored *corev1.Secret
-		Eventually(func() error {
+		Eventually(func(g Gomega) {
 			stored, err = managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
-			return err
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(stored.Data).To(HaveKey("kubeconfig"))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		Expect(stored.Data).To(HaveKey("kubeconfig"))
 		Expect(stored.Data).To(HaveKey("tls.crt"))
 		Expect(stored.Data).To(HaveKey("tls.key"))
 		Expect(string(stored.Data["cluster-name"])).To(Equal(name))
@@ -182,6 +188,7 @@ var _ = Describe("the registration agent", func() {
 			s, err := managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			first = s.Data["tls.crt"]
+			g.Expect(first).NotTo(BeEmpty())
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		cert, err := tlsCert(first)
 		Expect(err).NotTo(HaveOccurred())

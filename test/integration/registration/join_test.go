@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,6 +160,24 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		Expect(err).To(MatchError(agent.ErrNameTaken))
 		Expect(csrsOf(ctx, name)).To(HaveLen(1))
 		expectNoAgentState(ctx)
+	})
+
+	It("unjoin of a cluster still waiting to be accepted removes the agent's state and leaves the request to the hub admin", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		run := startAgent(ctx, name, agent.DefaultSecretName, "")
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
+			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		Expect(storedAgentName(ctx, agent.DefaultSecretName)).NotTo(BeEmpty())
+		run.stop()
+
+		msg, err := unjoin(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(msg).To(ContainSubstring("never accepted"))
+		expectNoAgentState(ctx)
+		Expect(csrsOf(ctx, name)).To(HaveLen(1), "the request stays for the hub admin to deny")
 	})
 
 	It("unjoin says so when the cluster never joined, and changes nothing", func(ctx context.Context) {
