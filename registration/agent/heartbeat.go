@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -198,6 +199,9 @@ func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 	if err := a.renewLease(ctx, s.kube, id.Cluster, now); err != nil {
 		return 0, err
 	}
+	if mc, err = a.declareClientConfigs(ctx, s.clusters, mc); err != nil {
+		return 0, err
+	}
 	available := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue,
 		Reason: ReasonAvailable, Message: "The managed cluster's kube-apiserver is live."}
 	if err := a.managedLive(ctx); err != nil {
@@ -210,6 +214,23 @@ func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 		return 0, fmt.Errorf("reporting status: %w", err)
 	}
 	return period, nil
+}
+
+// declareClientConfigs keeps the ManagedCluster's
+// spec.managedClusterClientConfigs as the agent was started with
+// (--cluster-url), as OCM's agent does: an address that changed after the
+// join reaches the hub too. Without any, the hub's are left alone.
+func (a *Agent) declareClientConfigs(ctx context.Context, clusters clusterclient.Interface, mc *clusterv1.ManagedCluster) (*clusterv1.ManagedCluster, error) {
+	if len(a.opts.ClientConfigs) == 0 || equality.Semantic.DeepEqual(mc.Spec.ManagedClusterClientConfigs, a.opts.ClientConfigs) {
+		return mc, nil
+	}
+	mc = mc.DeepCopy()
+	mc.Spec.ManagedClusterClientConfigs = a.opts.ClientConfigs
+	updated, err := clusters.ClusterV1().ManagedClusters().Update(ctx, mc, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("declaring the cluster's API server address: %w", err)
+	}
+	return updated, nil
 }
 
 func (a *Agent) renewLease(ctx context.Context, kube kubernetes.Interface, ns string, now time.Time) error {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
@@ -87,7 +86,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.StringVar(&o.AgentID, "agent-id", "", "the agent's id (default: the stored one, else a random one)")
 	f.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", "", "kubeconfig with the hub's bootstrap token (default: the one 'corral join' stored on the managed cluster)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
-	f.StringVar(&o.ClusterURL, "cluster-url", "", "https address of the managed cluster's API server, for the hub (optional)")
+	addClusterURLFlag(f, &o.ClusterURL)
 	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "the lease period a new ManagedCluster asks for; then the agent renews its lease as often as the ManagedCluster's spec.leaseDurationSeconds says")
 	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(o.Builtins), ",")+")")
@@ -116,18 +115,16 @@ func (o *AgentOptions) Validate() error {
 	if o.LeaseSeconds < 1 {
 		return fmt.Errorf("--lease-duration-seconds is %d: it must be 1 or more", o.LeaseSeconds)
 	}
-	if o.ClusterURL != "" {
-		return validateHTTPSURL("--cluster-url", o.ClusterURL)
-	}
-	return nil
+	_, err = clientConfigs(o.ClusterURL)
+	return err
 }
 
 // Complete loads the managed cluster's and the bootstrap configuration and
 // returns the agent.
 func (o *AgentOptions) Complete(ctx context.Context) (*agent.Agent, error) {
-	var clientConfigs []clusterv1.ClientConfig
-	if o.ClusterURL != "" {
-		clientConfigs = []clusterv1.ClientConfig{{URL: o.ClusterURL}}
+	configs, err := clientConfigs(o.ClusterURL)
+	if err != nil {
+		return nil, err
 	}
 	managed, err := o.Managed.RESTConfig()
 	if err != nil {
@@ -139,7 +136,7 @@ func (o *AgentOptions) Complete(ctx context.Context) (*agent.Agent, error) {
 	}
 	return agent.New(agent.Options{
 		ClusterName: o.ClusterName, AgentID: o.AgentID, Bootstrap: boot, Managed: managed,
-		ClientConfigs: clientConfigs, KubeconfigFile: o.HubKubeconfigFile, LeaseDurationSeconds: o.LeaseSeconds,
+		ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile, LeaseDurationSeconds: o.LeaseSeconds,
 	})
 }
 

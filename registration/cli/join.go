@@ -22,6 +22,9 @@ type JoinOptions struct {
 	HubAPIServer string
 	HubToken     string
 	CAFile       string
+	// ClusterURL is the managed cluster's API server address the agent
+	// declares to the hub (managedClusterClientConfigs).
+	ClusterURL string
 	// HubKubeconfigFile, if set, also receives the agent's hub kubeconfig.
 	HubKubeconfigFile string
 
@@ -77,6 +80,7 @@ runs it again with what join stored.`,
 	f.StringVar(&o.HubToken, "hub-token", "", "bootstrap token from 'corral get token' on the hub (required)")
 	f.StringVar(&o.CAFile, "ca-file", "", "PEM CA bundle of the hub's API server (default: read from the hub's kube-public/cluster-info)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
+	addClusterURLFlag(f, &o.ClusterURL)
 	return cmd
 }
 
@@ -92,6 +96,9 @@ func (o *JoinOptions) Validate() error {
 		return err
 	}
 	if err := validateHTTPSURL("--hub-apiserver", o.HubAPIServer); err != nil {
+		return err
+	}
+	if _, err := clientConfigs(o.ClusterURL); err != nil {
 		return err
 	}
 	if o.CAFile != "" {
@@ -136,7 +143,11 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := agent.New(agent.Options{ClusterName: o.ClusterName, Bootstrap: boot, Managed: managedCfg, KubeconfigFile: o.HubKubeconfigFile})
+	configs, err := clientConfigs(o.ClusterURL)
+	if err != nil {
+		return err
+	}
+	a, err := agent.New(agent.Options{ClusterName: o.ClusterName, Bootstrap: boot, Managed: managedCfg, ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile})
 	if err != nil {
 		return err
 	}

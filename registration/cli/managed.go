@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/spf13/pflag"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/registration/agent"
@@ -46,4 +47,22 @@ func validateHTTPSURL(flag, value string) error {
 		return fmt.Errorf("%s %q is not an https URL", flag, value)
 	}
 	return nil
+}
+
+// addClusterURLFlag adds --cluster-url, the managed cluster's API server
+// address the agent declares to the hub, into url.
+func addClusterURLFlag(fs *pflag.FlagSet, url *string) {
+	fs.StringVar(url, "cluster-url", "", "https address of the managed cluster's API server, for the hub (its ManagedCluster's managedClusterClientConfigs; optional)")
+}
+
+// clientConfigs is --cluster-url as the ManagedCluster's client configs:
+// none when it is empty, an error when it is not an https URL.
+func clientConfigs(url string) ([]clusterv1.ClientConfig, error) {
+	if url == "" {
+		return nil, nil
+	}
+	if err := validateHTTPSURL("--cluster-url", url); err != nil {
+		return nil, err
+	}
+	return []clusterv1.ClientConfig{{URL: url}}, nil
 }

@@ -18,15 +18,18 @@ const LeaseName = "managed-cluster-lease"
 const DefaultLeaseDurationSeconds = 60
 
 // Held reports whether a live agent holds mc: the cluster is accepted and
-// joined, and its agent keeps it available. Neither a second agent's join
-// nor its approval may take such a cluster's name.
+// joined, and its agent is heartbeating, whether or not it finds its own
+// API server live (Available True or False; the hub makes it Unknown when
+// the lease runs out). Neither a second agent's join nor its approval may
+// take such a cluster's name.
 func Held(mc *clusterv1.ManagedCluster) bool {
-	for _, t := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+	for _, t := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined} {
 		if !meta.IsStatusConditionTrue(mc.Status.Conditions, t) {
 			return false
 		}
 	}
-	return true
+	available := ConditionStatus(mc, clusterv1.ManagedClusterConditionAvailable)
+	return available == metav1.ConditionTrue || available == metav1.ConditionFalse
 }
 
 // ConditionStatus is the status of mc's condition condType, "" when it has

@@ -92,6 +92,7 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		name := "c-" + rand.String(6)
 		var out bytes.Buffer
 		o := newJoin(ctx, name, &out)
+		o.ClusterURL = "https://" + name + ".example:6443"
 		runCtx, cancel := context.WithCancel(ctx)
 		run := &joinRun{cancel: cancel, finished: make(chan struct{})}
 		go func() {
@@ -109,6 +110,7 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		_, err := accept(ctx, name)
 		Expect(err).NotTo(HaveOccurred())
 		expectAvailable(ctx, name)
+		Expect(getCluster(ctx, name).Spec.ManagedClusterClientConfigs).To(ConsistOf(HaveField("URL", o.ClusterURL)), "--cluster-url reaches the hub")
 
 		By("stopping the agent and unjoining")
 		run.cancel()
@@ -146,6 +148,7 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		Entry("a hub it cannot reach", func(o *registrationcli.JoinOptions) { o.HubAPIServer = "https://127.0.0.1:1" }, "cannot reach the hub at https://127.0.0.1:1"),
 		Entry("a token the hub does not know", func(o *registrationcli.JoinOptions) { o.HubToken = "not-a-token" }, "corral get token"),
 		Entry("an http hub address", func(o *registrationcli.JoinOptions) { o.HubAPIServer = "http://127.0.0.1:1" }, "is not an https URL"),
+		Entry("an http cluster address", func(o *registrationcli.JoinOptions) { o.ClusterURL = "http://managed:6443" }, `--cluster-url "http://managed:6443" is not an https URL`),
 		Entry("a cluster name that is not a DNS label", func(o *registrationcli.JoinOptions) { o.ClusterName = "Not_A_Name" }, "--cluster-name"),
 		Entry("a CA file that is not PEM", func(o *registrationcli.JoinOptions) {
 			Expect(os.WriteFile(o.CAFile, []byte("nonsense"), 0o600)).To(Succeed())

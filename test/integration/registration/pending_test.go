@@ -103,6 +103,27 @@ var _ = Describe("an agent whose join waits for an admin", func() {
 })
 
 var _ = Describe("the agent's heartbeat", func() {
+	It("declares the cluster's API server address on its ManagedCluster, also when it changes after the join", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		secret := "hub-kubeconfig-" + name
+		withURL := func(url string) agent.Options {
+			return agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config, SecretName: secret,
+				ClientConfigs: []clusterv1.ClientConfig{{URL: url}}, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond}
+		}
+		run := runAgent(withURL("https://old.example:6443"))
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+		acceptOnceAsked(ctx, name)
+		expectAvailable(ctx, name)
+		Expect(getCluster(ctx, name).Spec.ManagedClusterClientConfigs).To(ConsistOf(HaveField("URL", "https://old.example:6443")))
+
+		run.stop()
+		runAgent(withURL("https://new.example:6443"))
+		Eventually(func() []clusterv1.ClientConfig { return getCluster(ctx, name).Spec.ManagedClusterClientConfigs }).
+			WithContext(ctx).WithTimeout(timeout).Should(ConsistOf(HaveField("URL", "https://new.example:6443")))
+	})
+
 	It("renews the lease as often as the hub's ManagedCluster says, not as it was started with", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		runAgent(agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config,
