@@ -59,6 +59,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		Watches(&rbacv1.ClusterRole{}, r.rbacEvents()).
 		Watches(&rbacv1.ClusterRoleBinding{}, r.rbacEvents()).
 		Watches(&rbacv1.RoleBinding{}, r.rbacEvents()).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled), builder.WithPredicates(leaseGone{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }

@@ -17,6 +17,14 @@ import (
 // report Available=True, through the cluster's own identity.
 func agentReportsAvailable(ctx context.Context, agent client.Client, name string) {
 	GinkgoHelper()
+	agentReports(ctx, agent, name, metav1.ConditionTrue)
+}
+
+// agentReports renews the lease and reports Available as status, through
+// the cluster's own identity: False is an agent whose managed API server
+// is not live.
+func agentReports(ctx context.Context, agent client.Client, name string, status metav1.ConditionStatus) {
+	GinkgoHelper()
 	lease := &coordinationv1.Lease{}
 	Expect(agent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
@@ -24,9 +32,11 @@ func agentReportsAvailable(ctx context.Context, agent client.Client, name string
 	mc := &clusterv1.ManagedCluster{}
 	Expect(agent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
 	patch := client.MergeFrom(mc.DeepCopy())
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
-		Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable",
-	})
+	reason := "ManagedClusterAvailable"
+	if status != metav1.ConditionTrue {
+		reason = "ManagedClusterKubeAPIServerUnavailable"
+	}
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: status, Reason: reason})
 	Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
 }
 
@@ -47,6 +57,38 @@ func availableStatus(ctx context.Context, name string) metav1.ConditionStatus {
 }
 
 var _ = Describe("availability", func() {
+	It("taints a cluster whose agent reports its API server not live unavailable, and lifts the taint when it is live again", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		expectAccess(ctx, agent, name)
+
+		agentReports(ctx, agent, name, metav1.ConditionFalse)
+		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
+			Should(And(ContainElement(clusterv1.ManagedClusterTaintUnavailable), Not(ContainElement(clusterv1.ManagedClusterTaintUnreachable))))
+
+		agentReports(ctx, agent, name, metav1.ConditionTrue)
+		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
+			ShouldNot(ContainElement(clusterv1.ManagedClusterTaintUnavailable))
+	})
+
+	It("makes an accepted cluster's lease again when it is deleted: its agent may only renew it", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		key := client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}
+		lease := &coordinationv1.Lease{}
+		Eventually(func() error { return admin.Get(ctx, key, lease) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		gone := lease.UID
+
+		Expect(admin.Delete(ctx, lease)).To(Succeed())
+		Eventually(func(g Gomega) {
+			again := &coordinationv1.Lease{}
+			g.Expect(admin.Get(ctx, key, again)).To(Succeed())
+			g.Expect(again.UID).NotTo(Equal(gone))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		agentReportsAvailable(ctx, asCluster(name), name)
+	})
+
 	It("marks a cluster whose agent never reported unreachable", func(ctx context.Context) {
 		name := newCluster(ctx, true)
 		Eventually(taintKeys).WithContext(ctx).WithArguments(name).WithTimeout(timeout).
