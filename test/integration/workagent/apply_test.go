@@ -5,9 +5,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/work/agent/apply"
 )
@@ -65,8 +67,10 @@ var _ = Describe("Applying a ManifestWork", func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(cm.Data).To(HaveKeyWithValue("a", "1"))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		Expect(apply.DriftCorrections()).To(BeNumerically(">", corrected), "the correction is counted")
+		// Counted just after the write the Get above may already see.
+		Eventually(apply.DriftCorrections).WithTimeout(timeout).Should(BeNumerically(">", corrected), "the correction is counted")
 
+		corrected = apply.DriftCorrections()
 		Expect(managed.Delete(ctx, cm)).To(Succeed())
 		Eventually(func(g Gomega) {
 			got, err := getConfigMap(ctx, ns, "cm")
@@ -74,6 +78,59 @@ var _ = Describe("Applying a ManifestWork", func() {
 			g.Expect(got.UID).NotTo(Equal(cm.UID))
 			g.Expect(got.Data).To(HaveKeyWithValue("a", "1"))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(apply.DriftCorrections).WithTimeout(timeout).Should(BeNumerically(">", corrected), "the deletion put back is counted")
+	})
+
+	It("removes a data key dropped from the work, and keeps a label set on the managed cluster (Update)", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		labelled := func(o obj) obj {
+			o["metadata"].(obj)["labels"] = obj{"ours": "1"}
+			return o
+		}
+		mw := createWork(ctx, w, workv1.ManifestWorkSpec{}, labelled(configMap(ns, "cm", map[string]any{"a": "1", "b": "1"})))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Labels["theirs"] = "1"
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+
+		mw = work(ctx, mw.Name)
+		mw.Spec.Workload.Manifests = manifests(labelled(configMap(ns, "cm", map[string]any{"a": "1"})))
+		Expect(hub.Update(ctx, mw)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.Data).To(Equal(map[string]string{"a": "1"}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		cm, err = getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Labels).To(Equal(map[string]string{"ours": "1", "theirs": "1"}), "labels merge as in OCM")
+	})
+
+	It("leaves alone the fields the API server defaults: no update, no drift counted (Update)", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		// The feedback shows when the agent has read the Deployment after it changed.
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: ns, Name: "app"},
+			FeedbackRules: []workv1.FeedbackRule{{Type: workv1.JSONPathsType,
+				JsonPaths: []workv1.JsonPath{{Name: "touched", Path: ".metadata.labels.touched"}}}},
+		}}}, deployment(ns, "app"))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+
+		d := &appsv1.Deployment{}
+		Expect(managed.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app"}, d)).To(Succeed())
+		Expect(d.Spec.RevisionHistoryLimit).NotTo(BeNil(), "the server defaulted fields the manifest leaves out")
+		corrected := apply.DriftCorrections()
+		d.Labels = map[string]string{"touched": "yes"}
+		Expect(managed.Update(ctx, d)).To(Succeed())
+		Eventually(func(g Gomega) {
+			fb := work(ctx, w).Status.ResourceStatus.Manifests[0].StatusFeedbacks.Values
+			g.Expect(fb).To(ConsistOf(HaveField("Value.String", HaveValue(Equal("yes")))))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		got := &appsv1.Deployment{}
+		Expect(managed.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app"}, got)).To(Succeed())
+		Expect(got.ResourceVersion).To(Equal(d.ResourceVersion), "the agent wrote nothing")
+		Expect(apply.DriftCorrections()).To(Equal(corrected))
 	})
 
 	It("applies a changed manifest", func(ctx context.Context) {

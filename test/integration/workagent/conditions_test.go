@@ -37,4 +37,30 @@ var _ = Describe("Condition rules", func() {
 		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
 		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Message", "finished"))
 	})
+
+	It("no longer updates a manifest once it is Complete", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		mw := createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "job"},
+			ConditionRules: []workv1.ConditionRule{{
+				Condition: workv1.ManifestComplete, Type: workv1.CelConditionExpressionsType,
+				CelExpressions: []string{`object.data.phase == "done"`},
+			}},
+		}}}, configMap(ns, "job", map[string]any{"phase": "done", "v": "1"}))
+		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
+
+		mw = work(ctx, mw.Name)
+		mw.Spec.Workload.Manifests = manifests(configMap(ns, "job", map[string]any{"phase": "done", "v": "2"}))
+		Expect(hub.Update(ctx, mw)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := manifestCondition(ctx, w, 0, workv1.ManifestApplied)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.ObservedGeneration).To(Equal(mw.Generation)) // the update of the work is seen
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		cm, err := getConfigMap(ctx, ns, "job")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("v", "1"))
+		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Status", metav1.ConditionTrue))
+	})
 })

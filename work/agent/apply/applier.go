@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,7 +67,11 @@ type Result struct {
 	Err error
 }
 
-type memo struct{ version, hash string }
+// memo is what the applier remembers of one object: the resourceVersion
+// it last wrote or checked, the hash of the manifest it applied, and
+// (Update) a digest of the object's fields outside metadata and status as
+// the server stored them, defaults included.
+type memo struct{ version, hash, content string }
 
 // Applier applies manifests to the managed cluster.
 type Applier struct {
@@ -101,17 +106,28 @@ func (a *Applier) IsEcho(key Key, version string) bool {
 	return ok && m.version == version
 }
 
-// Forget drops what the applier remembers of key (the object was deleted).
+// Forget drops what the applier remembers of key (the object was let go).
 func (a *Applier) Forget(key Key) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.seen, key)
 }
 
-func (a *Applier) remember(key Key, version, hash string) {
+// Deleted notes that key was deleted on the managed cluster. The manifest
+// applied to it is still remembered, so that creating the object again for
+// the same manifest counts as putting back a change.
+func (a *Applier) Deleted(key Key) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.seen[key] = memo{version: version, hash: hash}
+	if m, ok := a.seen[key]; ok {
+		a.seen[key] = memo{hash: m.hash}
+	}
+}
+
+func (a *Applier) remember(key Key, m memo) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seen[key] = m
 }
 
 func (a *Applier) recall(key Key) (memo, bool) {
@@ -131,11 +147,11 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	if req.Mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		desired.SetNamespace("")
 	}
-	foldStringData(desired)
+	secretAsStored(desired)
 	key := KeyFor(desired, req.Mapping)
 	res := Result{Key: key}
 	if key.Namespace == "" && req.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		res.Err = fmt.Errorf("%s %s is namespace-scoped but has no metadata.namespace: set it in the manifest", desired.GetKind(), desired.GetName())
+		res.Err = invalidError{fmt.Errorf("%s %s is namespace-scoped but has no metadata.namespace: set it in the manifest", desired.GetKind(), desired.GetName())}
 		return res
 	}
 	strategy := workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeUpdate}
@@ -144,11 +160,12 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	hash, err := hashOf(desired, strategy, req.Owner)
 	if err != nil {
-		res.Err = err
+		res.Err = invalidError{err}
 		return res
 	}
 	last, known := a.recall(key)
-	if known && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion && last.hash == hash {
+	unchangedOnHub := known && last.hash == hash
+	if unchangedOnHub && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion {
 		res.Exists = true
 		return res
 	}
@@ -160,20 +177,28 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, req.CachedVersion, known && last.hash == hash)
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, req.CachedVersion, unchangedOnHub)
 	case workv1.UpdateStrategyTypeUpdate:
-		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent)
+		var stored string
+		if unchangedOnHub {
+			stored = last.content
+		}
+		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent, stored)
 	default:
-		res.Err = fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)
+		res.Err = invalidError{fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)}
 	}
 	res.Exists = res.Object != nil
-	if res.Wrote && known && last.hash == hash { // put back a change made on the managed cluster
+	if res.Wrote && unchangedOnHub { // put back a change made on the managed cluster
 		driftCorrections.Inc()
 		log.V(1).Info("Put back a change made on the managed cluster")
 	}
 	switch {
 	case res.Object != nil:
-		a.remember(key, res.Object.GetResourceVersion(), hash)
+		m := memo{version: res.Object.GetResourceVersion(), hash: hash}
+		if strategy.Type == workv1.UpdateStrategyTypeUpdate {
+			m.content = contentDigest(res.Object)
+		}
+		a.remember(key, m)
 	case res.Err != nil || !res.Exists:
 		a.Forget(key)
 	}
@@ -212,6 +237,10 @@ func (a *Applier) createOrGet(ctx context.Context, ri dynamic.ResourceInterface,
 	}
 	toCreate := desired.DeepCopy()
 	toCreate.SetOwnerReferences(withOwner(toCreate.GetOwnerReferences(), owner))
+	labels, _ := mergeMap(nil, desired.GetLabels())
+	annotations, _ := mergeMap(nil, desired.GetAnnotations())
+	toCreate.SetLabels(labels)
+	toCreate.SetAnnotations(annotations)
 	obj, err = ri.Create(ctx, toCreate, metav1.CreateOptions{FieldManager: a.fieldManager})
 	if apierrors.IsAlreadyExists(err) {
 		existing, err := a.get(ctx, ri, key)
@@ -249,23 +278,27 @@ func (a *Applier) addOwner(ctx context.Context, ri dynamic.ResourceInterface, ke
 	return updated, nil
 }
 
-func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool) (*unstructured.Unstructured, bool, error) {
+// update makes the object as the Update strategy says (see updateBody).
+// stored is the digest of the object's content as the server stored it
+// when this manifest was last applied ("" when unknown). An object whose
+// content is the manifest's, or still that stored one (the manifest's plus
+// what the server defaults), is left alone. Otherwise the server gets the
+// object to update and decides: an update in which it finds nothing to
+// change keeps the resourceVersion, and is no write.
+func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool, stored string) (*unstructured.Unstructured, bool, error) {
 	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
 	if err != nil || created || obj == nil {
 		return obj, created, err
 	}
-	if hasOwner(obj.GetOwnerReferences(), owner) && Contains(obj.Object, desired.Object) {
+	body, metadataChanged := updateBody(obj, desired, owner)
+	if !metadataChanged && (sameContent(obj, body) || stored != "" && stored == contentDigest(obj)) {
 		return obj, false, nil
 	}
-	merged := obj.DeepCopy()
-	merged.Object = Merge(merged.Object, desired.Object).(map[string]any)
-	merged.SetOwnerReferences(withOwner(obj.GetOwnerReferences(), owner))
-	merged.SetResourceVersion(obj.GetResourceVersion())
-	updated, err := ri.Update(ctx, merged, metav1.UpdateOptions{FieldManager: a.fieldManager})
+	updated, err := ri.Update(ctx, body, metav1.UpdateOptions{FieldManager: a.fieldManager})
 	if err != nil {
 		return nil, false, fmt.Errorf("updating %s: %w", key, err)
 	}
-	return updated, true, nil
+	return updated, updated.GetResourceVersion() != obj.GetResourceVersion(), nil
 }
 
 func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, owner metav1.OwnerReference, before string, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
@@ -286,7 +319,7 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 		if existing != nil {
 			before = existing.GetResourceVersion()
 			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
-				return nil, false, err
+				return nil, false, &IgnoreFieldsError{Err: err}
 			}
 		}
 	}
@@ -296,7 +329,7 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 	}
 	obj, err := ri.Patch(ctx, key.Name, "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: manager, Force: &cfg.Force})
 	if apierrors.IsConflict(err) {
-		return nil, false, fmt.Errorf("server-side apply of %s conflicts with another field manager (set serverSideApply.force to take the fields over): %w", key, err)
+		return nil, false, &ConflictError{Err: fmt.Errorf("server-side apply of %s conflicts with another field manager (set serverSideApply.force to take the fields over): %w", key, err)}
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("server-side applying %s: %w", key, err)
@@ -329,12 +362,15 @@ func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []meta
 	return append(append([]metav1.OwnerReference(nil), refs...), owner)
 }
 
-// foldStringData writes a Secret's stringData into its data, as the API
-// server stores it, so that the stored Secret can be compared with the
-// manifest.
-func foldStringData(obj *unstructured.Unstructured) {
+// secretAsStored writes a Secret's stringData into its data and gives it
+// the default type, as the API server stores it, so that the stored Secret
+// can be compared with the manifest.
+func secretAsStored(obj *unstructured.Unstructured) {
 	if obj.GroupVersionKind().GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
 		return
+	}
+	if t, _ := obj.Object["type"].(string); t == "" {
+		obj.Object["type"] = string(corev1.SecretTypeOpaque)
 	}
 	stringData, found, err := unstructured.NestedStringMap(obj.Object, "stringData")
 	if !found || err != nil {

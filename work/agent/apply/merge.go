@@ -1,46 +1,169 @@
 package apply
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
-// Contains reports whether have holds every field of want with the same
-// value: maps by key, lists element by element with the same length, so
-// that fields the API server defaults do not count as a difference.
-func Contains(have, want any) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok {
-			return len(w) == 0 && have == nil
+// updateBody is the object the Update strategy writes over live, as OCM's
+// Update applier makes it: every field outside metadata and status as the
+// manifest has it, so that a field dropped from the manifest is dropped on
+// the managed cluster; the manifest's labels and annotations merged into
+// the live ones, which keep those others set (see mergeMap); the
+// AppliedManifestWork added to the owners; the rest of metadata (finalizers
+// included) and the status as they are. A service-account-token Secret
+// keeps the data the token controller put in it, as OCM's does.
+// metadataChanged says whether the labels, annotations or owners differ
+// from live's.
+func updateBody(live, desired *unstructured.Unstructured, owner metav1.OwnerReference) (body *unstructured.Unstructured, metadataChanged bool) {
+	body = desired.DeepCopy()
+	body.Object["metadata"] = runtime.DeepCopyJSONValue(live.Object["metadata"])
+	if status, ok := live.Object["status"]; ok {
+		// Kept for kinds without a status subresource, whose status an
+		// update would otherwise clear.
+		body.Object["status"] = runtime.DeepCopyJSONValue(status)
+	}
+	// Left out, the server keeps the field managers as they are.
+	body.SetManagedFields(nil)
+	labels, labelsChanged := mergeMap(live.GetLabels(), desired.GetLabels())
+	annotations, annotationsChanged := mergeMap(live.GetAnnotations(), desired.GetAnnotations())
+	body.SetLabels(labels)
+	body.SetAnnotations(annotations)
+	body.SetOwnerReferences(withOwner(live.GetOwnerReferences(), owner))
+	if isTokenSecret(body) {
+		data, _, _ := unstructured.NestedMap(body.Object, "data")
+		liveData, _, _ := unstructured.NestedMap(live.Object, "data")
+		for k, v := range liveData {
+			if _, ok := data[k]; !ok {
+				if data == nil {
+					data = map[string]any{}
+				}
+				data[k] = v
+			}
 		}
-		for k, wv := range w {
-			if !Contains(h[k], wv) {
+		if data != nil {
+			body.Object["data"] = data
+		}
+	}
+	return body, labelsChanged || annotationsChanged || !hasOwner(live.GetOwnerReferences(), owner)
+}
+
+func isTokenSecret(obj *unstructured.Unstructured) bool {
+	t, _ := obj.Object["type"].(string)
+	return obj.GroupVersionKind().GroupKind() == (schema.GroupKind{Kind: "Secret"}) && t == string(corev1.SecretTypeServiceAccountToken)
+}
+
+// mergeMap is live with want's entries set over it, and whether that
+// differs from live. A key ending in "-" removes that key instead: the
+// convention of the library OCM applies with, safe because no label or
+// annotation key may end in "-".
+func mergeMap(live, want map[string]string) (map[string]string, bool) {
+	out := maps.Clone(live)
+	changed := false
+	for k, v := range want {
+		if base, remove := strings.CutSuffix(k, "-"); remove {
+			if _, ok := out[base]; ok {
+				delete(out, base)
+				changed = true
+			}
+			continue
+		}
+		if cur, ok := out[k]; !ok || cur != v {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+			changed = true
+		}
+	}
+	return out, changed
+}
+
+// sameContent says whether a and b agree outside metadata and status.
+func sameContent(a, b *unstructured.Unstructured) bool {
+	return equal(content(a), content(b))
+}
+
+// contentDigest is a digest of obj's fields outside metadata and status.
+func contentDigest(obj *unstructured.Unstructured) string {
+	raw, err := json.Marshal(content(obj))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return string(sum[:])
+}
+
+func content(obj *unstructured.Unstructured) map[string]any {
+	c := make(map[string]any, len(obj.Object))
+	for k, v := range obj.Object {
+		if k != "metadata" && k != "status" {
+			c[k] = v
+		}
+	}
+	return c
+}
+
+// equal reports whether a and b are the same JSON value: numbers compared
+// by value, and a missing field, null, {} and [] alike, as the API server
+// drops empty fields.
+func equal(a, b any) bool {
+	if empty(a) && empty(b) {
+		return true
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range x {
+			if !equal(v, y[k]) {
+				return false
+			}
+		}
+		for k, v := range y {
+			if _, ok := x[k]; !ok && !empty(v) {
 				return false
 			}
 		}
 		return true
 	case []any:
-		h, ok := have.([]any)
-		if !ok || len(h) != len(w) {
-			return len(w) == 0 && have == nil
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
-		for i := range w {
-			if !Contains(h[i], w[i]) {
+		for i := range x {
+			if !equal(x[i], y[i]) {
 				return false
 			}
 		}
 		return true
-	case nil:
-		return have == nil
-	default:
-		return reflect.DeepEqual(normalise(have), normalise(want))
 	}
+	return reflect.DeepEqual(normalise(a), normalise(b))
+}
+
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 func normalise(v any) any {
@@ -53,23 +176,6 @@ func normalise(v any) any {
 		return float64(n)
 	}
 	return v
-}
-
-// Merge lays want over have: maps merge key by key, anything else (lists
-// too) is replaced by want's value.
-func Merge(have, want any) any {
-	w, ok := want.(map[string]any)
-	if !ok {
-		return want
-	}
-	h, ok := have.(map[string]any)
-	if !ok {
-		h = map[string]any{}
-	}
-	for k, wv := range w {
-		h[k] = Merge(h[k], wv)
-	}
-	return h
 }
 
 // keepIgnored sets in config the ignored fields to their values in

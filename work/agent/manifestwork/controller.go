@@ -40,6 +40,12 @@ const DefaultEvictionGracePeriod = 60 * time.Minute
 // DefaultMaxConcurrentReconciles is how many works are reconciled at once.
 const DefaultMaxConcurrentReconciles = 32
 
+// maxRetryDelay caps the backoff of a work whose manifests keep failing to
+// apply: what they wait for (a namespace another work creates, a webhook
+// coming up) sends no event the agent follows, so it is tried again at
+// least this often, not after the default limiter's 16 minutes.
+const maxRetryDelay = 5 * time.Minute
+
 // Options configure the controller.
 type Options struct {
 	// ClusterName is the cluster namespace on the hub.
@@ -122,7 +128,8 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		Named("workagent-manifestwork").
 		For(&workv1.ManifestWork{}, builder.WithPredicates(onlyThisNamespace, predicate.Or(
 			predicate.GenerationChangedPredicate{}, deletionChanged(), predicate.AnnotationChangedPredicate{}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+			RateLimiter: workqueue.NewTypedWithMaxWaitRateLimiter(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request](), maxRetryDelay)}).
 		WatchesRawSource(source.Kind(managed.GetCache(), &workv1.AppliedManifestWork{}, r.appliedWorkHandler(), appliedWorkAppearsOrGoes())).
 		WatchesRawSource(source.Kind(managed.GetCache(), crdMeta(), handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 			CreateFunc: func(_ context.Context, _ event.TypedCreateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -231,7 +238,7 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	enqueue := func(o *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
 		key := apply.Key{GVR: gvr, Namespace: o.Namespace, Name: o.Name}
 		if deleted {
-			r.applier.Forget(key)
+			r.applier.Deleted(key)
 		} else if r.applier.IsEcho(key, o.ResourceVersion) {
 			return
 		}

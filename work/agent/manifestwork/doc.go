@@ -11,9 +11,11 @@
 // A reconcile of a live ManifestWork: add the finalizer, make sure its
 // AppliedManifestWork exists, apply the manifests (Namespaces and CRDs
 // first), let go of what the work no longer applies, read status
-// feedback, and write the status once if it changed. A deleted
-// ManifestWork: release what it applied (as its deleteOption says), then
-// drop the AppliedManifestWork and the finalizer. A ManifestWork gone from
-// the hub without that: its AppliedManifestWork is evicted after the
-// grace period.
+// feedback, and write the status once if it changed. A manifest that
+// failed to apply for a reason on the managed cluster is tried again with
+// the controller's backoff; one its conditionRules marked Complete is
+// read, no longer written. A deleted ManifestWork: release what it applied
+// (as its deleteOption says), then drop the AppliedManifestWork and the
+// finalizer. A ManifestWork gone from the hub without that: its
+// AppliedManifestWork is evicted after the grace period.
 package manifestwork

@@ -2,6 +2,7 @@ package manifestwork
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/work/agent/apply"
 	"github.com/corral-dev/corral/work/agent/status"
 )
 
@@ -20,6 +22,9 @@ const (
 	ReasonResourceAvailable    = "ResourceAvailable"
 	ReasonResourceNotAvailable = "ResourceNotAvailable"
 	ReasonResourceUnknown      = "ResourceStatusUnknown"
+	// ReasonApplyConflict is the Applied reason of a server-side apply
+	// conflict: the api names it in its docs but has no constant for it.
+	ReasonApplyConflict = "ApplyConflict"
 
 	ReasonWorkApplied        = "AppliedManifestWorkComplete"
 	ReasonWorkApplyFailed    = "AppliedManifestWorkFailed"
@@ -32,6 +37,7 @@ const (
 	manifestMissingMessage   = "the resource does not exist on the managed cluster"
 	manifestAppliedMessage   = "applied to the managed cluster"
 	manifestReadOnlyMessage  = "read only: watched, never written"
+	manifestCompleteMessage  = "complete, as its conditionRules say: no longer updated"
 )
 
 func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result, error) {
@@ -62,19 +68,33 @@ func previous(old []workv1.ManifestCondition, ordinal int32) *workv1.ManifestCon
 	return nil
 }
 
+// resourceMeta is how the status names the i-th manifest.
+func (m manifest) resourceMeta(i int) workv1.ManifestResourceMeta {
+	rm := workv1.ManifestResourceMeta{Ordinal: int32(i)}
+	if m.obj != nil {
+		gvk := m.obj.GroupVersionKind()
+		rm.Group, rm.Version, rm.Kind = gvk.Group, gvk.Version, gvk.Kind
+		rm.Name, rm.Namespace = m.obj.GetName(), m.obj.GetNamespace()
+	}
+	if m.mapping != nil {
+		rm.Resource = m.mapping.Resource.Resource
+		rm.Namespace = m.result.Key.Namespace
+	}
+	return rm
+}
+
+// completed says whether the status has the i-th manifest, as it is now,
+// marked Complete by its conditionRules: the api has it no longer updated.
+func completed(s *scope, i int) bool {
+	m := s.manifests[i]
+	prev := previous(s.before.Status.ResourceStatus.Manifests, int32(i))
+	return prev != nil && prev.ResourceMeta == m.resourceMeta(i) && meta.IsStatusConditionTrue(prev.Conditions, workv1.ManifestComplete)
+}
+
 func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition {
 	m := s.manifests[i]
 	gen := s.work.Generation
-	mc := workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Ordinal: int32(i)}}
-	if m.obj != nil {
-		gvk := m.obj.GroupVersionKind()
-		mc.ResourceMeta.Group, mc.ResourceMeta.Version, mc.ResourceMeta.Kind = gvk.Group, gvk.Version, gvk.Kind
-		mc.ResourceMeta.Name, mc.ResourceMeta.Namespace = m.obj.GetName(), m.obj.GetNamespace()
-	}
-	if m.mapping != nil {
-		mc.ResourceMeta.Resource = m.mapping.Resource.Resource
-		mc.ResourceMeta.Namespace = m.result.Key.Namespace
-	}
+	mc := workv1.ManifestCondition{ResourceMeta: m.resourceMeta(i)}
 	prev := previous(s.before.Status.ResourceStatus.Manifests, int32(i))
 	if prev != nil && prev.ResourceMeta == mc.ResourceMeta {
 		mc.Conditions = append(mc.Conditions, prev.Conditions...)
@@ -89,10 +109,12 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 	}
 	switch {
 	case err != nil:
-		set(workv1.ManifestApplied, metav1.ConditionFalse, workv1.AppliedManifestFailed, err.Error())
+		set(workv1.ManifestApplied, metav1.ConditionFalse, notAppliedReason(err), err.Error())
 		set(workv1.ManifestAvailable, metav1.ConditionUnknown, ReasonResourceUnknown, "the manifest was not applied: "+err.Error())
 	case m.readOnly():
 		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestReadOnlyMessage)
+	case m.complete:
+		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestCompleteMessage)
 	default:
 		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestAppliedMessage)
 	}
@@ -118,6 +140,20 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 		meta.SetStatusCondition(&mc.Conditions, c)
 	}
 	return mc
+}
+
+// notAppliedReason is the reason of the Applied condition of a manifest
+// that failed to apply with err.
+func notAppliedReason(err error) string {
+	var conflict *apply.ConflictError
+	var ignoreFields *apply.IgnoreFieldsError
+	switch {
+	case errors.As(err, &conflict):
+		return ReasonApplyConflict
+	case errors.As(err, &ignoreFields):
+		return workv1.AppliedManifestSSAIgnoreFieldError
+	}
+	return workv1.AppliedManifestFailed
 }
 
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Result, error) {

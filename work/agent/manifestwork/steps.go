@@ -38,6 +38,18 @@ type scope struct {
 	// refused says the executor may not apply a manifest: looked at again
 	// once the access review is no longer believed.
 	refused bool
+	// failed counts the manifests that failed in a way trying again may
+	// mend, and failure is the first such error.
+	failed  int
+	failure error
+}
+
+// fail notes that a manifest failed with err, which trying again may mend.
+func (s *scope) fail(err error) {
+	if s.failed == 0 {
+		s.failure = err
+	}
+	s.failed++
 }
 
 // manifest is one manifest of the work and what became of it.
@@ -55,6 +67,9 @@ type manifest struct {
 	feedbackErr  error
 	// ruled are the conditions the manifest's conditionRules set.
 	ruled []metav1.Condition
+	// complete says the manifest was marked Complete: it is read, no
+	// longer written.
+	complete bool
 }
 
 func (m manifest) readOnly() bool {
@@ -148,11 +163,10 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 	}
 	owner := appliedwork.Owner(s.amw)
 	for _, i := range applyOrder(objs) {
-		m := &s.manifests[i]
-		if m.err != nil {
+		if s.manifests[i].err != nil {
 			continue
 		}
-		r.applyOne(ctx, s, m, owner)
+		r.applyOne(ctx, s, i, owner)
 	}
 	var read []apply.Key
 	for _, m := range s.manifests {
@@ -163,6 +177,14 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 	r.readers.set(s.work.Name, read)
 	r.setWaiting(s.work.Name, s.waiting)
 	switch {
+	case s.failed > 0:
+		// An error has the controller try again with its backoff, while
+		// the steps after this one still report the failure (once: the
+		// status is written only when it changes). Not wrapped: the step
+		// list takes a wrapped write conflict for a lost race and would
+		// skip the status.
+		return reconcile.Continue, fmt.Errorf("%d of %d manifests failed to apply, trying again with backoff; the first: %s",
+			s.failed, len(s.manifests), s.failure.Error())
 	case s.waiting:
 		return reconcile.Result{RequeueAfter: kindRetry}, nil
 	case s.refused:
@@ -171,7 +193,8 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 	return reconcile.Continue, nil
 }
 
-func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner metav1.OwnerReference) {
+func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1.OwnerReference) {
+	m := &s.manifests[i]
 	gvk := m.obj.GroupVersionKind()
 	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
@@ -181,6 +204,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	}
 	if err != nil {
 		m.err = fmt.Errorf("looking up kind %s: %w", gvk, err)
+		s.fail(m.err)
 		return
 	}
 	m.mapping = mapping
@@ -195,6 +219,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 	}
 	if err := r.watch(mapping); err != nil {
 		m.err = err
+		s.fail(err)
 		return
 	}
 	cached := &metav1.PartialObjectMetadata{}
@@ -209,7 +234,14 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, m *manifest, owner 
 		req.Strategy = m.config.UpdateStrategy
 		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
 	}
+	m.complete = !m.readOnly() && completed(s, i)
+	if m.complete {
+		req.Strategy = &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeReadOnly}
+	}
 	m.result = r.applier.Apply(ctx, req)
+	if apply.Retriable(m.result.Err) {
+		s.fail(m.result.Err)
+	}
 	m.uid = cached.UID
 	if m.result.Object != nil {
 		m.uid = m.result.Object.GetUID()
