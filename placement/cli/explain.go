@@ -20,7 +20,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
 	"github.com/corral-dev/corral/internal/output"
@@ -141,8 +140,8 @@ func readPlacement(file string) (*clusterv1beta1.Placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the edited placement: %w", err)
 	}
-	p := &clusterv1beta1.Placement{}
-	if err := yaml.UnmarshalStrict(data, p); err != nil {
+	p, err := decodeWithDefaults(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a Placement: %w", file, err)
 	}
 	if p.Kind != "" && p.Kind != "Placement" {
@@ -166,6 +165,10 @@ func (o *ExplainOptions) Validate() error {
 type Explanation struct {
 	Placement string `json:"placement"`
 	WhatIf    bool   `json:"whatIf"`
+	// SchedulingDisabled: the placement carries the api's
+	// PlacementDisableAnnotation, so the hub's scheduler leaves it and
+	// its decisions alone; the rest is what it would decide otherwise.
+	SchedulingDisabled bool `json:"schedulingDisabled,omitempty"`
 	// Current are the clusters the placement's PlacementDecisions hold.
 	Current []string `json:"current"`
 	// Gained and Lost compare the result's selection with Current.
@@ -223,7 +226,8 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	for _, d := range r.Selected {
 		selected.Insert(d.Cluster)
 	}
-	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, Current: nonNil(current), Result: r}
+	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
+		Current: nonNil(current), Result: r}
 	if r.Misconfigured == nil {
 		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
 		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
@@ -262,6 +266,10 @@ func printExplanation(w io.Writer, e *Explanation) {
 	what := "Placement " + e.Placement
 	if e.WhatIf {
 		what += " (what if)"
+	}
+	if e.SchedulingDisabled {
+		fmt.Fprintf(w, "%s: scheduling is disabled (%s=true): the scheduler leaves it and its decisions alone; it would decide as follows.\n",
+			what, clusterv1beta1.PlacementDisableAnnotation)
 	}
 	if r.Misconfigured != nil {
 		fmt.Fprintf(w, "%s is misconfigured: %s\n", what, r.Misconfigured)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -168,6 +169,101 @@ func TestExplainRefusals(t *testing.T) {
 			_, err := run(t, o, tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExplainSaysSchedulingIsDisabled(t *testing.T) {
+	c := hub(t)
+	p := &clusterv1beta1.Placement{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "apps", Name: "web"}, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"}
+	if err := c.Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	o := NewExplainOptions(nil)
+	o.client = c
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Placement apps/web: scheduling is disabled (" + clusterv1beta1.PlacementDisableAnnotation + "=true)"; !strings.Contains(out, want) {
+		t.Errorf("the output does not say %q:\n%s", want, out)
+	}
+}
+
+func TestWhatIfAppliesTheCRDDefaults(t *testing.T) {
+	edited := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(edited, []byte(`spec:
+  prioritizerPolicy:
+    mode: Exact
+    configurations:
+    - scoreCoordinate:
+        builtIn: Steady
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewExplainOptions(nil)
+	o.client, o.WhatIf, o.File = hub(t), true, edited
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Prioritizers: Steady×1"; !strings.Contains(out, want) {
+		t.Errorf("a prioritizer without a weight weighs 1 on the hub; the output does not say %q:\n%s", want, out)
+	}
+}
+
+func TestDecodeWithDefaults(t *testing.T) {
+	cases := map[string]struct {
+		yaml string
+		want clusterv1beta1.PlacementSpec
+	}{
+		"the spec's own defaults": {"spec: {}", clusterv1beta1.PlacementSpec{ScoreRateLimit: "1m", SortBy: clusterv1beta1.PlacementSortByClusterName}},
+		"defaults within what is given": {`spec:
+  prioritizerPolicy:
+    configurations:
+    - scoreCoordinate: {builtIn: Steady}
+  tolerations:
+  - key: gpu
+  spreadPolicy:
+    spreadConstraints:
+    - {topologyKey: zone, topologyKeyType: Label}
+  decisionStrategy:
+    groupStrategy: {}
+`, clusterv1beta1.PlacementSpec{ScoreRateLimit: "1m", SortBy: clusterv1beta1.PlacementSortByClusterName,
+			PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeAdditive,
+				Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1,
+					ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Steady"}}}},
+			Tolerations: []clusterv1beta1.Toleration{{Key: "gpu", Operator: clusterv1beta1.TolerationOpEqual}},
+			SpreadPolicy: clusterv1beta1.SpreadPolicy{SpreadConstraints: []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone",
+				TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel, MaxSkew: 1, WhenUnsatisfiable: clusterv1beta1.ScheduleAnyway}}},
+			DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{ClustersPerDecisionGroup: intstr.FromString("100%")}},
+		}},
+		"what is set is kept": {`spec:
+  scoreRateLimit: 0s
+  sortBy: Score
+  prioritizerPolicy:
+    mode: Exact
+    configurations:
+    - weight: 0
+      scoreCoordinate: {builtIn: Balance}
+`, clusterv1beta1.PlacementSpec{ScoreRateLimit: "0s", SortBy: clusterv1beta1.PlacementSortByScore,
+			PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
+				Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 0,
+					ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Balance"}}}}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, err := decodeWithDefaults([]byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, p.Spec); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
 			}
 		})
 	}

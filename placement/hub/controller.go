@@ -29,9 +29,11 @@ type Options struct {
 	// Workers is how many placements are scheduled and written at once;
 	// 0 means DefaultWorkers.
 	Workers int
-	// ScoreInterval is how often AddOnPlacementScore changes alone may
-	// re-schedule one placement (its spec.scoreRateLimit when it sets
-	// one); 0 means DefaultScoreInterval.
+	// ScoreInterval is the score rate limit of a placement whose spec
+	// leaves scoreRateLimit out (the CRD defaults it to 1m, so only on a
+	// hub without that default): how often score changes that do not
+	// change the selected clusters are written into its decisions. 0
+	// means DefaultScoreInterval.
 	ScoreInterval time.Duration
 }
 
@@ -39,8 +41,9 @@ type Options struct {
 // millisecond; writing it is a few requests, which these overlap.
 const DefaultWorkers = 16
 
-// DefaultScoreInterval bounds the churn scores bring: each placement is
-// re-scheduled for score changes at most this often.
+// DefaultScoreInterval bounds the churn scores bring when a placement
+// sets no scoreRateLimit: its decisions' scores are rewritten at most
+// this often while its clusters stay the same.
 const DefaultScoreInterval = 10 * time.Second
 
 // Client limits of the scheduler: a thousand new placements are three
@@ -61,8 +64,8 @@ type Controller struct {
 	decisions clusterlisters.PlacementDecisionLister
 	queue     workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	// timers hold the placements to schedule again at a time of the
-	// injected clock (a toleration or a score running out, the score
-	// interval), then hand them to queue. Retries after errors keep to the
+	// injected clock (a toleration or a score running out, the score rate
+	// limit), then hand them to queue. Retries after errors keep to the
 	// real clock.
 	timers workqueue.TypedDelayingInterface[types.NamespacedName]
 	synced bool

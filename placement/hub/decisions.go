@@ -1,11 +1,15 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +29,7 @@ import (
 // placement's Balance counts it.
 func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
 	pages := w.result.Pages(w.placement.Name)
-	w.scoresChanged = c.holdScores(w, pages)
+	w.scoresChanged = holdScores(w, pages)
 	wanted := sets.New[string]()
 	for i := range pages {
 		pg := &pages[i]
@@ -119,11 +123,12 @@ func (c *Controller) shared(written *clusterv1beta1.PlacementDecision) *clusterv
 }
 
 // holdScores keeps the scores the hub's decisions hold when the selected
-// clusters are the same and the scores were written less than the score
-// interval ago (spec.scoreRateLimit): scores alone do not rewrite
-// decisions more often than that. It says whether the pages carry new
-// scores.
-func (c *Controller) holdScores(w *work, pages []scheduler.Page) bool {
+// clusters are the same and the scores were last written less than the
+// score rate limit ago: as spec.scoreRateLimit says, score changes that
+// do not change the selected clusters are not reflected in decisions
+// more often than that. It says whether the pages carry new scores, and
+// sets w.heldFor when it keeps old ones.
+func holdScores(w *work, pages []scheduler.Page) bool {
 	heldScores := map[string]int64{}
 	for _, pg := range w.held {
 		for _, d := range pg.Status.Decisions {
@@ -136,22 +141,35 @@ func (c *Controller) holdScores(w *work, pages []scheduler.Page) bool {
 		same = same && ok
 		changed = changed || s != d.Score
 	}
-	if !same || !changed {
+	last := w.placement.Status.LastScoreUpdateTime
+	if !same || !changed || last == nil || w.scoreLimit == 0 {
 		return changed
 	}
-	limit := w.result.ScoreRateLimit
-	if limit == 0 {
-		limit = c.opts.ScoreInterval
-	}
-	if last := w.placement.Status.LastScoreUpdateTime; last != nil && w.now.Sub(last.Time) >= limit {
+	if w.heldFor = last.Add(w.scoreLimit).Sub(w.now); w.heldFor <= 0 {
+		w.heldFor = 0
 		return true
 	}
 	for i := range pages {
-		for j := range pages[i].Decisions {
-			pages[i].Decisions[j].Score = heldScores[pages[i].Decisions[j].ClusterName]
+		decisions := pages[i].Decisions
+		for j := range decisions {
+			decisions[j].Score = heldScores[decisions[j].ClusterName]
+		}
+		if w.result.SortByScore { // by the scores written
+			slices.SortFunc(decisions, func(a, b clusterv1beta1.ClusterDecision) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ClusterName, b.ClusterName))
+			})
 		}
 	}
 	return false
+}
+
+// scoreLimit is the plan's score rate limit: spec.scoreRateLimit (0s: no
+// limit), or Options.ScoreInterval when the spec leaves it out.
+func (c *Controller) scoreLimit(pl *scheduler.Plan) time.Duration {
+	if d, ok := pl.ScoreRateLimit(); ok {
+		return d
+	}
+	return c.opts.ScoreInterval
 }
 
 // pageKey names one PlacementDecision of a placement.

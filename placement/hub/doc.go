@@ -10,7 +10,11 @@
 // informers (managed fields dropped), into an in-memory index that is the
 // scheduler's snapshot: no API read is on the scheduling path. A change
 // re-schedules only the placements it can affect (scheduler.Plan.Affected);
-// a score change does so at most once per score interval per placement.
+// a score change does so at once when it can change the clusters selected
+// (scheduler.Result.Margin), and otherwise, for a cluster held, once the
+// placement's scoreRateLimit allows its decisions' scores to be rewritten.
+// A placement annotated with the api's PlacementDisableAnnotation "true"
+// is left alone, its decisions too, until the annotation goes.
 //
 // It writes PlacementDecisions (created owned by their Placement, labelled
 // with the placement and decision group, their status patched) and

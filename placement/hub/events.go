@@ -133,49 +133,78 @@ func (c *Controller) onScore(old, new *clusterv1alpha1.AddOnPlacementScore) {
 	}
 	now := c.opts.Clock.Now()
 	v := scheduler.Version{Cluster: cluster, Sets: sets}
+	type later struct {
+		key  types.NamespacedName
+		wait time.Duration
+	}
+	var keys []later
 	c.state.mu.RLock()
-	var keys []types.NamespacedName
 	for key, e := range c.state.placements {
-		if e.plan != nil && e.plan.ReadsScore(s.Name) && e.plan.Feasible(c.state, v, now) {
-			keys = append(keys, key)
+		if e.plan == nil || e.disabled() || !e.plan.ReadsScore(s.Name) {
+			continue
+		}
+		// A cluster the placement holds may have to go (a CEL predicate
+		// reading the score), one it could select may have to come.
+		held := c.state.decided[key].Has(cluster.Name)
+		if !held && !e.plan.Feasible(c.state, v, now) {
+			continue
+		}
+		if wait, ok := c.afterScoreChange(e, held, e.plan.ScoreDelta(s.Name, old, new, now), now); ok {
+			keys = append(keys, later{key, wait})
 		}
 	}
 	c.state.mu.RUnlock()
-	for _, key := range keys {
-		c.enqueueForScores(key, now)
+	for _, k := range keys {
+		if k.wait > 0 {
+			c.timers.AddAfter(k.key, k.wait)
+		} else {
+			c.queue.Add(k.key)
+		}
 	}
 }
 
-// enqueueForScores schedules a placement again for a score change, no
-// sooner than its score interval after it was last scheduled.
-func (c *Controller) enqueueForScores(key types.NamespacedName, now time.Time) {
-	interval, ran := c.opts.ScoreInterval, int64(0)
-	c.state.mu.RLock()
-	if e := c.state.placements[key]; e != nil {
-		if e.plan != nil && e.plan.ScoreRateLimit() > 0 {
-			interval = e.plan.ScoreRateLimit()
-		}
-		ran = e.ran.Load()
+// afterScoreChange says when a score change of a cluster the placement
+// holds or could select, moving the cluster's total by delta, calls for
+// scheduling the placement again: at once when it may change the
+// clusters selected (it may change which pass the filters, or the
+// changes since the last scheduling add up to the margin the last
+// scheduling left); once the score rate limit allows when it only
+// changes the scores of clusters held, to write them; never otherwise.
+// Callers hold the state's read lock.
+func (c *Controller) afterScoreChange(e *entry, held bool, delta int64, now time.Time) (time.Duration, bool) {
+	last := e.last.Load()
+	switch {
+	case last == nil || e.plan.FiltersByScore():
+		return 0, true
+	case delta == 0:
+		return 0, false
+	case e.moved.Add(max(delta, -delta)) >= last.Margin:
+		return 0, true
+	case !held:
+		return 0, false
 	}
-	c.state.mu.RUnlock()
-	if ran != 0 {
-		if wait := time.Unix(0, ran).Add(interval).Sub(now); wait > 0 {
-			c.timers.AddAfter(key, wait)
-			return
-		}
+	written := e.placement.Status.LastScoreUpdateTime
+	if written == nil {
+		return 0, true
 	}
-	c.queue.Add(key)
+	return max(written.Add(c.scoreLimit(e.plan)).Sub(now), 0), true
 }
 
 func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
 	if old != nil && new != nil && old.Generation == new.Generation && old.UID == new.UID {
-		// Its status or metadata: nothing the scheduler reads. Keep the
-		// newest copy for the next status comparison all the same.
+		// Its status or metadata: nothing the scheduler reads but the
+		// annotation that disables its scheduling. Keep the newest copy
+		// for the next status comparison all the same.
+		enabled := false
 		c.state.mu.Lock()
 		if e := c.state.placements[keyOf(new)]; e != nil && !newer(e.placement.ResourceVersion, new.ResourceVersion) {
+			enabled = e.disabled() && !scheduler.SchedulingDisabled(new)
 			e.setPlacement(new)
 		}
 		c.state.mu.Unlock()
+		if enabled && c.isSynced() {
+			c.queue.Add(keyOf(new))
+		}
 		return
 	}
 	p := new
@@ -189,9 +218,6 @@ func (c *Controller) onPlacement(old, new *clusterv1beta1.Placement) {
 	} else {
 		e := &entry{placement: new}
 		e.plan, e.err = scheduler.Compile(new, c.state)
-		if was := c.state.placements[key]; was != nil {
-			e.ran.Store(was.ran.Load()) // the score interval runs on across spec changes
-		}
 		c.state.placements[key] = e
 	}
 	c.state.mu.Unlock()

@@ -51,13 +51,17 @@ type entry struct {
 	placement *clusterv1beta1.Placement
 	plan      *scheduler.Plan
 	err       error // why it does not compile
-	// last is what Affected needs of the last scheduling, nil before;
-	// ran is when that was, in the injected clock's Unix nanoseconds (0:
-	// never), for the score interval. The placement's worker sets both
-	// under the read lock, hence atomic.
-	last atomic.Pointer[scheduler.Memo]
-	ran  atomic.Int64
+	// last is the memo of the last scheduling, nil before; moved is how
+	// far score changes since then have moved the totals of its
+	// clusters, against last's margin. The placement's worker sets both
+	// and score events add to moved, all under the read lock, hence
+	// atomic.
+	last  atomic.Pointer[scheduler.Memo]
+	moved atomic.Int64
 }
+
+// disabled says whether the placement's scheduling is disabled.
+func (e *entry) disabled() bool { return scheduler.SchedulingDisabled(e.placement) }
 
 // setPlacement keeps a newer version of the entry's placement with the
 // same spec, in the plan too, so that the older version is not kept.

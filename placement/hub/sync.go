@@ -44,8 +44,13 @@ type work struct {
 	// held are the PlacementDecisions the hub holds, by name.
 	held map[string]*clusterv1beta1.PlacementDecision
 	now  time.Time
+	// scoreLimit is the placement's score rate limit; 0: none.
+	scoreLimit time.Duration
 	// scoresChanged: the decisions written carry new scores.
 	scoresChanged bool
+	// heldFor is how long the decisions keep their old scores, when
+	// the score rate limit holds them.
+	heldFor time.Duration
 }
 
 // sync schedules one placement and writes what changed, in steps: its
@@ -53,7 +58,7 @@ type work struct {
 func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (time.Duration, error) {
 	w, ok := c.schedule(key)
 	if !ok {
-		return 0, nil // deleted
+		return 0, nil // deleted, or its scheduling disabled
 	}
 	res, err := steps.Run(ctx, w,
 		steps.Step[*work]{Name: "decisions", Run: c.decisionsStep},
@@ -72,7 +77,11 @@ func (c *Controller) decisionsStep(ctx context.Context, w *work) (steps.Result, 
 	if err := c.writeDecisions(ctx, w); err != nil {
 		return steps.StopList, err
 	}
-	return steps.Result{RequeueAfter: w.result.RequeueAfter}, nil
+	requeue := w.result.RequeueAfter
+	if w.heldFor > 0 && (requeue == 0 || w.heldFor < requeue) {
+		requeue = w.heldFor // to write the scores held back
+	}
+	return steps.Result{RequeueAfter: requeue}, nil
 }
 
 // statusStep writes the placement's status.
@@ -81,16 +90,16 @@ func (c *Controller) statusStep(ctx context.Context, w *work) (steps.Result, err
 }
 
 // schedule runs the scheduler over the state; false when the placement is
-// gone.
+// gone or its scheduling is disabled: it and its decisions are then left
+// to whoever disabled it.
 func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 	now := c.opts.Clock.Now()
 	c.state.mu.RLock()
 	defer c.state.mu.RUnlock()
 	e := c.state.placements[key]
-	if e == nil {
+	if e == nil || e.disabled() {
 		return nil, false
 	}
-	e.ran.Store(now.UnixNano())
 	w := &work{key: key, placement: e.placement, now: now, held: map[string]*clusterv1beta1.PlacementDecision{}}
 	for name, pg := range c.state.pages[key] {
 		w.held[name] = pg
@@ -100,6 +109,8 @@ func (c *Controller) schedule(key types.NamespacedName) (*work, bool) {
 		return w, true
 	}
 	w.result = e.plan.Schedule(c.state, scheduler.Options{Now: now})
+	w.scoreLimit = c.scoreLimit(e.plan)
 	e.last.Store(w.result.Memo())
+	e.moved.Store(0)
 	return w, true
 }

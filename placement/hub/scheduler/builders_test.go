@@ -130,6 +130,10 @@ func (f *fleet) score(cluster, name string, validUntil *time.Time, items ...clus
 	return f
 }
 
+func item(name string, v int32) clusterv1alpha1.AddOnPlacementScoreItem {
+	return clusterv1alpha1.AddOnPlacementScoreItem{Name: name, Value: v}
+}
+
 // decided records that placement (in ns) holds these clusters.
 func (f *fleet) decided(placement string, clusters ...string) *fleet {
 	d := clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: placement + "-decision-1",

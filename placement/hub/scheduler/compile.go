@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,9 +83,16 @@ type compiled struct {
 	spread       []spreadTerm
 	groups       []group
 	perGroup     intstr.IntOrString
-	scoreLimit   time.Duration
-	sortByScore  bool
-	usesCEL      bool
+	// scoreLimit is spec.scoreRateLimit; scoreLimitSet is false when the
+	// spec leaves it out (the CRD defaults it, so only a hub without that
+	// default does).
+	scoreLimit    time.Duration
+	scoreLimitSet bool
+	sortByScore   bool
+	// celScores: a CEL expression may call managedCluster.scores() (it
+	// names it: CEL has no other way to call it), so a score change may
+	// change which clusters pass the predicates.
+	celScores    bool
 	usesResource bool
 }
 
@@ -103,7 +111,8 @@ func compile(p *clusterv1beta1.Placement, cel *celEnv) (*compiled, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.usesCEL = c.usesCEL || sel.cel != nil
+		c.celScores = c.celScores || slices.ContainsFunc(pred.RequiredClusterSelector.CelSelector.CelExpressions,
+			func(e string) bool { return strings.Contains(e, "scores") })
 		c.predicates = append(c.predicates, sel)
 	}
 	if err := checkTolerations(p.Spec.Tolerations); err != nil {
@@ -134,7 +143,7 @@ func compile(p *clusterv1beta1.Placement, cel *celEnv) (*compiled, error) {
 		if err != nil || d < 0 {
 			return nil, misconfigured("spec.scoreRateLimit is %q: it must be a duration such as 30s or 5m", s)
 		}
-		c.scoreLimit = d
+		c.scoreLimit, c.scoreLimitSet = d, true
 	}
 	return c, nil
 }

@@ -9,7 +9,10 @@ import (
 )
 
 // Reasons of the PlacementSatisfied condition (OCM's, so that tools that
-// read them keep working).
+// read them keep working), given as OCM v1.2.0 gives them: in order, no
+// binding, no bound set named, no cluster in the eligible sets, no
+// cluster selected (NoManagedClusterMatched, whatever numberOfClusters
+// is), fewer selected than numberOfClusters, all selected.
 const (
 	ReasonNoBindings          = "NoManagedClusterSetBindings"
 	ReasonNoIntersection      = "NoIntersection"
@@ -41,8 +44,20 @@ func (r *Result) Conditions(generation int64) []metav1.Condition {
 		satisfied.Reason, satisfied.Message = ReasonNoIntersection, fmt.Sprintf("none of spec.clusterSets is bound to the namespace (bound: %s)", strings.Join(r.BoundSets, ", "))
 	case r.Candidates == 0:
 		satisfied.Reason, satisfied.Message = ReasonSetsEmpty, fmt.Sprintf("the ManagedClusterSets %s have no cluster", strings.Join(r.EligibleSets, ", "))
-	case r.Wanted < 0 && r.Feasible == 0:
-		satisfied.Reason, satisfied.Message = ReasonNoClusterMatched, fmt.Sprintf("none of the %s matches the placement's predicates and tolerations", plural(r.Candidates, "candidate cluster"))
+	case r.Feasible == 0:
+		satisfied.Reason, satisfied.Message = ReasonNoClusterMatched, fmt.Sprintf("none of the %d candidate clusters matches the placement's predicates and tolerations", r.Candidates)
+		if r.Candidates == 1 {
+			satisfied.Message = "the one candidate cluster does not match the placement's predicates and tolerations"
+		}
+		if r.Wanted > 0 {
+			satisfied.Message += fmt.Sprintf(", %d wanted", r.Wanted)
+		}
+	case selected == 0 && r.Wanted == 0:
+		// OCM calls a placement that selects nothing unsatisfied, whatever
+		// it wanted.
+		satisfied.Reason, satisfied.Message = ReasonNoClusterMatched, "numberOfClusters is 0: no cluster is selected"
+	case selected == 0:
+		satisfied.Reason, satisfied.Message = ReasonNoClusterMatched, "no matching cluster fits the spreadPolicy"
 	case r.Wanted >= 0 && r.Feasible < r.Wanted:
 		satisfied.Reason, satisfied.Message = ReasonNotAllScheduled, fmt.Sprintf("%s, %d wanted", matchPhrase(r.Feasible), r.Wanted)
 	case r.Wanted >= 0 && selected < r.Wanted:

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 )
 
 // Version is one version of a cluster (nil when it does not exist) and the
@@ -21,10 +22,12 @@ type Version struct {
 // and the placement held it, or it bounded the range a resource
 // prioritizer scaled the others by; or, feasible before and after, a
 // field one of its prioritizers, spread constraints or decision groups
-// reads changed. A change that is none of these (a heartbeat, a label
-// nothing reads, a cluster the placement did not choose leaving) does not
-// call for scheduling it again — with Balance, which changes as other
-// placements choose, scheduling it again would move it for nothing.
+// reads changed; or, when no cluster passed last time, it becomes or
+// stops being a candidate, which the PlacementSatisfied condition counts.
+// A change that is none of these (a heartbeat, a label nothing reads, a
+// cluster the placement did not choose leaving) does not call for
+// scheduling it again — with Balance, which changes as other placements
+// choose, scheduling it again would move it for nothing.
 func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *Memo) bool {
 	p, c := pl.p, pl.c
 	eligibleSets := eligible(snap.BoundSets(p.Namespace), p.Spec.ClusterSets)
@@ -41,8 +44,8 @@ func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *M
 		}
 		return true, tolerate(v.Cluster, p.Spec.Tolerations, decided.Has(v.Cluster.Name), now, false)
 	}
-	_, vOld := judge(old)
-	_, vNew := judge(new)
+	candOld, vOld := judge(old)
+	candNew, vNew := judge(new)
 	switch {
 	case last == nil:
 		return true
@@ -51,7 +54,7 @@ func (pl *Plan) Affected(snap Snapshot, old, new Version, now time.Time, last *M
 	case vOld.pass && !vNew.pass:
 		return decided.Has(old.Cluster.Name) || c.bounds(old.Cluster, last)
 	case !vOld.pass:
-		return false
+		return last.NoneFeasible && candOld != candNew
 	case vOld.preferNot != vNew.preferNot || !vOld.until.Equal(vNew.until):
 		return true
 	}
@@ -96,10 +99,27 @@ func (c *compiled) readsChanged(old, new *clusterv1.ManagedCluster) bool {
 // ReadsScore says whether the plan reads the AddOnPlacementScore of that
 // name: an AddOn prioritizer names it, or a CEL expression may.
 func (pl *Plan) ReadsScore(name string) bool {
-	if pl.c.usesCEL {
+	if pl.c.celScores {
 		return true
 	}
 	return slices.ContainsFunc(pl.c.prioritizers, func(pr prioritizer) bool { return pr.addOnResource == name })
+}
+
+// FiltersByScore says whether a score change may change which clusters
+// pass the plan's filters: a CEL expression may call scores().
+func (pl *Plan) FiltersByScore() bool { return pl.c.celScores }
+
+// ScoreDelta is how much a cluster's total moves when its
+// AddOnPlacementScore of that name changes from old to new (nil: none),
+// judged at now: the weighted change of each AddOn prioritizer reading it.
+func (pl *Plan) ScoreDelta(name string, old, new *clusterv1alpha1.AddOnPlacementScore, now time.Time) int64 {
+	var delta int64
+	for _, pr := range pl.c.prioritizers {
+		if pr.addOnResource == name {
+			delta += int64(pr.weight) * (addOnScore(new, pr.addOnScore, now) - addOnScore(old, pr.addOnScore, now))
+		}
+	}
+	return delta
 }
 
 // Feasible says whether the cluster, in these sets, passes the plan's
@@ -118,5 +138,6 @@ func (pl *Plan) Feasible(snap Snapshot, v Version, now time.Time) bool {
 	return tolerate(v.Cluster, p.Spec.Tolerations, snap.Decided(p.Namespace, p.Name).Has(v.Cluster.Name), now, false).pass
 }
 
-// ScoreRateLimit is spec.scoreRateLimit, 0 when unset.
-func (pl *Plan) ScoreRateLimit() time.Duration { return pl.c.scoreLimit }
+// ScoreRateLimit is spec.scoreRateLimit, false when the spec leaves it
+// out.
+func (pl *Plan) ScoreRateLimit() (time.Duration, bool) { return pl.c.scoreLimit, pl.c.scoreLimitSet }

@@ -1,10 +1,13 @@
 package scheduler
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
 
@@ -110,8 +113,10 @@ func TestReadsScore(t *testing.T) {
 	}{
 		"an AddOn prioritizer of that score": {placement().addOn("demo", "cpu", 1).obj(), true},
 		"an AddOn prioritizer of another":    {placement().addOn("other", "cpu", 1).obj(), false},
-		"CEL may call scores()": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
-			CelExpressions: []string{"true"}}}).obj(), true},
+		"CEL calls scores()": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`managedCluster.scores("demo").all(s, s.value > 10)`}}}).obj(), true},
+		"CEL that reads no score": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{"true"}}}).obj(), false},
 		"no score at all": {placement().obj(), false},
 	}
 	for name, tc := range cases {
@@ -122,6 +127,91 @@ func TestReadsScore(t *testing.T) {
 			}
 			if got := plan.ReadsScore("demo"); got != tc.want {
 				t.Errorf("ReadsScore(demo) = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAffectedCountsCandidatesWhileNoneMatches(t *testing.T) {
+	p := placement().labels("env", "prod").obj()
+	x := cluster("x").obj() // a candidate that matches nothing
+	cases := map[string]struct {
+		last *fleet
+		want bool
+	}{
+		"none matched last time: the condition counts candidates": {newFleet(cluster("y")), true},
+		"some matched: the candidates count for nothing":          {newFleet(cluster("y").label("env", "prod")), false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			snap := tc.last.snapshot()
+			plan, err := Compile(p, snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := plan.Schedule(snap, Options{Now: now})
+			if got := plan.Affected(snap, Version{}, Version{Cluster: &x, Sets: []string{"s"}}, now, last.Memo()); got != tc.want {
+				t.Errorf("Affected = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMargin(t *testing.T) {
+	f := newFleet()
+	for i := range 20 {
+		name := fmt.Sprintf("c%02d", i)
+		f.clusters = append(f.clusters, cluster(name).obj())
+		f.score(name, "demo", nil, item("demo", int32(5*i)))
+	}
+	byScore := func(n int32) *placementBuilder { return placement().n(n).exact().addOn("demo", "demo", 2) }
+	cases := map[string]struct {
+		placement *clusterv1beta1.Placement
+		want      int64
+	}{
+		"the last chosen against the best left out, weighted": {byScore(1).obj(), 10},
+		"as many wanted as there are":                         {byScore(20).obj(), math.MaxInt64},
+		"every cluster wanted":                                {placement().exact().addOn("demo", "demo", 1).obj(), math.MaxInt64},
+		"none wanted":                                         {byScore(0).obj(), math.MaxInt64},
+		"a spread policy: any change may count": {byScore(3).with(func(p *clusterv1beta1.Placement) {
+			p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel}}
+		}).obj(), 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// Without Explain, as the hub schedules: the few best are
+			// kept in one pass.
+			r := Schedule(tc.placement, f.snapshot(), Options{Now: now})
+			if r.Margin != tc.want {
+				t.Errorf("Margin = %d, want %d", r.Margin, tc.want)
+			}
+		})
+	}
+}
+
+func TestScoreDelta(t *testing.T) {
+	plan, err := Compile(placement().exact().addOn("demo", "cpu", 2).addOn("demo", "mem", 1).addOn("other", "cpu", 5).obj(), newFleet().snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(validUntil *time.Time, items ...clusterv1alpha1.AddOnPlacementScoreItem) *clusterv1alpha1.AddOnPlacementScore {
+		f := newFleet().score("x", "demo", validUntil, items...)
+		return &f.scores[0]
+	}
+	past := now.Add(-time.Second)
+	cases := map[string]struct {
+		old, new *clusterv1alpha1.AddOnPlacementScore
+		want     int64
+	}{
+		"each weighted score that moves": {score(nil, item("cpu", 10), item("mem", 5)), score(nil, item("cpu", 30), item("mem", 0)), 2*20 - 5},
+		"a new score":                    {nil, score(nil, item("cpu", 10)), 20},
+		"a score that expired":           {score(nil, item("cpu", 10)), score(&past, item("cpu", 10)), -20},
+		"clamped to 100":                 {score(nil, item("cpu", 100)), score(nil, item("cpu", 500)), 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := plan.ScoreDelta("demo", tc.old, tc.new, now); got != tc.want {
+				t.Errorf("ScoreDelta = %d, want %d", got, tc.want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 )
 
 // MaxScore and MinScore bound what one prioritizer gives one cluster.
@@ -119,27 +120,28 @@ func allocatable(snap Snapshot, feasible []*clusterv1.ManagedCluster, resource c
 func addOnScores(in *scoreInput, resource, name string, out []int64) time.Time {
 	var next time.Time
 	for i, c := range in.feasible {
-		out[i] = 0
 		s := in.snap.Score(c.Name, resource)
-		if s == nil {
-			continue
-		}
-		if vu := s.Status.ValidUntil; vu != nil {
-			if !in.now.Before(vu.Time) {
-				continue
-			}
-			if next.IsZero() || vu.Time.Before(next) {
-				next = vu.Time
-			}
-		}
-		for _, item := range s.Status.Scores {
-			if item.Name == name {
-				out[i] = int64(clamp(item.Value))
-				break
-			}
+		out[i] = addOnScore(s, name, in.now)
+		if s != nil && s.Status.ValidUntil != nil && in.now.Before(s.Status.ValidUntil.Time) &&
+			(next.IsZero() || s.Status.ValidUntil.Time.Before(next)) {
+			next = s.Status.ValidUntil.Time
 		}
 	}
 	return next
+}
+
+// addOnScore is the named score of an AddOnPlacementScore at now: 0 when
+// the score, or the item, is missing or its validUntil has passed.
+func addOnScore(s *clusterv1alpha1.AddOnPlacementScore, name string, now time.Time) int64 {
+	if s == nil || s.Status.ValidUntil != nil && !now.Before(s.Status.ValidUntil.Time) {
+		return 0
+	}
+	for _, item := range s.Status.Scores {
+		if item.Name == name {
+			return int64(clamp(item.Value))
+		}
+	}
+	return 0
 }
 
 func clamp(v int32) int32 {

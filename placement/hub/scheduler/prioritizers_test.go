@@ -5,15 +5,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
 
 func TestPrioritizerScores(t *testing.T) {
 	later, earlier := now.Add(time.Hour), now.Add(-time.Second)
-	item := func(name string, v int32) clusterv1alpha1.AddOnPlacementScoreItem {
-		return clusterv1alpha1.AddOnPlacementScoreItem{Name: name, Value: v}
-	}
 	cases := map[string]struct {
 		fleet       *fleet
 		placement   *clusterv1beta1.Placement

@@ -43,8 +43,11 @@ type Result struct {
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
 	// SortByScore orders each decision page by score rather than name.
 	SortByScore bool `json:"-"`
-	// ScoreRateLimit is how often scores alone may rewrite decisions.
-	ScoreRateLimit time.Duration `json:"-"`
+	// Margin is how far the last selected cluster's total is above the
+	// best one left out: score changes that move totals by less in all
+	// cannot change the selection. math.MaxInt64 when none left out could
+	// take a place by its score; 0 when any change may (a spread policy).
+	Margin int64 `json:"-"`
 	// Ranges are, for each resource a prioritizer scaled allocatable
 	// by, the least and the most among the feasible clusters.
 	Ranges []Range `json:"-"`
@@ -59,13 +62,21 @@ type Range struct {
 	Min, Max float64
 }
 
-// Memo is what Plan.Affected needs of a placement's last scheduling: that
-// it ran, and the ranges it scaled by. A hub keeps one per placement, a
-// tenth of the size of the Result.
-type Memo struct{ Ranges []Range }
+// Memo is what a hub keeps of a placement's last scheduling, to tell
+// which changes can affect it (Plan.Affected, Result.Margin): that it
+// ran, the ranges it scaled by, its margin, and whether no cluster
+// passed. A hub keeps one per placement, a tenth of the size of the
+// Result.
+type Memo struct {
+	Ranges       []Range
+	Margin       int64
+	NoneFeasible bool
+}
 
-// Memo is what Plan.Affected needs of r.
-func (r *Result) Memo() *Memo { return &Memo{Ranges: r.Ranges} }
+// Memo is what a hub keeps of r.
+func (r *Result) Memo() *Memo {
+	return &Memo{Ranges: r.Ranges, Margin: r.Margin, NoneFeasible: r.Feasible == 0}
+}
 
 // Weight is one prioritizer and its weight.
 type Weight struct {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,13 @@ func Schedule(p *clusterv1beta1.Placement, snap Snapshot, opts Options) *Result 
 		return &Result{Misconfigured: err, MisconfiguredMessage: err.Error()}
 	}
 	return plan.Schedule(snap, opts)
+}
+
+// SchedulingDisabled says whether the placement carries the api's
+// PlacementDisableAnnotation set to "true": a hub's scheduler then leaves
+// it and its decisions to another controller, as OCM's does.
+func SchedulingDisabled(p *clusterv1beta1.Placement) bool {
+	return p.Annotations[clusterv1beta1.PlacementDisableAnnotation] == "true"
 }
 
 // Plan is a placement compiled to be scheduled again and again: its
@@ -49,7 +57,7 @@ func (pl *Plan) Placement() *clusterv1beta1.Placement { return pl.p }
 // Schedule decides which clusters the plan's placement selects in snap.
 func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 	p, c := pl.p, pl.c
-	r := &Result{Wanted: c.wanted, SortByScore: c.sortByScore, ScoreRateLimit: c.scoreLimit}
+	r := &Result{Wanted: c.wanted, SortByScore: c.sortByScore}
 	r.BoundSets = snap.BoundSets(p.Namespace)
 	r.EligibleSets = eligible(r.BoundSets, p.Spec.ClusterSets)
 	decided := snap.Decided(p.Namespace, p.Name)
@@ -137,11 +145,13 @@ func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 		return strings.Compare(feasible[a].Name, feasible[b].Name)
 	}
 	if !opts.Explain && len(c.spread) == 0 && c.wanted >= 0 && c.wanted < len(order)/8 {
-		// Only the best few matter: keep them, sorted, in one pass.
-		order = topK(order, c.wanted, rank)
+		// Only the best few matter, and the best left out for the
+		// margin: keep them, sorted, in one pass.
+		order = topK(order, c.wanted+1, rank)
 	} else {
 		slices.SortFunc(order, rank)
 	}
+	r.Margin = margin(c, order, totals, preferNot)
 	chosen, notes := choose(c, feasible, order, opts.Explain)
 	for _, i := range chosen {
 		r.Selected = append(r.Selected, Decision{Cluster: feasible[i].Name, Score: totals[i]})
@@ -154,6 +164,21 @@ func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 		explainRanks(r, explained, feasible, order, totals, preferNot, notes)
 	}
 	return r
+}
+
+// margin is Result.Margin of the ranked order.
+func margin(c *compiled, order []int, totals []int64, preferNot []bool) int64 {
+	switch {
+	case len(c.spread) > 0:
+		return 0
+	case c.wanted <= 0 || c.wanted >= len(order):
+		return math.MaxInt64
+	}
+	last, next := order[c.wanted-1], order[c.wanted]
+	if preferNot[last] != preferNot[next] {
+		return math.MaxInt64 // a PreferNoSelect cluster ranks last whatever its score
+	}
+	return totals[last] - totals[next]
 }
 
 // topK returns the k best of order by rank, best first.

@@ -75,15 +75,17 @@ func TestNumberOfClusters(t *testing.T) {
 		placement *clusterv1beta1.Placement
 		want      []string
 		status    metav1.ConditionStatus
+		reason    string
 		message   string
 	}{
-		"unset: every match":      {placement().obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, "3 clusters selected"},
-		"fewer than match":        {placement().n(2).obj(), []string{"a", "b"}, metav1.ConditionTrue, "2 clusters selected"},
-		"as many as match":        {placement().n(3).obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, "3 clusters selected"},
-		"more than match":         {placement().n(5).obj(), []string{"a", "b", "c"}, metav1.ConditionFalse, "3 clusters match, 5 wanted"},
-		"zero":                    {placement().n(0).obj(), []string{}, metav1.ConditionTrue, "0 clusters selected"},
-		"none match, some wanted": {placement().n(2).labels("x", "y").obj(), []string{}, metav1.ConditionFalse, "0 clusters match, 2 wanted"},
-		"none match, all wanted":  {placement().labels("x", "y").obj(), []string{}, metav1.ConditionFalse, "none of the 3 candidate clusters matches"},
+		"unset: every match":      {placement().obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
+		"fewer than match":        {placement().n(2).obj(), []string{"a", "b"}, metav1.ConditionTrue, ReasonAllScheduled, "2 clusters selected"},
+		"as many as match":        {placement().n(3).obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
+		"more than match":         {placement().n(5).obj(), []string{"a", "b", "c"}, metav1.ConditionFalse, ReasonNotAllScheduled, "3 clusters match, 5 wanted"},
+		"zero, as OCM says":       {placement().n(0).obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "numberOfClusters is 0"},
+		"none match, some wanted": {placement().n(2).labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches the placement's predicates and tolerations, 2 wanted"},
+		"none match, zero wanted": {placement().n(0).labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
+		"none match, all wanted":  {placement().labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -92,8 +94,8 @@ func TestNumberOfClusters(t *testing.T) {
 				t.Errorf("selected (-want +got):\n%s", diff)
 			}
 			c := r.Conditions(1)[0]
-			if c.Status != tc.status || !strings.Contains(c.Message, tc.message) {
-				t.Errorf("PlacementSatisfied %s %q, want %s containing %q", c.Status, c.Message, tc.status, tc.message)
+			if c.Status != tc.status || c.Reason != tc.reason || !strings.Contains(c.Message, tc.message) {
+				t.Errorf("PlacementSatisfied %s %s %q, want %s %s containing %q", c.Status, c.Reason, c.Message, tc.status, tc.reason, tc.message)
 			}
 		})
 	}

@@ -91,6 +91,36 @@ var _ = Describe("cluster sets and bindings", func() {
 			g.Expect(c.Reason).To(Equal(scheduler.ReasonNotAllScheduled))
 			g.Expect(c.Message).To(Equal("1 cluster matches, 2 wanted"))
 		})
+
+		By("taking the last: none match, which OCM reports whatever numberOfClusters is")
+		Expect(admin.Get(ctx, client.ObjectKey{Name: clusters[2]}, c)).To(Succeed())
+		c.Labels["env"] = "dev"
+		Expect(admin.Update(ctx, c)).To(Succeed())
+		f.eventuallyDecided(ctx, "prod", nil)
+		f.condition(ctx, "prod", clusterv1beta1.PlacementConditionSatisfied, func(g Gomega, c *metav1.Condition) {
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(scheduler.ReasonNoClusterMatched))
+			g.Expect(c.Message).To(Equal("none of the 4 candidate clusters matches the placement's predicates and tolerations, 2 wanted"))
+		})
+	})
+
+	It("keeps its condition true to the candidates while none matches", func(ctx context.Context) {
+		f := newFixture(ctx)
+		f.bind(ctx, f.set)
+		Expect(admin.Create(ctx, f.placement("prod", func(p *clusterv1beta1.Placement) {
+			p.Spec.Predicates = []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+				LabelSelector: metav1LabelSelector("env", "prod")}}}
+		}))).To(Succeed())
+		f.condition(ctx, "prod", clusterv1beta1.PlacementConditionSatisfied, func(g Gomega, c *metav1.Condition) {
+			g.Expect(c.Reason).To(Equal(scheduler.ReasonSetsEmpty))
+		})
+
+		By("a cluster that matches nothing joining the set")
+		f.clusters(ctx, f.set, 1, nil)
+		f.condition(ctx, "prod", clusterv1beta1.PlacementConditionSatisfied, func(g Gomega, c *metav1.Condition) {
+			g.Expect(c.Reason).To(Equal(scheduler.ReasonNoClusterMatched))
+			g.Expect(c.Message).To(Equal("the one candidate cluster does not match the placement's predicates and tolerations"))
+		})
 	})
 
 	It("puts back a PlacementDecision someone else edits or deletes", func(ctx context.Context) {
