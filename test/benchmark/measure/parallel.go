@@ -2,6 +2,8 @@ package measure
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 )
 
@@ -36,4 +38,15 @@ func Parallel(workers, n int, do func(i int) error) error {
 		return fmt.Errorf("%d of %d failed, the first: %w", len(errs), n, errs[0])
 	}
 	return nil
+}
+
+// FloorWorkers is how many writers a floor benchmark runs at once: def
+// (the component's own concurrency) unless $FLOOR_WORKERS says otherwise.
+// The API server's cost per write falls as more writes are in flight, so
+// a floor is only a floor for the concurrency it was measured at.
+func FloorWorkers(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("FLOOR_WORKERS")); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

@@ -34,7 +34,7 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	began := time.Now()
-	err := measure.Parallel(manifestwork.DefaultMaxConcurrentReconciles, n, func(i int) error {
+	err := measure.Parallel(measure.FloorWorkers(manifestwork.DefaultMaxConcurrentReconciles), n, func(i int) error {
 		return writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i))
 	})
 	if err != nil {
