@@ -145,7 +145,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.run(ctx, api); err != nil {
 		return err
 	}
-	others := []component{kcmComponent(c.Profile, c.layout, p)}
+	others := []component{kcmComponent(c.Profile, c.opts.SigningDuration, c.layout, p)}
 	if c.Profile == ProfileManaged {
 		others = append(others, schedulerComponent(c.layout, p), kwokComponent(c.opts.BinDir, c.layout, p))
 	}

@@ -3,6 +3,7 @@ package localcluster
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ports are the loopback ports one start of a cluster uses.
@@ -79,24 +80,24 @@ func apiserverComponent(l layout, p ports) component {
 	}
 }
 
-func kcmComponent(profile Profile, l layout, p ports) component {
+func kcmComponent(profile Profile, signing time.Duration, l layout, p ports) component {
 	k := l.pki()
 	controllers := "*"
 	if profile == ProfileHub {
 		controllers = strings.Join(hubControllers, ",")
 	}
-	return component{
-		name: "kube-controller-manager",
-		args: append(controlLoopArgs(l, kcmIdentity, p.kcm),
-			"--use-service-account-credentials=true",
-			"--controllers="+controllers,
-			"--cluster-signing-cert-file="+k.caCert(),
-			"--cluster-signing-key-file="+k.caKey(),
-			"--service-account-private-key-file="+k.saKey(),
-			"--root-ca-file="+k.caCert(),
-		),
-		ready: controlLoopReady(l, p.kcm),
+	args := append(controlLoopArgs(l, kcmIdentity, p.kcm),
+		"--use-service-account-credentials=true",
+		"--controllers="+controllers,
+		"--cluster-signing-cert-file="+k.caCert(),
+		"--cluster-signing-key-file="+k.caKey(),
+		"--service-account-private-key-file="+k.saKey(),
+		"--root-ca-file="+k.caCert(),
+	)
+	if signing > 0 {
+		args = append(args, "--cluster-signing-duration="+signing.String())
 	}
+	return component{name: "kube-controller-manager", args: args, ready: controlLoopReady(l, p.kcm)}
 }
 
 func schedulerComponent(l layout, p ports) component {

@@ -48,6 +48,10 @@ type Options struct {
 	// Reuse keeps the data (PKI, etcd) of an earlier run found in Dir;
 	// otherwise such data is removed. Either way Progress says which.
 	Reuse bool
+	// SigningDuration is how long the client certificates the cluster's
+	// CSR signer issues stay valid; zero means kube-controller-manager's
+	// default (a year). Short ones let tests see certificates rotate.
+	SigningDuration time.Duration
 	// StartTimeout bounds the wait for every component to become ready.
 	StartTimeout time.Duration
 	// Progress receives one line per step, for people; nil discards them.
@@ -113,6 +117,9 @@ func (o *Options) validate() error {
 	}
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("nodes is %d: it cannot be negative", o.Nodes))
+	}
+	if o.SigningDuration < 0 {
+		errs = append(errs, fmt.Errorf("signing duration is %s: it cannot be negative", o.SigningDuration))
 	}
 	return errors.Join(errs...)
 }

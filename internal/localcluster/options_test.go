@@ -70,6 +70,10 @@ func TestOptionsComplete(t *testing.T) {
 			opts:     Options{Name: "cluster1", Profile: ProfileManaged, Dir: dir, Nodes: -1},
 			wantErrs: []string{"nodes is -1: it cannot be negative"},
 		},
+		"negative signing duration": {
+			opts:     Options{Name: "hub", Dir: dir, SigningDuration: -time.Second},
+			wantErrs: []string{"signing duration is -1s: it cannot be negative"},
+		},
 		"every problem is reported": {
 			opts: Options{Name: "-x-", Profile: "edge", Nodes: -2},
 			wantErrs: []string{
