@@ -150,6 +150,7 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 			s, err := managed.Get(ctx, secretName, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			first = s.Data["tls.crt"]
+			g.Expect(first).NotTo(BeEmpty(), "the agent records its id before the certificate arrives")
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Eventually(func(g Gomega) {
 			mc, err := clusterclient.NewForConfigOrDie(ocmHub.Config).ClusterV1().ManagedClusters().Get(ctx, rotating, metav1.GetOptions{})
