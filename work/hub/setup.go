@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/work/hub/replicaset"
+	"github.com/corral-dev/corral/work/hub/ttl"
 )
 
 // DefaultWorkers is how many ManifestWorkReplicaSets are reconciled at once.
@@ -23,6 +24,11 @@ type Options struct {
 	Clock clock.WithDelayedExecution
 	// Workers of the ManifestWorkReplicaSet controller; 0 is DefaultWorkers.
 	Workers int
+	// TTLClock is what a completed ManifestWork's ttlSecondsAfterFinished
+	// is measured by; nil is the real clock. Not Clock: the completion time
+	// it is measured from is the agent's wall-clock time, which a test's
+	// fake rollout clock knows nothing of.
+	TTLClock clock.PassiveClock
 }
 
 // AddToScheme adds the types the hub half reads and writes.
@@ -31,7 +37,8 @@ func AddToScheme(s *runtime.Scheme) error {
 }
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
-// the ManifestWorkReplicaSet controller, which runs while mgr leads.
+// the ManifestWorkReplicaSet controller and the one deleting completed
+// ManifestWorks after their TTL, which run while mgr leads.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
@@ -39,5 +46,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := AddToScheme(mgr.GetScheme()); err != nil {
 		return err
 	}
-	return (&replicaset.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers)
+	if err := (&replicaset.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers); err != nil {
+		return err
+	}
+	return (&ttl.Reconciler{Client: mgr.GetClient(), Clock: opts.TTLClock}).SetupWithManager(mgr)
 }

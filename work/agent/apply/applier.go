@@ -50,6 +50,10 @@ type Request struct {
 	// NeedObject asks for the object even when nothing changed (for
 	// status feedback).
 	NeedObject bool
+	// Client reads and writes the object; the applier's own when nil. A
+	// work with an executor passes one impersonating it, so that the
+	// managed API server holds the write to the executor's RBAC.
+	Client dynamic.Interface
 }
 
 // Result is what became of one manifest.
@@ -169,7 +173,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		res.Exists = true
 		return res
 	}
-	ri := a.resource(key)
+	ri := a.resource(req.Client, key)
 	log := ctrl.LoggerFrom(ctx).WithValues("object", key.String(), "strategy", strategy.Type)
 	switch strategy.Type {
 	case workv1.UpdateStrategyTypeReadOnly:
@@ -208,11 +212,14 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	return res
 }
 
-func (a *Applier) resource(key Key) dynamic.ResourceInterface {
-	if key.Namespace == "" {
-		return a.client.Resource(key.GVR)
+func (a *Applier) resource(c dynamic.Interface, key Key) dynamic.ResourceInterface {
+	if c == nil {
+		c = a.client
 	}
-	return a.client.Resource(key.GVR).Namespace(key.Namespace)
+	if key.Namespace == "" {
+		return c.Resource(key.GVR)
+	}
+	return c.Resource(key.GVR).Namespace(key.Namespace)
 }
 
 func (a *Applier) get(ctx context.Context, ri dynamic.ResourceInterface, key Key) (*unstructured.Unstructured, error) {

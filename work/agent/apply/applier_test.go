@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	workv1 "open-cluster-management.io/api/work/v1"
 )
 
 func TestSecretAsStored(t *testing.T) {
@@ -179,6 +180,41 @@ func TestApplyUpdate(t *testing.T) {
 				if diff := cmp.Diff(step.wantSpec, srv.objs["t"].Object["spec"]); diff != "" {
 					t.Errorf("stored spec (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// TestApplyWritesThroughTheRequestsClient checks that a request's client
+// (a work's executor's) does every read and write, and the applier's own
+// none: the managed API server must see the executor, not the agent.
+func TestApplyWritesThroughTheRequestsClient(t *testing.T) {
+	mapping := &meta.RESTMapping{Resource: thingsGVR, GroupVersionKind: thingsGVR.GroupVersion().WithKind("Thing"), Scope: meta.RESTScopeNamespace}
+	owner := metav1.OwnerReference{APIVersion: "work.open-cluster-management.io/v1", Kind: "AppliedManifestWork", Name: "amw", UID: "amw-uid"}
+	newClient := func() *dynamicfake.FakeDynamicClient {
+		srv := &fakeServer{objs: map[string]*unstructured.Unstructured{}}
+		c := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{thingsGVR: "ThingList"})
+		c.PrependReactor("*", "things", srv.react)
+		return c
+	}
+	for _, strategy := range []workv1.UpdateStrategyType{workv1.UpdateStrategyTypeUpdate, workv1.UpdateStrategyTypeCreateOnly, workv1.UpdateStrategyTypeReadOnly} {
+		t.Run(string(strategy), func(t *testing.T) {
+			own, executor := newClient(), newClient()
+			applier := NewApplier(own)
+			for _, spec := range []string{"1", "2"} { // created, then updated
+				thing := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Thing",
+					"metadata": map[string]any{"namespace": "ns", "name": "t"}, "spec": map[string]any{"a": spec}}}
+				res := applier.Apply(context.Background(), Request{Object: thing, Mapping: mapping, Owner: owner,
+					Strategy: &workv1.UpdateStrategy{Type: strategy}, Client: executor})
+				if res.Err != nil {
+					t.Fatal(res.Err)
+				}
+			}
+			if got := own.Actions(); len(got) > 0 {
+				t.Errorf("the applier's own client was used: %v", got)
+			}
+			if len(executor.Actions()) == 0 {
+				t.Error("the request's client was not used")
 			}
 		})
 	}

@@ -91,6 +91,8 @@ type Reconciler struct {
 	statuses, applied *writeMemo
 	// access remembers the executors' access reviews.
 	access *accessCache
+	// executors are the clients that write as the works' executors.
+	executors *executorClients
 }
 
 // SetupWithManager registers the controller with hubMgr (whose cache
@@ -122,6 +124,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		mapper: managed.GetRESTMapper(), cache: managed, applier: apply.NewApplier(dyn), rules: rules,
 		watched: map[schema.GroupVersionKind]bool{}, waiting: map[string]bool{}, readers: newReadIndex(),
 		statuses: newWriteMemo(), applied: newWriteMemo(), access: newAccessCache(opts.Clock),
+		executors: newExecutorClients(managed.GetConfig()),
 	}
 	onlyThisNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == opts.ClusterName })
 	c, err := ctrl.NewControllerManagedBy(hubMgr).

@@ -18,4 +18,14 @@
 // (as its deleteOption says), then drop the AppliedManifestWork and the
 // finalizer. A ManifestWork gone from the hub without that: its
 // AppliedManifestWork is evicted after the grace period.
+//
+// A work with an executor: each manifest is checked first with
+// SubjectAccessReviews (for a clear per-manifest refusal), then written,
+// and what the work drops let go of, through a client impersonating the
+// executor's service account, so that the managed API server holds it to
+// the executor's RBAC, escalation checks included. What a deleted or
+// vanished work leaves is released by the agent itself, as in OCM: the
+// executor was checked for delete when it applied it, and a grant revoked
+// since must not keep the work from going. Works without an executor
+// write with the agent's own client, as before.
 package manifestwork

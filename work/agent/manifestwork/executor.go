@@ -8,12 +8,77 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/work/agent/appliedwork"
+	"github.com/corral-dev/corral/work/agent/apply"
 )
+
+// executorClients are the managed cluster clients that impersonate
+// executors, one per service account, made when a work first needs it.
+type executorClients struct {
+	config  *rest.Config
+	mu      sync.Mutex
+	clients map[string]dynamic.Interface
+}
+
+func newExecutorClients(config *rest.Config) *executorClients {
+	return &executorClients{config: config, clients: map[string]dynamic.Interface{}}
+}
+
+// client impersonates the executor's service account. Only the user is
+// set: for a service account the API server adds its groups
+// (system:serviceaccounts, system:serviceaccounts:<namespace>) itself,
+// whereas naming them would need the impersonate verb on groups besides
+// serviceaccounts, more than OCM's work agent role grants.
+func (c *executorClients) client(e *workv1.ManifestWorkExecutor) (dynamic.Interface, error) {
+	user, err := executorUser(e)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if client, ok := c.clients[user]; ok {
+		return client, nil
+	}
+	cfg := rest.CopyConfig(c.config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("managed cluster client impersonating executor %s: %w", user, err)
+	}
+	c.clients[user] = client
+	return client, nil
+}
+
+// writer is the client that writes what work applies: the agent's own,
+// or for a work with an executor one impersonating it, so that the
+// managed API server holds every write to the executor's RBAC, escalation
+// checks included (a SubjectAccessReview cannot ask whether binding a
+// role grants more than the executor holds).
+func (r *Reconciler) writer(work *workv1.ManifestWork) (dynamic.Interface, error) {
+	if work.Spec.Executor == nil {
+		return r.dynamic, nil
+	}
+	return r.executors.client(work.Spec.Executor)
+}
+
+// refusedToExecutor is err told as the managed API server's refusal of
+// the work's executor when it is one, nil otherwise: the write went
+// through a client impersonating the executor and was forbidden, say by
+// RBAC's escalation check.
+func refusedToExecutor(work *workv1.ManifestWork, key apply.Key, err error) error {
+	if work.Spec.Executor == nil || !apierrors.IsForbidden(err) {
+		return nil
+	}
+	user, _ := executorUser(work.Spec.Executor)
+	return fmt.Errorf("the work's executor %s may not apply %s, the managed cluster says: %w", user, key, err)
+}
 
 // executorUser is the user name of a ManifestWork's executor.
 func executorUser(e *workv1.ManifestWorkExecutor) (string, error) {

@@ -217,19 +217,19 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 		s.refused = true
 		return
 	}
+	writer, err := r.writer(s.work)
+	if err != nil {
+		m.err = err
+		s.fail(err)
+		return
+	}
 	if err := r.watch(mapping); err != nil {
 		m.err = err
 		s.fail(err)
 		return
 	}
-	cached := &metav1.PartialObjectMetadata{}
-	cached.SetGroupVersionKind(mapping.GroupVersionKind)
-	err = r.cache.GetCache().Get(ctx, client.ObjectKey{Namespace: m.result.Key.Namespace, Name: m.obj.GetName()}, cached)
-	absent := apierrors.IsNotFound(err)
-	if err != nil {
-		cached = &metav1.PartialObjectMetadata{}
-	}
-	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent}
+	cached, absent := r.cached(ctx, mapping, m.result.Key)
+	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent, Client: writer}
 	if m.config != nil {
 		req.Strategy = m.config.UpdateStrategy
 		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
@@ -239,13 +239,30 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 		req.Strategy = &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeReadOnly}
 	}
 	m.result = r.applier.Apply(ctx, req)
-	if apply.Retriable(m.result.Err) {
+	if refused := refusedToExecutor(s.work, m.result.Key, m.result.Err); refused != nil {
+		// Like a refused access review: looked at again once that is
+		// no longer believed, not retried with backoff.
+		m.result.Err = refused
+		s.refused = true
+	} else if apply.Retriable(m.result.Err) {
 		s.fail(m.result.Err)
 	}
 	m.uid = cached.UID
 	if m.result.Object != nil {
 		m.uid = m.result.Object.GetUID()
 	}
+}
+
+// cached is the object's metadata as the managed cluster's watch has it
+// (empty when it has not), and whether the watch does not have it.
+func (r *Reconciler) cached(ctx context.Context, mapping *meta.RESTMapping, key apply.Key) (*metav1.PartialObjectMetadata, bool) {
+	cached := &metav1.PartialObjectMetadata{}
+	cached.SetGroupVersionKind(mapping.GroupVersionKind)
+	err := r.cache.GetCache().Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, cached)
+	if err != nil {
+		return &metav1.PartialObjectMetadata{}, apierrors.IsNotFound(err)
+	}
+	return cached, false
 }
 
 // releaseDropped lets go of what the work applied before and no longer
@@ -268,10 +285,13 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 			applied = append(applied, workv1.AppliedManifestResourceMeta{ResourceIdentifier: id, Version: m.mapping.Resource.Version, UID: string(m.uid)})
 		}
 	}
+	writer, err := r.writer(s.work)
+	// Not as an executor it cannot write as either: its manifests say why.
+	keepAll := unknown || err != nil
 	var errs []error
 	pending := false
 	for _, prev := range s.amw.Status.AppliedResources {
-		if current[prev.ResourceIdentifier] || unknown {
+		if current[prev.ResourceIdentifier] || keepAll {
 			if !slices.ContainsFunc(applied, func(a workv1.AppliedManifestResourceMeta) bool {
 				return a.ResourceIdentifier == prev.ResourceIdentifier
 			}) {
@@ -279,7 +299,7 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 			}
 			continue
 		}
-		gone, err := appliedwork.Release(ctx, r.dynamic, prev, s.amw.UID, appliedwork.Orphaned(s.work.Spec.DeleteOption, prev.ResourceIdentifier))
+		gone, err := appliedwork.Release(ctx, writer, prev, s.amw.UID, appliedwork.Orphaned(s.work.Spec.DeleteOption, prev.ResourceIdentifier))
 		if err != nil {
 			errs = append(errs, err)
 		}
