@@ -130,9 +130,12 @@ spec:
 	}
 }
 
-func TestExplainMisconfigured(t *testing.T) {
+// whatIf is the table of explain --what-if apps/web with the Placement
+// spec in placement.
+func whatIf(t *testing.T, placement string) string {
+	t.Helper()
 	edited := filepath.Join(t.TempDir(), "web.yaml")
-	if err := os.WriteFile(edited, []byte("spec:\n  numberOfClusters: -1\n"), 0o600); err != nil {
+	if err := os.WriteFile(edited, []byte(placement), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o := NewExplainOptions(nil)
@@ -141,6 +144,11 @@ func TestExplainMisconfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func TestExplainMisconfigured(t *testing.T) {
+	out := whatIf(t, "spec:\n  numberOfClusters: -1\n")
 	if want := "Placement apps/web (what if) is misconfigured: spec.numberOfClusters is -1"; !strings.Contains(out, want) {
 		t.Errorf("output %q, want it to say %q", out, want)
 	}
@@ -196,22 +204,13 @@ func TestExplainSaysSchedulingIsDisabled(t *testing.T) {
 }
 
 func TestWhatIfAppliesTheCRDDefaults(t *testing.T) {
-	edited := filepath.Join(t.TempDir(), "web.yaml")
-	if err := os.WriteFile(edited, []byte(`spec:
+	out := whatIf(t, `spec:
   prioritizerPolicy:
     mode: Exact
     configurations:
     - scoreCoordinate:
         builtIn: Steady
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o := NewExplainOptions(nil)
-	o.client, o.WhatIf, o.File = hub(t), true, edited
-	out, err := run(t, o, "apps/web")
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if want := "Prioritizers: Steady×1"; !strings.Contains(out, want) {
 		t.Errorf("a prioritizer without a weight weighs 1 on the hub; the output does not say %q:\n%s", want, out)
 	}

@@ -122,11 +122,7 @@ var _ = Describe("misconfigured placements", func() {
 var _ = Describe("prioritizers", func() {
 	It("prefers the clusters with the best AddOnPlacementScore, and follows a score change that changes them at once", func(ctx context.Context) {
 		f := newFixture(ctx)
-		clusters := f.clusters(ctx, f.set, 3, nil)
-		for i, c := range clusters {
-			createScore(ctx, c, int32(10*(i+1)))
-		}
-		f.bind(ctx, f.set)
+		clusters := f.scoredClusters(ctx, 3)
 		Expect(admin.Create(ctx, f.placement("best", func(p *clusterv1beta1.Placement) {
 			p.Spec.NumberOfClusters = ptr[int32](1)
 			p.Spec.PrioritizerPolicy = clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,

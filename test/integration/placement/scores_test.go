@@ -28,6 +28,18 @@ func createScore(ctx context.Context, cluster string, value int32) {
 	setScore(ctx, cluster, value)
 }
 
+// scoredClusters makes n clusters in the fixture's set, bound, whose demo
+// scores are 10, 20, 30…
+func (f *fixture) scoredClusters(ctx context.Context, n int) []string {
+	GinkgoHelper()
+	clusters := f.clusters(ctx, f.set, n, nil)
+	for i, c := range clusters {
+		createScore(ctx, c, int32(10*(i+1)))
+	}
+	f.bind(ctx, f.set)
+	return clusters
+}
+
 func setScore(ctx context.Context, cluster string, value int32) {
 	GinkgoHelper()
 	s := &clusterv1alpha1.AddOnPlacementScore{}
@@ -62,11 +74,7 @@ func (f *fixture) scoreHeld(ctx context.Context, placement string) int64 {
 var _ = Describe("scores", func() {
 	It("writes score changes that keep the same clusters no more often than scoreRateLimit, and at once with 0s", func(ctx context.Context) {
 		f := newFixture(ctx)
-		clusters := f.clusters(ctx, f.set, 3, nil)
-		for i, c := range clusters {
-			createScore(ctx, c, int32(10*(i+1)))
-		}
-		f.bind(ctx, f.set)
+		clusters := f.scoredClusters(ctx, 3)
 		Expect(admin.Create(ctx, f.placement("limited", byScore("")))).To(Succeed())
 		Expect(admin.Create(ctx, f.placement("unlimited", byScore("0s")))).To(Succeed())
 		f.eventuallyDecided(ctx, "limited", clusters[2:])
