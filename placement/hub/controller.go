@@ -38,8 +38,11 @@ type Options struct {
 }
 
 // DefaultWorkers: scheduling one placement takes well under a
-// millisecond; writing it is a few requests, which these overlap.
-const DefaultWorkers = 16
+// millisecond; writing it is a few requests, which these overlap. With
+// more writes in flight the API server also spends less CPU on each: 1000
+// placements took 3.84-4.00 s with 64 where 16 took 4.00-4.34 s, but with
+// 10 000 placements 64 peaked at 202 MB, where 32 stays at 184 MB.
+const DefaultWorkers = 32
 
 // DefaultScoreInterval bounds the churn scores bring when a placement
 // sets no scoreRateLimit: its decisions' scores are rewritten at most
