@@ -82,21 +82,23 @@ func (pg *Page) Labels(placement string) map[string]string {
 // Pages splits the result's groups into PlacementDecisions of at most
 // MaxDecisionsPerPage clusters, named <placement>-decision-<n> with n
 // counting from 1 across the groups, as OCM names them; each group has at
-// least one page. Within a page clusters are ordered by name, or by score
-// (highest first, then name) with sortBy Score.
+// least one page. A group's clusters are ordered by name, or with sortBy
+// Score by score (highest first, then name) across its pages, so that the
+// first page holds the best: the api orders the decisions, not each page.
 func (r *Result) Pages(placement string) []Page {
 	var out []Page
 	for _, g := range r.Groups {
 		clusters := g.Clusters
+		if r.SortByScore {
+			clusters = slices.Clone(clusters) // by name already: stable keeps name order among ties
+			slices.SortStableFunc(clusters, func(a, b Decision) int { return cmp.Compare(b.Score, a.Score) })
+		}
 		for first := true; first || len(clusters) > 0; first = false {
 			n := min(MaxDecisionsPerPage, len(clusters))
 			page := Page{Name: fmt.Sprintf("%s-decision-%d", placement, len(out)+1), GroupIndex: g.Index, GroupName: g.Name,
 				Decisions: make([]clusterv1beta1.ClusterDecision, 0, n)}
 			for _, d := range clusters[:n] {
 				page.Decisions = append(page.Decisions, clusterv1beta1.ClusterDecision{ClusterName: d.Cluster, Score: d.Score})
-			}
-			if r.SortByScore {
-				slices.SortStableFunc(page.Decisions, func(a, b clusterv1beta1.ClusterDecision) int { return cmp.Compare(b.Score, a.Score) })
 			}
 			out = append(out, page)
 			clusters = clusters[n:]

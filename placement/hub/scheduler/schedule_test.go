@@ -245,6 +245,35 @@ func TestSortByScore(t *testing.T) {
 	}
 }
 
+func TestSortByScoreOrdersAcrossPages(t *testing.T) {
+	// 250 clusters whose allocatable CPU falls as their names rise: the
+	// best 100 by score are c249…c150, the last by name.
+	var clusters []*clusterBuilder
+	for i := range 250 {
+		clusters = append(clusters, cluster(fmt.Sprintf("c%03d", i)).cpu(fmt.Sprint(i+1), "256"))
+	}
+	p := placement().exact().builtIn(ResourceAllocatableCPU, 1).with(func(p *clusterv1beta1.Placement) {
+		p.Spec.SortBy = clusterv1beta1.PlacementSortByScore
+	}).obj()
+	pages := newFleet(clusters...).schedule(p).Pages("p")
+	if len(pages) != 3 {
+		t.Fatalf("%d pages, want 3", len(pages))
+	}
+	first := pages[0].Decisions
+	if first[0].ClusterName != "c249" || first[99].ClusterName != "c150" {
+		t.Errorf("the first page runs from %s to %s, want c249 (best) to c150: the best 100 come first", first[0].ClusterName, first[99].ClusterName)
+	}
+	var last int64 = 101
+	for _, pg := range pages {
+		for _, d := range pg.Decisions {
+			if d.Score > last {
+				t.Fatalf("%s scores %d after a decision scoring %d: not in score order across pages", d.ClusterName, d.Score, last)
+			}
+			last = d.Score
+		}
+	}
+}
+
 func TestExplainSaysWhyEachClusterWasLeftOut(t *testing.T) {
 	f := newFleet(cluster("a").label("env", "prod"), cluster("b").label("env", "dev"), cluster("c").label("env", "prod"),
 		cluster("d").label(clusterv1beta1.PlacementLabel, "x").label("cluster.open-cluster-management.io/clusterset", "other"))
