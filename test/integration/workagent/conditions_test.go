@@ -5,8 +5,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/work/agent/manifestwork"
 )
 
 var _ = Describe("Condition rules", func() {
@@ -62,5 +65,39 @@ var _ = Describe("Condition rules", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cm.Data).To(HaveKeyWithValue("v", "1"))
 		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Status", metav1.ConditionTrue))
+	})
+
+	It("sets the work's Degraded from a manifest's Degraded condition rule", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "app"},
+			UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly},
+			ConditionRules: []workv1.ConditionRule{{
+				Condition: workv1.ManifestDegraded, Type: workv1.CelConditionExpressionsType,
+				CelExpressions:    []string{`object.data.errors != "0"`},
+				MessageExpression: `result ? "errors: " + object.data.errors : "no errors"`,
+			}},
+		}}}, configMap(ns, "app", map[string]any{"errors": "3"}), configMap(ns, "other", nil))
+		expectWorkCondition(ctx, w, workv1.WorkDegraded, metav1.ConditionTrue)
+		c := meta.FindStatusCondition(work(ctx, w).Status.Conditions, workv1.WorkDegraded)
+		Expect(c.Reason).To(Equal(manifestwork.ReasonWorkDegraded))
+		Expect(c.Message).To(Equal("1 of 2 manifests degraded"))
+		Expect(manifestCondition(ctx, w, 0, workv1.ManifestDegraded)).To(And(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Message", "errors: 3")))
+		// Degraded is not unavailable: the resources are there.
+		expectWorkCondition(ctx, w, workv1.WorkAvailable, metav1.ConditionTrue)
+
+		By("the object recovering on the managed cluster")
+		Eventually(func() error {
+			cm, err := getConfigMap(ctx, ns, "app")
+			if err != nil {
+				return err
+			}
+			cm.Data["errors"] = "0"
+			return managed.Update(ctx, cm)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectWorkCondition(ctx, w, workv1.WorkDegraded, metav1.ConditionFalse)
+		Expect(meta.FindStatusCondition(work(ctx, w).Status.Conditions, workv1.WorkDegraded)).To(HaveField("Reason", manifestwork.ReasonWorkNotDegraded))
+		Expect(manifestCondition(ctx, w, 0, workv1.ManifestDegraded)).To(HaveField("Message", "no errors"))
 	})
 })

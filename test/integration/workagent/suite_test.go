@@ -6,6 +6,8 @@ package workagent_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/rest"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,7 +46,45 @@ const (
 var (
 	hubCluster, managedCluster *localcluster.Cluster
 	hub, managed               client.Client
+	// hubRequests and managedRequests count the suite's agent's requests
+	// to either cluster.
+	hubRequests, managedRequests = &requestCounter{}, &requestCounter{}
 )
+
+// requestCounter counts the requests made through the configs it wraps,
+// by method and path.
+type requestCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// wrap is cfg with its requests counted.
+func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			c.mu.Lock()
+			if c.n == nil {
+				c.n = map[string]int{}
+			}
+			c.n[req.Method+" "+req.URL.Path]++
+			c.mu.Unlock()
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+// count is how many requests with method to path were made.
+func (c *requestCounter) count(method, path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[method+" "+path]
+}
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
@@ -70,7 +111,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 
 	stop := testenv.Go(context.Background(), func(ctx context.Context) error {
 		return agent.Run(ctx, agent.Options{
-			ClusterName: clusterName, Hub: hubCluster.Config, Managed: managedCluster.Config,
+			ClusterName: clusterName, Hub: hubRequests.wrap(hubCluster.Config), Managed: managedRequests.wrap(managedCluster.Config),
 			EvictionGracePeriod: evictionGrace, RawFeedbackJSON: true,
 		})
 	})

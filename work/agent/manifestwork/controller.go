@@ -147,7 +147,7 @@ func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options
 		return err
 	}
 	r.ctrl = c
-	return nil
+	return setupUnmanaged(hubMgr, managed, r)
 }
 
 func crdMeta() *metav1.PartialObjectMetadata {
@@ -175,11 +175,12 @@ func (r *Reconciler) request(work string) reconcile.Request {
 }
 
 // appliedWorkHandler brings a work back when its AppliedManifestWork is
-// deleted or starts being deleted, and when one appears whose work is not
-// on the hub (the work vanished while the agent was away). One that
-// appears for a work the hub has is the agent's own doing, and the work's
-// reconcile is already under way: enqueuing it again would only have it
-// read the work from a cache that has not caught up yet.
+// deleted or starts being deleted, and when one of this agent's appears
+// whose work is not on the hub (the work vanished while the agent was
+// away). One that appears for a work the hub has is the agent's own
+// doing, and the work's reconcile is already under way: enqueuing it
+// again would only have it read the work from a cache that has not caught
+// up yet.
 func (r *Reconciler) appliedWorkHandler() handler.TypedEventHandler[*workv1.AppliedManifestWork, reconcile.Request] {
 	enqueue := func(amw *workv1.AppliedManifestWork, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		if work, ok := appliedwork.WorkName(r.opts.HubHash, amw.Name); ok {
@@ -189,7 +190,7 @@ func (r *Reconciler) appliedWorkHandler() handler.TypedEventHandler[*workv1.Appl
 	return handler.TypedFuncs[*workv1.AppliedManifestWork, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*workv1.AppliedManifestWork], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			work, ok := appliedwork.WorkName(r.opts.HubHash, e.Object.Name)
-			if !ok {
+			if !ok || e.Object.Spec.AgentID != r.opts.AgentID {
 				return
 			}
 			err := r.hub.Get(ctx, r.request(work).NamespacedName, &workv1.ManifestWork{})

@@ -25,16 +25,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	r.statuses.forget(s.work.UID)
 	return reconcile.Run(ctx, s,
 		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
-			return r.releaseAll(ctx, s.work.Name, s.work.Spec.DeleteOption)
+			return r.releaseAll(ctx, appliedwork.Name(r.opts.HubHash, s.work.Name), s.work.Spec.DeleteOption)
 		}},
 		reconcile.Step[*scope]{Name: "finalizer", Run: r.removeFinalizer},
 	)
 }
 
-// releaseAll lets go of everything the work applied, as opt says, then
-// deletes its AppliedManifestWork. It stops the list until that is done.
-func (r *Reconciler) releaseAll(ctx context.Context, work string, opt *workv1.DeleteOption) (reconcile.Result, error) {
-	name := appliedwork.Name(r.opts.HubHash, work)
+// releaseAll lets go of everything the AppliedManifestWork named name
+// records, as opt says, then deletes it. It stops the list until that is
+// done.
+func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.DeleteOption) (reconcile.Result, error) {
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
 	if apierrors.IsNotFound(err) {
@@ -99,10 +99,11 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (reconcile.R
 }
 
 // reconcileVanished handles an AppliedManifestWork whose ManifestWork is
-// not on the hub (and was not deleted through the agent): what it applied
-// is released only after the eviction grace period, so that a hub that
-// loses its works (restored from an old backup, say) does not empty the
-// managed cluster at once.
+// not on the hub (and was not deleted through the agent): it is evicted
+// (see evict), so that a hub that loses its works (restored from an old
+// backup, say) does not empty the managed cluster at once. One another
+// agent made (another cluster's agent on the same managed cluster) is left
+// to that agent, as OCM's agent does.
 func (r *Reconciler) reconcileVanished(ctx context.Context, work string) (ctrl.Result, error) {
 	r.setWaiting(work, false)
 	r.readers.set(work, nil)
@@ -115,21 +116,8 @@ func (r *Reconciler) reconcileVanished(ctx context.Context, work string) (ctrl.R
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
 	}
-	now := r.opts.Clock.Now()
-	if amw.Status.EvictionStartTime == nil {
-		old := amw.DeepCopy()
-		amw.Status.EvictionStartTime = &metav1.Time{Time: now}
-		if err := r.managed.Status().Patch(ctx, amw, client.MergeFrom(old)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("starting the eviction of %s: %w", name, err)
-		}
-		ctrl.LoggerFrom(ctx).V(1).Info("ManifestWork gone from the hub; evicting what it applied after the grace period",
-			"appliedManifestWork", name, "gracePeriod", r.opts.EvictionGracePeriod)
-		return ctrl.Result{RequeueAfter: r.opts.EvictionGracePeriod}, nil
+	if amw.Spec.AgentID != r.opts.AgentID {
+		return ctrl.Result{}, nil
 	}
-	if left := amw.Status.EvictionStartTime.Add(r.opts.EvictionGracePeriod).Sub(now); left > 0 {
-		return ctrl.Result{RequeueAfter: left}, nil
-	}
-	return reconcile.Run(ctx, &scope{}, reconcile.Step[*scope]{Name: "evict", Run: func(ctx context.Context, _ *scope) (reconcile.Result, error) {
-		return r.releaseAll(ctx, work, nil)
-	}})
+	return r.evict(ctx, amw, "ManifestWork gone from the hub")
 }

@@ -19,6 +19,16 @@
 // finalizer. A ManifestWork gone from the hub without that: its
 // AppliedManifestWork is evicted after the grace period.
 //
+// A second controller, on the managed cluster's AppliedManifestWorks,
+// evicts after the same grace period those this agent made for another
+// hub (the agent joined another hub, or the hub's address changed: their
+// names carry the old hub hash), as the api and OCM's agent do; the grace
+// period starts with status.evictionStartTime. Evicting releases what only
+// that record owns and drops its owner reference from what a work of this
+// hub applies too. Either eviction is turned off by a grace period of
+// EvictionGracePeriodBound or more, and AppliedManifestWorks of another
+// agent ID are never touched.
+//
 // A work with an executor: each manifest is checked first with
 // SubjectAccessReviews (for a clear per-manifest refusal), then written,
 // and what the work drops let go of, through a client impersonating the
