@@ -111,6 +111,28 @@ var _ = Describe("Letting go of what a work applied", func() {
 		expectGone(ctx, ns, "shared")
 	})
 
+	It("releases what a live work applied when its AppliedManifestWork is deleted by hand, then applies it anew", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "a", nil))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+		before, err := getConfigMap(ctx, ns, "a")
+		Expect(err).NotTo(HaveOccurred())
+		amw := &workv1.AppliedManifestWork{}
+		Expect(managed.Get(ctx, client.ObjectKey{Name: appliedwork.Name(appliedwork.HubHash(hubCluster.Config.Host), w)}, amw)).To(Succeed())
+
+		Expect(managed.Delete(ctx, amw)).To(Succeed())
+		Eventually(func(g Gomega) {
+			again := &workv1.AppliedManifestWork{}
+			g.Expect(managed.Get(ctx, client.ObjectKeyFromObject(amw), again)).To(Succeed())
+			g.Expect(again.UID).NotTo(Equal(amw.UID), "a new record")
+			g.Expect(again.DeletionTimestamp).To(BeNil())
+			cm, err := getConfigMap(ctx, ns, "a")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.UID).NotTo(Equal(before.UID), "released with the old record, then applied anew")
+			g.Expect(cm.OwnerReferences).To(ContainElement(HaveField("UID", again.UID)))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
 	It("evicts what a work applied only after the grace period when the work vanishes from the hub", func(ctx context.Context) {
 		// What the managed cluster holds when a hub lost a ManifestWork
 		// the agent had applied: its AppliedManifestWork and what it applied.

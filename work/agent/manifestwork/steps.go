@@ -130,7 +130,12 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 		return reconcile.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
 	}
 	if amw.DeletionTimestamp != nil {
-		// Being deleted by someone: wait until it is gone, then start anew.
+		// Deleted by someone while its work lives: release what it
+		// records, as its finalizer promises (OCM's agent does the same),
+		// then start anew with a new one.
+		if _, err := r.evict(ctx, amw, "AppliedManifestWork deleted while its work lives"); err != nil {
+			return reconcile.StopList, err
+		}
 		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if amw.Status.EvictionStartTime != nil {
