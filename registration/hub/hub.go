@@ -53,10 +53,10 @@ type Options struct {
 // cluster's acceptance is a handful of sequential writes. Measured with a
 // thousand clusters accepted at once (test/benchmark/registration), more
 // writes in flight also cost the API server and etcd less CPU per write:
-// 64 took 6.5 s where 16 took 7.3-8.8 s, with 95-97 MB against 90 MB of
-// hub memory; 128 was faster still (5.8-6.0 s) but above 100 MB, and 256
-// and 512 slower and larger.
-const DefaultWorkers = 64
+// 48 took 5.7-6.1 s at 95-98 MB of hub memory where 16 took 7.3-8.8 s at
+// 90 MB; 64 was as fast but reached 100 MB, 128 was faster (5.8-6.0 s)
+// at 100-105 MB, and 256 and 512 slower and larger.
+const DefaultWorkers = 48
 
 // Client limits of the hub's controllers. Accepting a cluster is about ten
 // small writes, and a thousand clusters may arrive at once: the limits
