@@ -37,7 +37,7 @@ const rotationTimeout = time.Minute
 // was denied, or its certificate is no longer trusted), the agent falls
 // back to the bootstrap kubeconfig and asks to join again.
 func (a *Agent) heartbeat(ctx context.Context, s *session) error {
-	period := leasePeriod(a.opts.LeaseDurationSeconds)
+	period := common.LeasePeriod(a.opts.LeaseDurationSeconds)
 	ticker := a.opts.Clock.NewTicker(period)
 	defer func() { ticker.Stop() }()
 	rejected := 0
@@ -170,15 +170,6 @@ func setConditions(ctx context.Context, clusters clusterclient.Interface, mc *cl
 	return err
 }
 
-// leasePeriod is how often a lease of seconds is renewed: OCM's default
-// when the ManagedCluster does not say.
-func leasePeriod(seconds int32) time.Duration {
-	if seconds <= 0 {
-		seconds = common.DefaultLeaseDurationSeconds
-	}
-	return time.Duration(seconds) * time.Second
-}
-
 // beat renews the lease and reports Joined and Available, once the hub has
 // accepted the cluster (before that, neither is the agent's to write). It
 // returns the lease period the hub asks for: the ManagedCluster's
@@ -190,7 +181,7 @@ func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reading ManagedCluster %s: %w", id.Cluster, err)
 	}
-	period := leasePeriod(mc.Spec.LeaseDurationSeconds)
+	period := common.LeasePeriod(mc.Spec.LeaseDurationSeconds)
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
 		log(ctx).V(1).Info("Not accepted (yet); not heartbeating", "cluster", id.Cluster)
 		return period, nil

@@ -4,6 +4,8 @@
 package common
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -16,6 +18,16 @@ const LeaseName = "managed-cluster-lease"
 // DefaultLeaseDurationSeconds is how often an agent renews its lease when
 // its ManagedCluster does not say (spec.leaseDurationSeconds), as OCM has it.
 const DefaultLeaseDurationSeconds = 60
+
+// LeasePeriod is the lease period of a ManagedCluster whose
+// spec.leaseDurationSeconds is seconds: how often its agent renews the
+// lease, and what the hub judges the lease by.
+func LeasePeriod(seconds int32) time.Duration {
+	if seconds <= 0 {
+		seconds = DefaultLeaseDurationSeconds
+	}
+	return time.Duration(seconds) * time.Second
+}
 
 // Held reports whether a live agent holds mc: the cluster is accepted and
 // joined, and its agent is heartbeating, whether or not it finds its own

@@ -41,7 +41,7 @@ type Result struct {
 	// RequeueAfter, when not zero, is when the result changes with time
 	// alone: a toleration or a score runs out.
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
-	// SortByScore orders each decision page by score rather than name.
+	// SortByScore orders the decisions by score rather than name.
 	SortByScore bool `json:"-"`
 	// Margin is how far the last selected cluster's total is above the
 	// best one left out: score changes that move totals by less in all

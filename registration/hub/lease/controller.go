@@ -120,11 +120,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // timeLeft is how long the lease stays fresh; zero or less means stale.
 func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordinationv1.Lease) time.Duration {
-	seconds := cluster.Spec.LeaseDurationSeconds
-	if seconds <= 0 {
-		seconds = common.DefaultLeaseDurationSeconds
-	}
-	grace := time.Duration(int64(seconds)*int64(r.GraceMultiplier)) * time.Second
+	grace := common.LeasePeriod(cluster.Spec.LeaseDurationSeconds) * time.Duration(r.GraceMultiplier)
 	renewed := lease.CreationTimestamp.Time
 	if lease.Spec.RenewTime != nil {
 		renewed = lease.Spec.RenewTime.Time

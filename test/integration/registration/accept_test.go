@@ -28,11 +28,16 @@ func join(ctx context.Context, name string) string {
 	return submitCSR(ctx, joiner, name, csrPEM(name))
 }
 
-// accept runs corral accept and returns its output.
+// accept runs corral accept on the suite's hub and returns its output.
 func accept(ctx context.Context, clusters ...string) (string, error) {
+	return acceptOn(ctx, hubCluster.Kubeconfig, clusters...)
+}
+
+// acceptOn runs corral accept on the hub of kubeconfig.
+func acceptOn(ctx context.Context, kubeconfig string, clusters ...string) (string, error) {
 	var out bytes.Buffer
 	o := registrationcli.NewAcceptOptions(&out)
-	o.Hub.Kubeconfig = hubCluster.Kubeconfig
+	o.Hub.Kubeconfig = kubeconfig
 	o.Clusters = clusters
 	if err := o.Validate(); err != nil {
 		return out.String(), err

@@ -9,6 +9,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,9 +22,21 @@ import (
 // agent does.
 func bootstrapConfig(ctx context.Context) *rest.Config {
 	GinkgoHelper()
-	token, err := bootstrap.Token(ctx, kube, 600)
+	return bootstrapConfigFor(ctx, hubCluster.Config)
+}
+
+// bootstrapConfigFor is the bootstrap identity of the hub at hub, with a
+// fresh token.
+func bootstrapConfigFor(ctx context.Context, hub *rest.Config) *rest.Config {
+	GinkgoHelper()
+	token, err := bootstrap.Token(ctx, kubernetes.NewForConfigOrDie(hub), 600)
 	Expect(err).NotTo(HaveOccurred())
-	cfg := rest.AnonymousClientConfig(hubCluster.Config)
+	return withToken(hub, token)
+}
+
+// withToken is an anonymous client of the hub at hub bearing token.
+func withToken(hub *rest.Config, token string) *rest.Config {
+	cfg := rest.AnonymousClientConfig(hub)
 	cfg.BearerToken = token
 	return cfg
 }

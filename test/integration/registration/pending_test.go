@@ -45,9 +45,7 @@ func revocableBootstrapConfig(ctx context.Context) (*rest.Config, *corev1.Secret
 		}},
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	cfg := rest.AnonymousClientConfig(hubCluster.Config)
-	cfg.BearerToken = tr.Status.Token
-	return cfg, binding
+	return withToken(hubCluster.Config, tr.Status.Token), binding
 }
 
 var _ = Describe("an agent whose join waits for an admin", func() {

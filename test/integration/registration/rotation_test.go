@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,7 +19,6 @@ import (
 	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
-	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub"
@@ -60,25 +58,13 @@ var _ = Describe("certificate rotation with a short-lived signer", Ordered, func
 	It("renews the certificate before it expires, through the hub's approval, and keeps heartbeating past the old one's expiry", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		secret := "hub-kubeconfig-" + name
-		token, err := bootstrap.Token(ctx, kubernetes.NewForConfigOrDie(short.Config), 600)
-		Expect(err).NotTo(HaveOccurred())
-		boot := rest.AnonymousClientConfig(short.Config)
-		boot.BearerToken = token
-		runAgent(agent.Options{ClusterName: name, Bootstrap: boot, Managed: managedCluster.Config, SecretName: secret,
-			LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond})
+		runAgent(agent.Options{ClusterName: name, Bootstrap: bootstrapConfigFor(ctx, short.Config), Managed: managedCluster.Config,
+			SecretName: secret, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond})
 
-		By("a hub admin accepting the cluster on the short-signer hub")
+		By("a hub admin accepting the cluster on the short-signer hub, once it asked")
 		Eventually(func() error {
-			o := registrationcli.NewAcceptOptions(GinkgoWriter)
-			o.Hub.Kubeconfig = short.Kubeconfig
-			o.Clusters = []string{name}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(ctx)
+			_, err := acceptOn(ctx, short.Kubeconfig, name)
+			return err
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)

@@ -34,6 +34,30 @@ func expectKept(ctx context.Context, ns, name string) {
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 }
 
+// expectEvicted waits until amw's eviction has started and checks that the
+// ConfigMap ns/name it owns is kept through the grace period, then goes,
+// and amw with it.
+func expectEvicted(ctx context.Context, amw *workv1.AppliedManifestWork, ns, name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		g.Expect(managed.Get(ctx, client.ObjectKeyFromObject(amw), amw)).To(Succeed())
+		g.Expect(amw.Status.EvictionStartTime).NotTo(BeNil())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	_, err := getConfigMap(ctx, ns, name)
+	Expect(err).NotTo(HaveOccurred(), "kept during the grace period")
+	expectGone(ctx, ns, name)
+	Expect(time.Since(amw.Status.EvictionStartTime.Time)).To(BeNumerically(">=", evictionGrace-time.Second))
+	expectAppliedWorkGone(ctx, amw)
+}
+
+// expectAppliedWorkGone waits until the AppliedManifestWork is gone.
+func expectAppliedWorkGone(ctx context.Context, amw *workv1.AppliedManifestWork) {
+	GinkgoHelper()
+	Eventually(func() error {
+		return managed.Get(ctx, client.ObjectKeyFromObject(amw), &workv1.AppliedManifestWork{})
+	}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(ContainSubstring("not found")))
+}
+
 var _ = Describe("Letting go of what a work applied", func() {
 	It("deletes what a deleted work applied (Foreground) and nothing created by hand", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
@@ -155,16 +179,6 @@ var _ = Describe("Letting go of what a work applied", func() {
 			return managed.Status().Update(ctx, amw)
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
-		Eventually(func(g Gomega) {
-			g.Expect(managed.Get(ctx, client.ObjectKeyFromObject(amw), amw)).To(Succeed())
-			g.Expect(amw.Status.EvictionStartTime).NotTo(BeNil())
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		_, err := getConfigMap(ctx, ns, "a")
-		Expect(err).NotTo(HaveOccurred(), "kept during the grace period")
-		expectGone(ctx, ns, "a")
-		Expect(time.Since(amw.Status.EvictionStartTime.Time)).To(BeNumerically(">=", evictionGrace-time.Second))
-		Eventually(func() error {
-			return managed.Get(ctx, client.ObjectKey{Name: amw.Name}, &workv1.AppliedManifestWork{})
-		}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(ContainSubstring("not found")))
+		expectEvicted(ctx, amw, ns, "a")
 	})
 })

@@ -3,7 +3,6 @@ package workagent_test
 import (
 	"context"
 	"slices"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -81,14 +80,6 @@ func ownerNames(ctx context.Context, ns, name string) []string {
 	return slices.Sorted(slices.Values(out))
 }
 
-// expectAppliedWorkGone waits until the AppliedManifestWork is gone.
-func expectAppliedWorkGone(ctx context.Context, amw *workv1.AppliedManifestWork) {
-	GinkgoHelper()
-	Eventually(func() error {
-		return managed.Get(ctx, client.ObjectKeyFromObject(amw), &workv1.AppliedManifestWork{})
-	}).WithContext(ctx).WithTimeout(timeout).Should(MatchError(ContainSubstring("not found")))
-}
-
 var _ = Describe("AppliedManifestWorks of another hub", func() {
 	It("evicts one after the grace period: what only it owns goes, what a work of this hub applies stays", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
@@ -101,15 +92,7 @@ var _ = Describe("AppliedManifestWorks of another hub", func() {
 		Expect(ownerNames(ctx, ns, "shared")).To(ConsistOf(current, stale.Name))
 		activate(ctx, stale)
 
-		Eventually(func(g Gomega) {
-			g.Expect(managed.Get(ctx, client.ObjectKeyFromObject(stale), stale)).To(Succeed())
-			g.Expect(stale.Status.EvictionStartTime).NotTo(BeNil())
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		_, err := getConfigMap(ctx, ns, "only")
-		Expect(err).NotTo(HaveOccurred(), "kept during the grace period")
-		expectGone(ctx, ns, "only")
-		Expect(time.Since(stale.Status.EvictionStartTime.Time)).To(BeNumerically(">=", evictionGrace-time.Second))
-		expectAppliedWorkGone(ctx, stale)
+		expectEvicted(ctx, stale, ns, "only")
 		Expect(ownerNames(ctx, ns, "shared")).To(Equal([]string{current}))
 		expectWorkCondition(ctx, w, workv1.WorkAvailable, metav1.ConditionTrue)
 	})
