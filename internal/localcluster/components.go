@@ -75,7 +75,10 @@ func apiserverComponent(l layout, p ports) component {
 			"--service-cluster-ip-range=10.0.0.0/24",
 			"--authorization-mode=RBAC",
 			"--allow-privileged=true",
-			"--profiling=false",
+			// The API server's own default: /debug/pprof, for cluster
+			// admins only, is where a benchmark sees what a write costs
+			// (CORRAL_BENCH_PROFILE_DIR).
+			"--profiling=true",
 		},
 	}
 }

@@ -98,11 +98,13 @@ func Scheme() (*runtime.Scheme, error) {
 }
 
 // CacheOptions keep the manager's caches to what registration owns: only
-// the namespaces, leases and RBAC labelled with a cluster name.
+// the namespaces, leases and RBAC labelled with a cluster name, and none
+// of their managedFields, which no hub controller reads and which are
+// most of a small object's size.
 func CacheOptions() cache.Options {
 	owned, _ := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
 	selector := labels.NewSelector().Add(*owned)
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+	return cache.Options{DefaultTransform: cache.TransformStripManagedFields(), ByObject: map[client.Object]cache.ByObject{
 		&corev1.Namespace{}:          {Label: selector},
 		&coordinationv1.Lease{}:      {Label: selector},
 		&rbacv1.ClusterRole{}:        {Label: selector},
@@ -126,8 +128,12 @@ func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
 	if opts.Cache.ByObject == nil {
 		opts.Cache.ByObject = map[client.Object]cache.ByObject{}
 	}
-	for obj, by := range CacheOptions().ByObject {
+	owned := CacheOptions()
+	for obj, by := range owned.ByObject {
 		opts.Cache.ByObject[obj] = by
+	}
+	if opts.Cache.DefaultTransform == nil {
+		opts.Cache.DefaultTransform = owned.DefaultTransform
 	}
 	return ctrl.NewManager(WithClientLimits(cfg), opts)
 }

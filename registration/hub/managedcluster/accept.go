@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -46,7 +47,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 	if err == nil && s.cluster.Spec.HubAcceptsClient != accepted {
 		// The cluster, as the patch returned it, was accepted or denied
 		// since this reconcile chose its steps: the next one acts on it.
-		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+		return steps.Result{Stop: true, RequeueAfter: changedRetry}, nil
 	}
 	return patchResult(ctx, s, err)
 }
@@ -68,23 +69,24 @@ func (r *Reconciler) patch(ctx context.Context, s *scope, fields ...fieldpatch.F
 	return nil
 }
 
-// patchResult is what a finalizer patch means for the reconcile: go on,
-// look again shortly when the fields had changed meanwhile (or the cluster
+// patchResult is what a patch of the cluster means for the reconcile: go
+// on, look again shortly when the cluster had changed meanwhile (its
+// tested fields or, for a resourceVersion-guarded patch, anything; or it
 // is being deleted) and the cache has to catch up, or fail.
 func patchResult(ctx context.Context, s *scope, err error) (steps.Result, error) {
 	switch {
 	case err == nil:
 		return steps.Continue, nil
-	case fieldpatch.Changed(err):
+	case fieldpatch.Changed(err) || apierrors.IsConflict(err):
 		ctrl.LoggerFrom(ctx).V(1).Info("The cluster changed meanwhile; looking again", "cluster", s.cluster.Name, "err", err)
-		return steps.Result{Stop: true, RequeueAfter: finalizerRetry}, nil
+		return steps.Result{Stop: true, RequeueAfter: changedRetry}, nil
 	}
-	return steps.StopList, fmt.Errorf("patching finalizers: %w", err)
+	return steps.StopList, fmt.Errorf("patching the cluster: %w", err)
 }
 
-// finalizerRetry is how soon a finalizer patch whose test failed is tried
+// changedRetry is how soon a patch that found the cluster changed is tried
 // again.
-const finalizerRetry = 100 * time.Millisecond
+const changedRetry = 100 * time.Millisecond
 
 // applyNamespace makes sure the cluster namespace exists, labelled with the
 // cluster's name.

@@ -2,16 +2,16 @@ package managedcluster
 
 import (
 	"context"
-	"time"
+	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
 )
 
@@ -42,45 +42,42 @@ func AcceptedCondition(cluster *clusterv1.ManagedCluster) *metav1.Condition {
 	}
 }
 
-// updateStatus writes the condition, once, only if it changed, and records
-// an event on a transition. It is a server-side apply of this one
-// condition (conditions are a map keyed by type): it cannot lose a race
-// with the agent's conditions or with other writers of the cluster, so a
-// busy hub does not redo a reconcile for a conflict.
+// updateStatus writes the condition, once, only if it changed, and
+// records a warning event when the cluster is denied. An acceptance has no
+// event, as in OCM: the condition's lastTransitionTime says when, and a
+// thousand clusters accepted at once are a thousand writes fewer.
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	cond := AcceptedCondition(s.cluster)
 	if cond == nil || !meta.SetStatusCondition(&s.cluster.Status.Conditions, *cond) {
 		return steps.Continue, nil
 	}
-	applied := meta.FindStatusCondition(s.cluster.Status.Conditions, cond.Type)
-	if err := r.Client.Status().Apply(ctx, ConditionApply(s.cluster.Name, applied), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	patch, err := ConditionsPatch(s.original, s.cluster.Status.Conditions)
+	if err != nil {
 		return steps.Continue, err
 	}
+	if err := r.Client.Status().Patch(ctx, s.cluster, patch); err != nil {
+		return patchResult(ctx, s, err)
+	}
 	old := meta.FindStatusCondition(s.original.Status.Conditions, cond.Type)
-	if r.Recorder != nil && (old == nil || old.Status != cond.Status) {
-		r.Recorder.Eventf(s.cluster, nil, eventType(cond), cond.Reason, "Acceptance", cond.Message)
+	if r.Recorder != nil && cond.Status == metav1.ConditionFalse && (old == nil || old.Status != cond.Status) {
+		r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeWarning, cond.Reason, "Acceptance", cond.Message)
 	}
 	return steps.Continue, nil
 }
 
-// ConditionApply is the apply configuration of one status condition of
-// the named cluster.
-func ConditionApply(cluster string, cond *metav1.Condition) runtime.ApplyConfiguration {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"metadata": map[string]any{"name": cluster},
-		"status": map[string]any{"conditions": []any{map[string]any{
-			"type": cond.Type, "status": string(cond.Status), "reason": cond.Reason, "message": cond.Message,
-			"observedGeneration": cond.ObservedGeneration, "lastTransitionTime": cond.LastTransitionTime.UTC().Format(time.RFC3339),
-		}}},
-	}}
-	u.SetAPIVersion(clusterv1.GroupVersion.String())
-	u.SetKind("ManagedCluster")
-	return client.ApplyConfigurationFromUnstructured(u)
-}
-
-func eventType(cond *metav1.Condition) string {
-	if cond.Status == metav1.ConditionTrue {
-		return corev1.EventTypeNormal
+// ConditionsPatch sets the status conditions of a cluster read as read to
+// want, and fails rather than lose anything another writer (the agent)
+// wrote since: the conditions are tested against what was read, or, for
+// a cluster with no conditions yet (its status may not exist), the whole
+// cluster's resourceVersion is. A JSON patch costs the API server less than
+// a server-side apply of the one condition.
+func ConditionsPatch(read *clusterv1.ManagedCluster, want []metav1.Condition) (client.Patch, error) {
+	if len(read.Status.Conditions) > 0 {
+		return fieldpatch.Set("/status/conditions", read.Status.Conditions, want)
 	}
-	return corev1.EventTypeWarning
+	raw, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": read.ResourceVersion},
+		"status":   map[string]any{"conditions": want},
+	})
+	return client.RawPatch(types.MergePatchType, raw), err
 }

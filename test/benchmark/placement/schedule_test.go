@@ -20,6 +20,9 @@
 //
 //	make kube-tools build
 //	go test ./test/benchmark/placement -run x -bench . -benchtime 1x
+//
+// CORRAL_BENCH_PROFILE_DIR=/tmp also writes a CPU profile of the API
+// server while the placements are scheduled.
 package placement_test
 
 import (
@@ -108,6 +111,8 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	begin := time.Now()
 	hub := start(f, b)
 	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
+	apiProfile := measure.ProfileAPIServer(ctx, f.kube, fmt.Sprintf("schedule-%d-apiserver", n), 4*time.Second)
+	defer func() { b.Log(apiProfile()) }()
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()

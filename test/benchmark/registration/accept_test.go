@@ -21,8 +21,8 @@
 //	make kube-tools build
 //	go test ./test/benchmark/registration -run x -bench . -benchtime 1x
 //
-// CORRAL_BENCH_PPROF=127.0.0.1:6060 CORRAL_BENCH_PROFILE_DIR=/tmp also
-// writes CPU profiles of the hub.
+// CORRAL_BENCH_PROFILE_DIR=/tmp also writes a CPU profile of the API
+// server, and with CORRAL_BENCH_PPROF=127.0.0.1:6060 one of the hub.
 package registration_test
 
 import (
@@ -100,6 +100,8 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	begin := time.Now()
 	hub := start(f, b)
 	defer hub.profile(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
+	apiProfile := measure.ProfileAPIServer(ctx, f.kube, fmt.Sprintf("accept-%d-apiserver", n), 5*time.Second)
+	defer func() { b.Log(apiProfile()) }()
 	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
 		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
 	waitCtx, cancel := hub.within(ctx, 10*time.Minute)
