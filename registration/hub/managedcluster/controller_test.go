@@ -2,7 +2,7 @@ package managedcluster
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,9 +16,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -79,29 +79,18 @@ func ownNamespace() *corev1.Namespace {
 func newFakeClient(t *testing.T, objs ...client.Object) client.Client {
 	return fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).
 		WithStatusSubresource(&clusterv1.ManagedCluster{}).
-		WithInterceptorFuncs(interceptor.Funcs{SubResourceApply: applyStatusAtCurrentVersion, Patch: fieldpatch.AsAPIServer}).Build()
+		WithInterceptorFuncs(interceptor.Funcs{Patch: fieldpatch.AsAPIServer, SubResourcePatch: statusAsAPIServer}).Build()
 }
 
-// applyStatusAtCurrentVersion works around the fake client of
-// controller-runtime v0.23.1, which refuses a status apply that carries no
-// resourceVersion (kubernetes-sigs/controller-runtime#3442; the API server
-// takes it): it sends the stored object's.
-func applyStatusAtCurrentVersion(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return err
+// statusAsAPIServer patches a status as the API server does: a failed
+// JSON patch test is Invalid (see fieldpatch.AsAPIServer).
+func statusAsAPIServer(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	var status apierrors.APIStatus
+	if err != nil && patch.Type() == types.JSONPatchType && !errors.As(err, &status) {
+		return apierrors.NewInvalid(schema.GroupKind{Group: clusterv1.GroupName, Kind: "ManagedCluster"}, obj.GetName(), nil)
 	}
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(raw, u); err != nil {
-		return err
-	}
-	current := &unstructured.Unstructured{}
-	current.SetGroupVersionKind(u.GroupVersionKind())
-	if err := c.Get(ctx, client.ObjectKeyFromObject(u), current); err != nil {
-		return err
-	}
-	u.SetResourceVersion(current.GetResourceVersion())
-	return c.SubResource(sub).Apply(ctx, client.ApplyConfigurationFromUnstructured(u), opts...)
+	return err
 }
 
 // acceptedFootprint is what an accepted cluster must have on the hub.
@@ -358,7 +347,7 @@ func TestReconcileWhenAcceptedMeanwhile(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(pending).
 		WithStatusSubresource(&clusterv1.ManagedCluster{}).
-		WithInterceptorFuncs(interceptor.Funcs{Patch: acceptFirst, SubResourceApply: applyStatusAtCurrentVersion}).Build()
+		WithInterceptorFuncs(interceptor.Funcs{Patch: acceptFirst, SubResourcePatch: statusAsAPIServer}).Build()
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 
 	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(pending)})
@@ -377,5 +366,57 @@ func TestReconcileWhenAcceptedMeanwhile(t *testing.T) {
 	}
 	if !slices.Contains(got.Finalizers, clusterv1.ManagedClusterFinalizer) {
 		t.Errorf("finalizers = %v, want the cleanup finalizer", got.Finalizers)
+	}
+}
+
+// TestUpdateStatusKeepsTheAgentsConditions: the agent writes its
+// conditions just before the hub's accept condition lands, with or without
+// earlier conditions: the hub's write fails rather than lose them, and
+// the next reconcile writes its condition beside them.
+func TestUpdateStatusKeepsTheAgentsConditions(t *testing.T) {
+	joined := metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "Joined", LastTransitionTime: metav1.NewTime(now)}
+	available := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.NewTime(now)}
+	for name, before := range map[string][]metav1.Condition{"no conditions yet": nil, "some conditions": {joined}} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			mc := cluster(accepted, finalized)
+			mc.Status.Conditions = before
+			agentWrote := false
+			agentFirst := func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				if !agentWrote {
+					agentWrote = true
+					current := &clusterv1.ManagedCluster{}
+					if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
+						return err
+					}
+					current.Status.Conditions = append(slices.Clone(before), available)
+					if err := c.Status().Update(ctx, current); err != nil {
+						return err
+					}
+				}
+				return statusAsAPIServer(ctx, c, sub, obj, patch, opts...)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(mc).WithStatusSubresource(&clusterv1.ManagedCluster{}).
+				WithInterceptorFuncs(interceptor.Funcs{Patch: fieldpatch.AsAPIServer, SubResourcePatch: agentFirst}).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(mc)}
+
+			res, err := r.Reconcile(ctx, req)
+			if err != nil || res.RequeueAfter == 0 {
+				t.Fatalf("Reconcile() = %+v, %v; want a look again soon", res, err)
+			}
+			if _, err := r.Reconcile(ctx, req); err != nil {
+				t.Fatalf("second Reconcile() = %v", err)
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []string{clusterv1.ManagedClusterConditionAvailable, clusterv1.ManagedClusterConditionHubAccepted} {
+				if !meta.IsStatusConditionTrue(got.Status.Conditions, typ) {
+					t.Errorf("conditions = %+v, want %s True", got.Status.Conditions, typ)
+				}
+			}
+		})
 	}
 }
