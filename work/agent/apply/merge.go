@@ -187,41 +187,42 @@ func keepIgnored(config, existing *unstructured.Unstructured, fields []workv1.Ig
 		if f.Condition == workv1.IgnoreFieldsConditionOnSpokeChange && !unchangedOnHub {
 			continue
 		}
-		var paths [][]string
-		for _, p := range f.JSONPaths {
-			paths = append(paths, splitPath(strings.TrimPrefix(p, "."), "."))
-		}
-		for _, p := range f.JSONPointers {
-			paths = append(paths, splitPath(strings.TrimPrefix(p, "/"), "/"))
-		}
 		if len(f.JQPathExpressions) > 0 {
 			return fmt.Errorf("ignoreFields jqPathExpressions are not supported by this agent: use jsonPaths or jsonPointers")
 		}
+		paths, err := ignoredPaths(f)
+		if err != nil {
+			return fmt.Errorf("ignoreFields: %w", err)
+		}
 		for _, path := range paths {
-			v, found, err := unstructured.NestedFieldNoCopy(existing.Object, path...)
-			if err != nil {
-				return fmt.Errorf("ignoreFields path %s: %w", strings.Join(path, "."), err)
-			}
-			if found {
-				if err := unstructured.SetNestedField(config.Object, runtimeCopy(v), path...); err != nil {
-					return fmt.Errorf("ignoreFields path %s: %w", strings.Join(path, "."), err)
-				}
+			if v, found := path.get(existing.Object); found {
+				path.set(config.Object, runtimeCopy(v))
 			} else {
-				unstructured.RemoveNestedField(config.Object, path...)
+				path.remove(config.Object)
 			}
 		}
 	}
 	return nil
 }
 
-func splitPath(p, sep string) []string {
-	var out []string
-	for _, s := range strings.Split(p, sep) {
-		if s != "" {
-			out = append(out, s)
+// ignoredPaths are the fields f names, by JSON path and JSON pointer.
+func ignoredPaths(f workv1.IgnoreField) ([]fieldPath, error) {
+	var paths []fieldPath
+	for _, p := range f.JSONPaths {
+		path, err := parseJSONPath(p)
+		if err != nil {
+			return nil, err
 		}
+		paths = append(paths, path)
 	}
-	return out
+	for _, p := range f.JSONPointers {
+		path, err := parseJSONPointer(p)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }
 
 func runtimeCopy(v any) any {
