@@ -31,6 +31,25 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 		}}
 	}
 
+	perGroup := func(c clusterv1alpha1.RolloutConfig, mandatory ...clusterv1alpha1.MandatoryDecisionGroup) workv1alpha1.LocalPlacementReference {
+		return workv1alpha1.LocalPlacementReference{Name: "place", RolloutStrategy: clusterv1alpha1.RolloutStrategy{
+			Type: clusterv1alpha1.ProgressivePerGroup,
+			ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{RolloutConfig: c,
+				MandatoryDecisionGroups: clusterv1alpha1.MandatoryDecisionGroups{MandatoryDecisionGroups: mandatory}},
+		}}
+	}
+
+	// notRolledOut waits until the set's PlacementRolledOut condition is
+	// False with message.
+	notRolledOut := func(ctx context.Context, set *workv1alpha1.ManifestWorkReplicaSet, message string) {
+		GinkgoHelper()
+		expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
+			c := condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse), c.Message)
+			g.Expect(c.Message).To(Equal(message))
+		})
+	}
+
 	It("Progressive applies to maxConcurrency clusters at a time, the next once one succeeded", func(ctx context.Context) {
 		decide(ctx, ns, "place", 0, "", cls...)
 		set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{}))
@@ -101,9 +120,7 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 	It("ProgressivePerGroup applies to one decision group at a time", func(ctx context.Context) {
 		decide(ctx, ns, "place", 0, "", cls[0])
 		decide(ctx, ns, "place", 1, "", cls[1], cls[2])
-		set := createSet(ctx, ns, "app", workv1alpha1.LocalPlacementReference{Name: "place", RolloutStrategy: clusterv1alpha1.RolloutStrategy{
-			Type: clusterv1alpha1.ProgressivePerGroup, ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{},
-		}})
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{}))
 		expectWorksOn(ctx, set, cls[0])
 		consistentlyWorksOn(ctx, set, cls[0])
 		agentReports(ctx, cls[0], "app", "done")
@@ -113,6 +130,126 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 			g.Expect(s.Status.PlacementsSummary).To(HaveLen(1))
 			g.Expect(s.Status.PlacementsSummary[0].AvailableDecisionGroups).To(Equal("1/2"))
 		})
+	})
+
+	It("ProgressivePerGroup rolls out to the mandatory decision groups first, named or indexed, then the others a group at a time", func(ctx context.Context) {
+		d := clusters(ctx, 1)[0]
+		decide(ctx, ns, "place", 0, "", cls[0])
+		decide(ctx, ns, "place", 1, "canary", cls[1])
+		decide(ctx, ns, "place", 2, "", cls[2])
+		decide(ctx, ns, "place", 3, "", d)
+		// A group named is that group, whatever index is given with the
+		// name: group 3 is not mandatory.
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{},
+			clusterv1alpha1.MandatoryDecisionGroup{GroupIndex: 2}, clusterv1alpha1.MandatoryDecisionGroup{GroupName: "canary", GroupIndex: 3}))
+
+		By("the mandatory group of lower index first, canary")
+		expectWorksOn(ctx, set, cls[1])
+		consistentlyWorksOn(ctx, set, cls[1])
+		agentReports(ctx, cls[1], "app", "progressing")
+		consistentlyWorksOn(ctx, set, cls[1])
+		agentReports(ctx, cls[1], "app", "done")
+
+		By("then the other mandatory group, index 2")
+		expectWorksOn(ctx, set, cls[1], cls[2])
+		consistentlyWorksOn(ctx, set, cls[1], cls[2])
+		agentReports(ctx, cls[2], "app", "done")
+
+		By("then the other groups by index, one at a time")
+		expectWorksOn(ctx, set, cls[0], cls[1], cls[2])
+		consistentlyWorksOn(ctx, set, cls[0], cls[1], cls[2])
+		agentReports(ctx, cls[0], "app", "done")
+		expectWorksOn(ctx, set, cls[0], cls[1], cls[2], d)
+		agentReports(ctx, d, "app", "done")
+		expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
+			c := condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut)
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), c.Message)
+			g.Expect(s.Status.PlacementsSummary[0].AvailableDecisionGroups).To(Equal("4/4"))
+		})
+	})
+
+	It("ProgressivePerGroup waits minSuccessTime after the last cluster of a group succeeded before the next group", func(ctx context.Context) {
+		decide(ctx, ns, "place", 0, "", cls[0], cls[1])
+		decide(ctx, ns, "place", 1, "", cls[2])
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{MinSuccessTime: metav1.Duration{Duration: 5 * time.Minute}}))
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[0], "app", "done")
+		fakeClock.Step(3 * time.Minute)
+		agentReports(ctx, cls[1], "app", "done")
+
+		By("moving the clock past minSuccessTime after the first cluster's success but not the last's")
+		fakeClock.Step(3 * time.Minute)
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+
+		By("moving the clock past minSuccessTime after the last cluster's success")
+		fakeClock.Step(2*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls...)
+	})
+
+	It("ProgressivePerGroup counts clusters past progressDeadline as failed, goes on within maxFailures of a group and stops beyond", func(ctx context.Context) {
+		more := clusters(ctx, 2)
+		decide(ctx, ns, "place", 0, "", cls[0])
+		decide(ctx, ns, "place", 1, "", cls[1])
+		decide(ctx, ns, "place", 2, "", cls[2], more[0])
+		decide(ctx, ns, "place", 3, "", more[1])
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)}))
+		expectWorksOn(ctx, set, cls[0])
+		agentReports(ctx, cls[0], "app", "progressing")
+		consistentlyWorksOn(ctx, set, cls[0])
+
+		By("moving the clock past the first group's progressDeadline: one failure in the group is allowed, the next group starts alone")
+		fakeClock.Step(10*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+		notRolledOut(ctx, set, "0 of 5 clusters rolled out, 1 past their progressDeadline")
+
+		By("the second group's one cluster failing past its deadline too: maxFailures counts in each group")
+		agentReports(ctx, cls[1], "app", "failed")
+		fakeClock.Step(10*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls[0], cls[1], cls[2], more[0])
+		consistentlyWorksOn(ctx, set, cls[0], cls[1], cls[2], more[0])
+		notRolledOut(ctx, set, "0 of 5 clusters rolled out, 2 past their progressDeadline")
+
+		By("both clusters of the third group staying progressing past their deadline: more than maxFailures")
+		agentReports(ctx, cls[2], "app", "progressing")
+		agentReports(ctx, more[0], "app", "progressing")
+		fakeClock.Step(10*time.Minute + time.Second)
+		notRolledOut(ctx, set, "0 of 5 clusters rolled out, 4 past their progressDeadline; stopped: more clusters failed than maxFailures allows")
+		consistentlyWorksOn(ctx, set, cls[0], cls[1], cls[2], more[0])
+	})
+
+	It("ProgressivePerGroup goes on past failures within maxFailures once the mandatory groups succeeded", func(ctx context.Context) {
+		decide(ctx, ns, "place", 0, "canary", cls[0])
+		decide(ctx, ns, "place", 1, "", cls[1])
+		decide(ctx, ns, "place", 2, "", cls[2])
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)},
+			clusterv1alpha1.MandatoryDecisionGroup{GroupName: "canary"}))
+		expectWorksOn(ctx, set, cls[0])
+		agentReports(ctx, cls[0], "app", "done")
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[1], "app", "progressing")
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+
+		By("moving the clock past the second group's progressDeadline")
+		fakeClock.Step(10*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls...)
+	})
+
+	It("ProgressivePerGroup stops on a failure in a mandatory decision group, whatever maxFailures allows", func(ctx context.Context) {
+		decide(ctx, ns, "place", 0, "canary", cls[0], cls[1])
+		decide(ctx, ns, "place", 1, "", cls[2])
+		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)},
+			clusterv1alpha1.MandatoryDecisionGroup{GroupName: "canary"}))
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[0], "app", "done")
+		agentReports(ctx, cls[1], "app", "failed")
+		notRolledOut(ctx, set, "1 of 3 clusters rolled out; stopped: more clusters failed than maxFailures allows")
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+
+		By("moving the clock past the failed cluster's progressDeadline")
+		fakeClock.Step(10*time.Minute + time.Second)
+		notRolledOut(ctx, set, "1 of 3 clusters rolled out, 1 past their progressDeadline; stopped: more clusters failed than maxFailures allows")
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
 	})
 
 	It("Progressive updates a changed template one cluster at a time", func(ctx context.Context) {

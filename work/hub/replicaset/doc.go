@@ -15,6 +15,10 @@
 // deleting the set delete its works; with cascadeDeletionPolicy Foreground
 // the set goes only once they are gone.
 //
+// Which clusters a strategy reaches is what OCM's rollout helper
+// (open-cluster-management.io/sdk-go) says, but for ProgressivePerGroup,
+// which pergroup.go does as the api's docs say where the helper does not.
+//
 // Time-based rollout (minSuccessTime, progressDeadline) reads the injected
 // clock, and the set is looked at again when that clock reaches the next
 // deadline.

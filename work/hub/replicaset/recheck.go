@@ -33,21 +33,28 @@ func newRechecker(c clock.WithDelayedExecution) *rechecker {
 	return &rechecker{clock: c, events: make(chan event.TypedGenericEvent[client.Object]), timers: map[types.NamespacedName]pending{}}
 }
 
-// after brings key back after d on the clock, unless it is due back sooner.
-func (r *rechecker) after(key types.NamespacedName, d time.Duration) {
-	at := r.clock.Now().Add(d)
+// at brings key back when the clock reaches when, unless it is due back
+// sooner; at once if the clock is past when already (it moved while the
+// rollout was decided: a fake clock in a test may move a long way).
+func (r *rechecker) at(key types.NamespacedName, when time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.timers[key]; ok {
-		if !p.at.After(at) {
+		if !p.at.After(when) {
 			return
 		}
 		p.timer.Stop()
+		delete(r.timers, key)
+	}
+	d := when.Sub(r.clock.Now())
+	if d <= 0 {
+		go r.fire(key, when)
+		return
 	}
 	// A fake clock calls the function while it holds its own lock: hand
 	// the work to a goroutine that may take ours and block on the queue.
-	timer := r.clock.AfterFunc(d, func() { go r.fire(key, at) })
-	r.timers[key] = pending{at: at, timer: timer}
+	timer := r.clock.AfterFunc(d, func() { go r.fire(key, when) })
+	r.timers[key] = pending{at: when, timer: timer}
 }
 
 // fire enqueues key, forgetting the timer unless a newer one replaced it.

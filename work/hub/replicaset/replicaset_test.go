@@ -224,23 +224,39 @@ func reconcileRequest(o client.Object) ctrl.Request {
 }
 
 func TestRechecker(t *testing.T) {
-	clock := clocktesting.NewFakeClock(time.Now())
-	r := newRechecker(clock)
 	key := types.NamespacedName{Namespace: "apps", Name: "web"}
-	r.after(key, time.Hour)
-	r.after(key, time.Minute) // sooner: replaces the hour
-	r.after(key, 2*time.Hour) // later: ignored
-	clock.Step(time.Minute)
-	select {
-	case ev := <-r.events:
-		if ev.Object.GetName() != "web" || ev.Object.GetNamespace() != "apps" {
-			t.Errorf("event for %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event when the clock reached the recheck")
-	}
-	if clock.HasWaiters() {
-		t.Error("a replaced timer is still waiting")
+	for name, tc := range map[string]struct {
+		// at are the times asked for, from now, in order.
+		at []time.Duration
+		// step is how far the clock moves before the set is due back.
+		step time.Duration
+	}{
+		// sooner replaces the hour, later is ignored
+		"the soonest time asked for": {at: []time.Duration{time.Hour, time.Minute, 2 * time.Hour}, step: time.Minute},
+		// the clock moved past it while the rollout was decided
+		"at once for a time passed": {at: []time.Duration{-time.Second}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			clock := clocktesting.NewFakeClock(time.Now())
+			r := newRechecker(clock)
+			for _, d := range tc.at {
+				r.at(key, clock.Now().Add(d))
+			}
+			if tc.step > 0 {
+				clock.Step(tc.step)
+			}
+			select {
+			case ev := <-r.events:
+				if ev.Object.GetName() != "web" || ev.Object.GetNamespace() != "apps" {
+					t.Errorf("event for %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no event when the set was due back")
+			}
+			if clock.HasWaiters() {
+				t.Error("a replaced timer is still waiting")
+			}
+		})
 	}
 }
 

@@ -64,10 +64,12 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 	var (
 		errs    []error
 		recheck *time.Duration
+		// now is the injected clock's time the rollout is decided at.
+		now     = r.Clock.Now()
 		claimed = sets.New[string]()
 	)
 	for _, ref := range s.set.Spec.PlacementRefs {
-		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed)
+		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed, now)
 		s.placements = append(s.placements, res)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("placement %s: %w", ref.Name, err))
@@ -78,15 +80,16 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 	}
 	if recheck != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Looking again at the next rollout deadline", "after", *recheck)
-		r.recheck.after(client.ObjectKeyFromObject(s.set), *recheck)
+		r.recheck.at(client.ObjectKeyFromObject(s.set), now.Add(*recheck))
 	}
 	s.rolloutErr = errors.Join(errs...)
 	return steps.Continue, s.rolloutErr
 }
 
 // rollOutPlacement rolls the set out on one placement's clusters, except
-// those an earlier placement ref claimed.
-func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1alpha1.LocalPlacementReference, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
+// those an earlier placement ref claimed, as things stand at now on the
+// injected clock; it says how long after now to look again.
+func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1alpha1.LocalPlacementReference, claimed sets.Set[string], now time.Time) (placementResult, *time.Duration, error) {
 	res := placementResult{name: ref.Name, status: map[string]rolloutsdk.RolloutStatus{}}
 	placement := &clusterv1beta1.Placement{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.set.Namespace, Name: ref.Name}, placement); err != nil {
@@ -106,7 +109,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 
 	works := map[string]*workv1.ManifestWork{}
 	var existing []rolloutsdk.ClusterRolloutStatus
-	shift := time.Since(r.Clock.Now())
+	shift := time.Since(now)
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
@@ -118,13 +121,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 		res.status[w.Namespace] = st.Status
 	}
 
-	handler, err := rolloutsdk.NewRolloutHandler(tracker, func(string, *workv1.ManifestWork) (rolloutsdk.ClusterRolloutStatus, error) {
-		return rolloutsdk.ClusterRolloutStatus{}, errors.New("not used")
-	})
-	if err != nil {
-		return res, nil, err
-	}
-	_, result, err := handler.GetRolloutCluster(strategyOf(ref), existing)
+	result, err := rolloutResult(tracker, strategyOf(ref), existing, now.Add(shift))
 	if err != nil {
 		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("rollout strategy of placement %s: %v", ref.Name, err)
 		return res, nil, nil // the set's spec must change first
@@ -151,6 +148,25 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	}
 	claimed.Insert(res.decided().UnsortedList()...)
 	return res, result.RecheckAfter, errors.Join(errs...)
+}
+
+// rolloutResult is which clusters the strategy rolls out to at now, given
+// the existing works' statuses (on the real clock, which OCM's rollout
+// helper reads itself), as the helper says; but for ProgressivePerGroup,
+// where the helper errs (see progressivePerGroup).
+func rolloutResult(tracker *placementsdk.PlacementDecisionClustersTracker, strategy clusterv1alpha1.RolloutStrategy,
+	existing []rolloutsdk.ClusterRolloutStatus, now time.Time) (rolloutsdk.RolloutResult, error) {
+	if strategy.Type == clusterv1alpha1.ProgressivePerGroup {
+		return progressivePerGroup(tracker, strategy.ProgressivePerGroup, existing, now)
+	}
+	handler, err := rolloutsdk.NewRolloutHandler(tracker, func(string, *workv1.ManifestWork) (rolloutsdk.ClusterRolloutStatus, error) {
+		return rolloutsdk.ClusterRolloutStatus{}, errors.New("not used")
+	})
+	if err != nil {
+		return rolloutsdk.RolloutResult{}, err
+	}
+	_, result, err := handler.GetRolloutCluster(strategy, existing)
+	return result, err
 }
 
 // strategyOf is the ref's rollout strategy; none given is All, the api's
