@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -26,22 +28,22 @@ var placementSchema = sync.OnceValues(func() (*structuralschema.Structural, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, crd := range all {
-		if crd.Name != placementCRD {
-			continue
-		}
-		for _, v := range crd.Spec.Versions {
-			if v.Name != clusterv1beta1.GroupVersion.Version || v.Schema == nil {
-				continue
-			}
-			internal := &apiextensions.JSONSchemaProps{}
-			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
-				return nil, err
-			}
-			return structuralschema.NewStructural(internal)
-		}
+	i := slices.IndexFunc(all, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return crd.Name == placementCRD })
+	if i < 0 {
+		return nil, fmt.Errorf("the api module ships no CRD %s", placementCRD)
 	}
-	return nil, fmt.Errorf("the CRD %s has no %s schema", placementCRD, clusterv1beta1.GroupVersion.Version)
+	v, err := apihelpers.GetSchemaForVersion(all[i], clusterv1beta1.GroupVersion.Version)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("the CRD %s has no %s schema", placementCRD, clusterv1beta1.GroupVersion.Version)
+	}
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.OpenAPIV3Schema, internal, nil); err != nil {
+		return nil, err
+	}
+	return structuralschema.NewStructural(internal)
 })
 
 // decodeWithDefaults decodes a Placement from YAML or JSON as the hub's

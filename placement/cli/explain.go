@@ -69,9 +69,10 @@ scored it, its total and rank, and whether it is selected and in which
 decision group.
 
 With --what-if -f FILE it evaluates the Placement in FILE (an edited copy of
-the placement, YAML or JSON) as if it replaced NAMESPACE/NAME, and shows the
-clusters it would gain and lose against the placement's current decisions.
-Nothing is written to the hub.
+the placement, YAML or JSON, given the defaults the hub's API server would
+give it) as if it replaced NAMESPACE/NAME, and shows the clusters it would
+gain and lose against the placement's current decisions. Nothing is written
+to the hub.
 
 Scores that change with time (Balance counts the decisions of the other
 placements as they are now) may differ from those of the last scheduling.`,

@@ -28,11 +28,11 @@ import (
 // needed are deleted. The state learns of each write at once, so the next
 // placement's Balance counts it.
 func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
-	pages := w.result.Pages(w.placement.Name)
-	w.scoresChanged = holdScores(w, pages)
+	w.pages = w.result.Pages(w.placement.Name)
+	w.scoresChanged = holdScores(w, w.pages)
 	wanted := sets.New[string]()
-	for i := range pages {
-		pg := &pages[i]
+	for i := range w.pages {
+		pg := &w.pages[i]
 		wanted.Insert(pg.Name)
 		want := &clusterv1beta1.PlacementDecision{
 			ObjectMeta: metav1.ObjectMeta{Namespace: w.key.Namespace, Name: pg.Name, Labels: pg.Labels(w.key.Name)},

@@ -78,7 +78,9 @@ func (c *Controller) onCluster(old, new *clusterv1.ManagedCluster) {
 	}
 	now := c.opts.Clock.Now()
 	oldV, newV := scheduler.Version{Cluster: old, Sets: oldSets}, scheduler.Version{Cluster: new, Sets: newSets}
-	c.enqueueWhere(func(e *entry) bool { return e.plan == nil || e.plan.Affected(c.state, oldV, newV, now, e.last.Load()) }, 0)
+	c.enqueueWhere(func(_ types.NamespacedName, e *entry) (time.Duration, bool) {
+		return 0, e.plan == nil || e.plan.Affected(c.state, oldV, newV, now, e.last.Load())
+	})
 }
 
 func (c *Controller) onSet(old, new *clusterv1beta2.ManagedClusterSet) {
@@ -133,34 +135,18 @@ func (c *Controller) onScore(old, new *clusterv1alpha1.AddOnPlacementScore) {
 	}
 	now := c.opts.Clock.Now()
 	v := scheduler.Version{Cluster: cluster, Sets: sets}
-	type later struct {
-		key  types.NamespacedName
-		wait time.Duration
-	}
-	var keys []later
-	c.state.mu.RLock()
-	for key, e := range c.state.placements {
+	c.enqueueWhere(func(key types.NamespacedName, e *entry) (time.Duration, bool) {
 		if e.plan == nil || e.disabled() || !e.plan.ReadsScore(s.Name) {
-			continue
+			return 0, false
 		}
 		// A cluster the placement holds may have to go (a CEL predicate
 		// reading the score), one it could select may have to come.
 		held := c.state.decided[key].Has(cluster.Name)
 		if !held && !e.plan.Feasible(c.state, v, now) {
-			continue
+			return 0, false
 		}
-		if wait, ok := c.afterScoreChange(e, held, e.plan.ScoreDelta(s.Name, old, new, now), now); ok {
-			keys = append(keys, later{key, wait})
-		}
-	}
-	c.state.mu.RUnlock()
-	for _, k := range keys {
-		if k.wait > 0 {
-			c.timers.AddAfter(k.key, k.wait)
-		} else {
-			c.queue.Add(k.key)
-		}
-	}
+		return c.afterScoreChange(e, held, e.plan.ScoreDelta(s.Name, old, new, now), now)
+	})
 }
 
 // afterScoreChange says when a score change of a cluster the placement
@@ -277,22 +263,26 @@ func samePage(a, b *clusterv1beta1.PlacementDecision) bool {
 	return equality.Semantic.DeepEqual(a.Labels, b.Labels) && equality.Semantic.DeepEqual(a.Status.Decisions, b.Status.Decisions)
 }
 
-// enqueueWhere enqueues, after delay, the placements for which pick says
-// so.
-func (c *Controller) enqueueWhere(pick func(*entry) bool, delay time.Duration) {
-	var keys []types.NamespacedName
+// enqueueWhere enqueues the placements for which pick, called under the
+// state's read lock, says so: at once, or after the wait it gives.
+func (c *Controller) enqueueWhere(pick func(types.NamespacedName, *entry) (wait time.Duration, ok bool)) {
+	type later struct {
+		key  types.NamespacedName
+		wait time.Duration
+	}
+	var keys []later
 	c.state.mu.RLock()
 	for key, e := range c.state.placements {
-		if pick(e) {
-			keys = append(keys, key)
+		if wait, ok := pick(key, e); ok {
+			keys = append(keys, later{key, wait})
 		}
 	}
 	c.state.mu.RUnlock()
-	for _, key := range keys {
-		if delay > 0 {
-			c.timers.AddAfter(key, delay)
+	for _, k := range keys {
+		if k.wait > 0 {
+			c.timers.AddAfter(k.key, k.wait)
 		} else {
-			c.queue.Add(key)
+			c.queue.Add(k.key)
 		}
 	}
 }
@@ -305,5 +295,5 @@ func (c *Controller) enqueueNamespaces(namespaces []string) {
 	for _, ns := range namespaces {
 		in[ns] = true
 	}
-	c.enqueueWhere(func(e *entry) bool { return in[e.placement.Namespace] }, 0)
+	c.enqueueWhere(func(key types.NamespacedName, _ *entry) (time.Duration, bool) { return 0, in[key.Namespace] })
 }

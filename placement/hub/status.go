@@ -57,14 +57,14 @@ func (c *Controller) writeStatus(ctx context.Context, w *work) error {
 }
 
 // decisionGroups are the status's decision groups: each group's index,
-// name, PlacementDecisions and number of clusters.
+// name, PlacementDecisions (those writeDecisions wrote) and number of
+// clusters.
 func decisionGroups(w *work) []clusterv1beta1.DecisionGroupStatus {
 	var out []clusterv1beta1.DecisionGroupStatus
-	pages := w.result.Pages(w.key.Name)
 	for _, g := range w.result.Groups {
 		gs := clusterv1beta1.DecisionGroupStatus{DecisionGroupIndex: int32(g.Index), DecisionGroupName: g.Name, //nolint:gosec // a handful
 			ClustersCount: int32(len(g.Clusters)), Decisions: []string{}} //nolint:gosec // at most the number of clusters
-		for _, pg := range pages {
+		for _, pg := range w.pages {
 			if pg.GroupIndex == g.Index {
 				gs.Decisions = append(gs.Decisions, pg.Name)
 			}

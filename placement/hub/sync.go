@@ -43,7 +43,10 @@ type work struct {
 	result    *scheduler.Result
 	// held are the PlacementDecisions the hub holds, by name.
 	held map[string]*clusterv1beta1.PlacementDecision
-	now  time.Time
+	// pages are the PlacementDecisions written, as the result splits
+	// them; the status names them.
+	pages []scheduler.Page
+	now   time.Time
 	// scoreLimit is the placement's score rate limit; 0: none.
 	scoreLimit time.Duration
 	// scoresChanged: the decisions written carry new scores.

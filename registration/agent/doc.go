@@ -9,9 +9,12 @@
 //  3. keep key and certificate as the hub kubeconfig — the Secret
 //     open-cluster-management-agent/hub-kubeconfig-secret on the managed
 //     cluster (OCM's keys), and a file for local runs — and switch to it;
-//  4. renew the managed-cluster-lease and report ManagedClusterJoined and
+//  4. renew the managed-cluster-lease as often as the ManagedCluster's
+//     spec.leaseDurationSeconds says, keep its managedClusterClientConfigs
+//     as the agent was given them, and report ManagedClusterJoined and
 //     ManagedClusterConditionAvailable (the managed API server's /livez).
 //
-// A restart reuses the stored identity: the same agent id, key and
-// certificate, while the certificate is valid.
+// A restart reuses the stored identity: the same agent id (recorded as
+// soon as it asks to join), key and certificate, while the certificate is
+// valid.
 package agent

@@ -65,7 +65,9 @@ func (a *Agent) join(ctx context.Context, id Identity, known bool) (*session, er
 		}
 	}
 	s, err := a.obtain(ctx, kube, id, fmt.Sprintf("Asked to join; waiting for a hub admin to run 'corral accept %s'", id.Cluster))
-	if apierrors.IsUnauthorized(err) {
+	if apierrors.IsUnauthorized(err) && !errors.Is(err, ErrBootstrapRefused) {
+		// The token stopped working while the request waited (retry has
+		// already said so of one refused while asking).
 		return nil, refused("waiting to be accepted", err)
 	}
 	if err != nil {
@@ -136,10 +138,9 @@ func nameFree(ctx context.Context, clusters clusterclient.Interface, name string
 	return notHeld(mc)
 }
 
-// notHeld fails with ErrNameTaken when mc is accepted and joined and its
-// agent keeps it available: some other agent holds the name. A cluster
-// whose agent went away (Available Unknown after its lease expired) may be
-// joined again.
+// notHeld fails with ErrNameTaken when common.Held says a live agent
+// holds mc: some other agent holds the name. A cluster whose agent went
+// away (Available Unknown after its lease expired) may be joined again.
 func notHeld(mc *clusterv1.ManagedCluster) error {
 	if !common.Held(mc) {
 		return nil

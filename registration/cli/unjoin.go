@@ -45,7 +45,9 @@ hub identity (open-cluster-management-agent/hub-kubeconfig-secret) unjoin
 deletes its ManagedCluster and waits until the hub has revoked the cluster's
 identity (its RBAC goes first; the namespace and what is in it follow, then
 the ManagedCluster), then deletes the agent's hub and bootstrap kubeconfigs
-on the managed cluster.
+on the managed cluster. A cluster the hub never accepted has no such
+identity: only its agent's state goes, and its join request stays on the
+hub until a hub admin runs 'corral deny'.
 
 Stop the cluster's agent first: a running agent would ask to join again.
 If the hub no longer accepts the cluster's identity, a hub admin deletes the

@@ -41,8 +41,10 @@ type Options struct {
 	// empty.
 	AgentID string
 	// EvictionGracePeriod is how long what a ManifestWork applied is kept
-	// after the work vanished from the hub without being deleted;
-	// manifestwork.DefaultEvictionGracePeriod when zero.
+	// after the work vanished from the hub without being deleted, or after
+	// the agent moved to another hub (its AppliedManifestWork is of the
+	// old hub); manifestwork.DefaultEvictionGracePeriod when zero,
+	// eviction off at manifestwork.EvictionGracePeriodBound or more.
 	EvictionGracePeriod time.Duration
 	// RawFeedbackJSON returns structured feedback values as raw JSON.
 	RawFeedbackJSON bool

@@ -44,8 +44,9 @@ type scope struct {
 
 // SetupWithManager registers the controller, with workers reconciles at
 // once: ManagedClusters, the namespaces labelled with a cluster name so
-// that a namespace going away finishes that cluster's deletion, and the
-// RBAC labelled so (see rbacEvents).
+// that a namespace going away finishes that cluster's deletion, the RBAC
+// labelled so (see rbacEvents), and the leases labelled so, whose deletion
+// has an accepted cluster's lease made again.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}

@@ -12,7 +12,8 @@
 //     the namespace with everything in it.
 //
 // It watches ManagedClusters and the namespaces, ClusterRoles,
-// ClusterRoleBindings and RoleBindings labelled with a cluster name; it
+// ClusterRoleBindings, RoleBindings and Leases (their deletion) labelled
+// with a cluster name; it
 // writes those, Leases and the ManagedCluster's finalizer (with its first
 // availability taint, see package taint) and status. It
 // writes only what its cache shows missing or different, so that accepting

@@ -22,7 +22,7 @@ func (r *Reconciler) ensure(ctx context.Context, desired runtime.ApplyConfigurat
 	if err != nil {
 		return err
 	}
-	want, obj, err := r.decode(raw)
+	want, obj, err := decode(r.Client.Scheme(), raw)
 	if err != nil {
 		return err
 	}
@@ -50,10 +50,21 @@ func (r *Reconciler) ensure(ctx context.Context, desired runtime.ApplyConfigurat
 	return r.Client.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership)
 }
 
+// Object is the typed object desired describes, of a kind in scheme, as
+// ensure creates it.
+func Object(scheme *runtime.Scheme, desired runtime.ApplyConfiguration) (client.Object, error) {
+	raw, err := json.Marshal(desired)
+	if err != nil {
+		return nil, err
+	}
+	_, obj, err := decode(scheme, raw)
+	return obj, err
+}
+
 // decode turns an apply configuration's JSON into the fields it sets (less
 // apiVersion and kind, which cached objects do not carry) and the typed
-// object it describes.
-func (r *Reconciler) decode(raw []byte) (map[string]any, client.Object, error) {
+// object it describes, of a kind in scheme.
+func decode(scheme *runtime.Scheme, raw []byte) (map[string]any, client.Object, error) {
 	var want map[string]any
 	if err := json.Unmarshal(raw, &want); err != nil {
 		return nil, nil, err
@@ -62,7 +73,7 @@ func (r *Reconciler) decode(raw []byte) (map[string]any, client.Object, error) {
 	kind, _ := want["kind"].(string)
 	delete(want, "apiVersion")
 	delete(want, "kind")
-	o, err := r.Client.Scheme().New(schema.FromAPIVersionAndKind(apiVersion, kind))
+	o, err := scheme.New(schema.FromAPIVersionAndKind(apiVersion, kind))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,7 +48,7 @@ func (namespaceGoing) Update(e event.UpdateEvent) bool {
 // leaseGone passes only a cluster lease's deletion: the hub makes an
 // accepted cluster's lease again, as its agent may only update it. The
 // agent's renewals, and the hub's own creation, do not.
-type leaseGone struct{ predicate.Funcs }
+type leaseGone struct{}
 
 func (leaseGone) Create(event.CreateEvent) bool   { return false }
 func (leaseGone) Delete(event.DeleteEvent) bool   { return true }

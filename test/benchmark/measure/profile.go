@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -14,11 +15,11 @@ import (
 // ProfileAPIServer writes a CPU profile of the API server kube talks to,
 // over the next d, to $CORRAL_BENCH_PROFILE_DIR/name.pprof when that is
 // set: where a write's time goes on the server, which no client profile
-// shows. The returned func waits for the profile and says where it is.
-func ProfileAPIServer(ctx context.Context, kube kubernetes.Interface, name string, d time.Duration) func() string {
+// shows. The returned func waits for the profile and logs where it is.
+func ProfileAPIServer(ctx context.Context, tb testing.TB, kube kubernetes.Interface, name string, d time.Duration) func() {
 	dir := os.Getenv("CORRAL_BENCH_PROFILE_DIR")
 	if dir == "" {
-		return func() string { return "" }
+		return func() {}
 	}
 	done := make(chan string, 1)
 	go func() {
@@ -30,5 +31,5 @@ func ProfileAPIServer(ctx context.Context, kube kubernetes.Interface, name strin
 		}
 		done <- fmt.Sprintf("API server CPU profile: %s (%v)", path, err)
 	}()
-	return func() string { return <-done }
+	return func() { tb.Log(<-done) }
 }

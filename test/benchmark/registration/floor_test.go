@@ -77,11 +77,9 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client,
 		return err
 	}
 	for _, ac := range append([]runtime.ApplyConfiguration{managedcluster.Namespace(cluster)}, managedcluster.RBAC(cluster)...) {
-		raw, err := json.Marshal(ac)
-		if err != nil {
-			return err
-		}
-		obj, err := typed(objects.Scheme(), raw)
+		// Typed, so that the client sends Kubernetes' own kinds as
+		// protobuf, as the hub's client does.
+		obj, err := managedcluster.Object(objects.Scheme(), ac)
 		if err != nil {
 			return err
 		}
@@ -99,23 +97,4 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client,
 		return err
 	}
 	return objects.Create(ctx, managedcluster.Lease(cluster, time.Now()))
-}
-
-// typed decodes an apply configuration's JSON into the typed object it
-// describes, which the client sends as protobuf, as the hub's client does
-// for Kubernetes' own kinds.
-func typed(scheme *runtime.Scheme, raw []byte) (client.Object, error) {
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(raw, &tm); err != nil {
-		return nil, err
-	}
-	o, err := scheme.New(tm.GroupVersionKind())
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := o.(client.Object)
-	if !ok {
-		return nil, fmt.Errorf("%s is not an object", tm.GroupVersionKind())
-	}
-	return obj, json.Unmarshal(raw, obj)
 }

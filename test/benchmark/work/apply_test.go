@@ -11,8 +11,8 @@
 //	make build
 //	WORKS=5000 go test -run '^$' -bench . -benchtime 1x ./test/benchmark/work/
 //
-// CORRAL_BENCH_PROFILE_DIR=/tmp also writes CPU profiles of the API
-// servers while the work is done.
+// CORRAL_BENCH_PROFILE_DIR=/tmp also writes CPU profiles of the two API
+// servers over the first 5s of the apply.
 package work_test
 
 import (
@@ -203,9 +203,8 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.PID(),
 		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
-	hubProfile := measure.ProfileAPIServer(ctx, hub.kube, fmt.Sprintf("apply-%d-hub-apiserver", n), 5*time.Second)
-	managedProfile := measure.ProfileAPIServer(ctx, managed.kube, fmt.Sprintf("apply-%d-managed-apiserver", n), 5*time.Second)
-	defer func() { b.Log(hubProfile()); b.Log(managedProfile()) }()
+	defer measure.ProfileAPIServer(ctx, b, hub.kube, fmt.Sprintf("apply-%d-hub-apiserver", n), 5*time.Second)()
+	defer measure.ProfileAPIServer(ctx, b, managed.kube, fmt.Sprintf("apply-%d-managed-apiserver", n), 5*time.Second)()
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := waitAllDone(waitCtx, hub, n, agent); err != nil {

@@ -22,8 +22,9 @@ import (
 // finalizer and status patches; the managed cluster's AppliedManifestWork,
 // ConfigMap, Secret and AppliedManifestWork status), made by a bare client
 // that reads nothing, decides nothing and watches nothing, as many works
-// at a time as the agent reconciles. Its time is the two API servers' (and etcds') own cost of those
-// writes; an agent's target below it cannot be met by the agent.
+// at a time as the agent reconciles (or $FLOOR_WORKERS). Its time is the
+// two API servers' (and etcds') own cost of those writes at that
+// concurrency; an agent's target below it cannot be met by the agent.
 func BenchmarkApplyWorksFloor(b *testing.B) {
 	ctx := b.Context()
 	hub, managed, n := startWithWorks(ctx, b)

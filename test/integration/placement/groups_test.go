@@ -122,13 +122,8 @@ var _ = Describe("misconfigured placements", func() {
 var _ = Describe("prioritizers", func() {
 	It("prefers the clusters with the best AddOnPlacementScore, and follows a score change that changes them at once", func(ctx context.Context) {
 		f := newFixture(ctx)
-		clusters := f.scoredClusters(ctx, 3)
-		Expect(admin.Create(ctx, f.placement("best", func(p *clusterv1beta1.Placement) {
-			p.Spec.NumberOfClusters = ptr[int32](1)
-			p.Spec.PrioritizerPolicy = clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
-				Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
-					Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}}}
-		}))).To(Succeed())
+		clusters := f.scoredClusters(ctx, 10, 20, 30)
+		Expect(admin.Create(ctx, f.placement("best", byScore("")))).To(Succeed())
 		f.eventuallyDecided(ctx, "best", clusters[2:])
 
 		By("raising the first cluster's score above the others: no clock needs to move")

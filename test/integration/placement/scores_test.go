@@ -28,13 +28,13 @@ func createScore(ctx context.Context, cluster string, value int32) {
 	setScore(ctx, cluster, value)
 }
 
-// scoredClusters makes n clusters in the fixture's set, bound, whose demo
-// scores are 10, 20, 30…
-func (f *fixture) scoredClusters(ctx context.Context, n int) []string {
+// scoredClusters makes a cluster in the fixture's set for each of values,
+// its demo score, and binds the set.
+func (f *fixture) scoredClusters(ctx context.Context, values ...int32) []string {
 	GinkgoHelper()
-	clusters := f.clusters(ctx, f.set, n, nil)
+	clusters := f.clusters(ctx, f.set, len(values), nil)
 	for i, c := range clusters {
-		createScore(ctx, c, int32(10*(i+1)))
+		createScore(ctx, c, values[i])
 	}
 	f.bind(ctx, f.set)
 	return clusters
@@ -74,7 +74,7 @@ func (f *fixture) scoreHeld(ctx context.Context, placement string) int64 {
 var _ = Describe("scores", func() {
 	It("writes score changes that keep the same clusters no more often than scoreRateLimit, and at once with 0s", func(ctx context.Context) {
 		f := newFixture(ctx)
-		clusters := f.scoredClusters(ctx, 3)
+		clusters := f.scoredClusters(ctx, 10, 20, 30)
 		Expect(admin.Create(ctx, f.placement("limited", byScore("")))).To(Succeed())
 		Expect(admin.Create(ctx, f.placement("unlimited", byScore("0s")))).To(Succeed())
 		f.eventuallyDecided(ctx, "limited", clusters[2:])
@@ -94,11 +94,7 @@ var _ = Describe("scores", func() {
 
 	It("drops a held cluster whose score no longer passes a CEL predicate, and adds one whose score comes to pass", func(ctx context.Context) {
 		f := newFixture(ctx)
-		clusters := f.clusters(ctx, f.set, 3, nil)
-		for i, c := range clusters {
-			createScore(ctx, c, []int32{60, 70, 10}[i])
-		}
-		f.bind(ctx, f.set)
+		clusters := f.scoredClusters(ctx, 60, 70, 10)
 		Expect(admin.Create(ctx, f.placement("cel", func(p *clusterv1beta1.Placement) {
 			p.Spec.Predicates = []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 				CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{

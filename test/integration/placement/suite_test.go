@@ -1,8 +1,8 @@
 // Package placement_test runs the placement scheduler (placementhub.SetupWithManager,
 // as the placement addon's hub half runs it) beside the registration hub's
 // cluster-set-binding controller, which marks bindings Bound, against a
-// real hub control plane; with a fake clock for tolerationSeconds and the
-// score interval.
+// real hub control plane; with a fake clock for tolerationSeconds and
+// scoreRateLimit.
 package placement_test
 
 import (

@@ -32,10 +32,15 @@ func newClusterWithLease(ctx context.Context, accepted bool, leaseSeconds int32)
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: leaseSeconds},
 	})).To(Succeed())
+	deleteClusterAfter(name)
+	return name
+}
+
+// deleteClusterAfter deletes ManagedCluster name when the spec ends.
+func deleteClusterAfter(name string) {
 	DeferCleanup(func(ctx context.Context) {
 		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	})
-	return name
 }
 
 func getCluster(ctx context.Context, name string) *clusterv1.ManagedCluster {

@@ -51,11 +51,17 @@ func startAgent(ctx context.Context, cluster, secretName, file string) *agentRun
 
 // startAgentWithClock is startAgent with an injected clock (nil: the real one).
 func startAgentWithClock(ctx context.Context, cluster, secretName, file string, clk clock.WithTicker) *agentRun {
-	return runAgent(agent.Options{
-		ClusterName: cluster, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config,
-		SecretName: secretName, KubeconfigFile: file,
-		LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond, Clock: clk,
-	})
+	opts := agentOptions(cluster, secretName, bootstrapConfig(ctx))
+	opts.KubeconfigFile, opts.Clock = file, clk
+	return runAgent(opts)
+}
+
+// agentOptions are those of an agent for cluster on the managed API
+// server that joins with boot and stores its identity in secret, with a
+// 1 s lease and a quick poll.
+func agentOptions(cluster, secret string, boot *rest.Config) agent.Options {
+	return agent.Options{ClusterName: cluster, Bootstrap: boot, Managed: managedCluster.Config,
+		SecretName: secret, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond}
 }
 
 // runAgent runs an agent of opts until the spec ends.
@@ -79,19 +85,23 @@ func csrsOf(ctx context.Context, cluster string) []certificatesv1.CertificateSig
 	return list.Items
 }
 
+// expectCSRs waits until cluster has n CSRs on the hub.
+func expectCSRs(ctx context.Context, cluster string, n int) {
+	GinkgoHelper()
+	Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, cluster) }).
+		WithContext(ctx).WithTimeout(timeout).Should(HaveLen(n))
+}
+
 var _ = Describe("the registration agent", func() {
 	It("joins through the double handshake: asks, waits for accept, stores its identity, then heartbeats", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		secret := "hub-kubeconfig-" + name
 		file := filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
 		run := startAgent(ctx, name, secret, file)
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
+		deleteClusterAfter(name)
 
 		By("asking: a ManagedCluster that is not accepted and one pending CSR")
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		expectCSRs(ctx, name, 1)
 		Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
 		Consistently(run.finished).WithTimeout(time.Second).ShouldNot(BeClosed(), "the agent waits for an admin")
 
@@ -147,11 +157,8 @@ var _ = Describe("the registration agent", func() {
 	It("gives up with a clear error when the hub denies its request", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		run := startAgent(ctx, name, "hub-kubeconfig-"+name, "")
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
 
 		deny := newDenyCommand(name)
 		Expect(deny.ExecuteContext(ctx)).To(Succeed())
@@ -177,9 +184,7 @@ var _ = Describe("the registration agent", func() {
 		secret := "hub-kubeconfig-" + name
 		clk := clocktesting.NewFakeClock(time.Now())
 		startAgentWithClock(ctx, name, secret, "", clk)
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
+		deleteClusterAfter(name)
 		acceptOnceAsked(ctx, name)
 
 		managedKube := kubernetes.NewForConfigOrDie(managedCluster.Config)

@@ -11,33 +11,35 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/agent"
 )
 
 // agentReportsAvailable does what a healthy agent does: renew the lease and
 // report Available=True, through the cluster's own identity.
-func agentReportsAvailable(ctx context.Context, agent client.Client, name string) {
+func agentReportsAvailable(ctx context.Context, asAgent client.Client, name string) {
 	GinkgoHelper()
-	agentReports(ctx, agent, name, metav1.ConditionTrue)
+	agentReports(ctx, asAgent, name, metav1.ConditionTrue)
 }
 
 // agentReports renews the lease and reports Available as status, through
 // the cluster's own identity: False is an agent whose managed API server
 // is not live.
-func agentReports(ctx context.Context, agent client.Client, name string, status metav1.ConditionStatus) {
+func agentReports(ctx context.Context, asAgent client.Client, name string, status metav1.ConditionStatus) {
 	GinkgoHelper()
 	lease := &coordinationv1.Lease{}
-	Expect(agent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+	Expect(asAgent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	Expect(agent.Update(ctx, lease)).To(Succeed())
+	Expect(asAgent.Update(ctx, lease)).To(Succeed())
 	mc := &clusterv1.ManagedCluster{}
-	Expect(agent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
+	Expect(asAgent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
 	patch := client.MergeFrom(mc.DeepCopy())
-	reason := "ManagedClusterAvailable"
+	reason := agent.ReasonAvailable
 	if status != metav1.ConditionTrue {
-		reason = "ManagedClusterKubeAPIServerUnavailable"
+		reason = agent.ReasonUnavailable
 	}
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: status, Reason: reason})
-	Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
+	Expect(asAgent.Status().Patch(ctx, mc, patch)).To(Succeed())
 }
 
 func taintKeys(ctx context.Context, name string) []string {

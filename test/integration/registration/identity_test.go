@@ -27,9 +27,7 @@ func startJoinedAgent(ctx context.Context, secret string) (string, *agentRun) {
 	GinkgoHelper()
 	name := "c-" + rand.String(6)
 	run := startAgent(ctx, name, secret, "")
-	DeferCleanup(func(ctx context.Context) {
-		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	})
+	deleteClusterAfter(name)
 	acceptOnceAsked(ctx, name)
 	expectAvailable(ctx, name)
 	return name, run
@@ -38,8 +36,7 @@ func startJoinedAgent(ctx context.Context, secret string) (string, *agentRun) {
 // acceptOnceAsked waits for the cluster's join request and accepts it.
 func acceptOnceAsked(ctx context.Context, name string) {
 	GinkgoHelper()
-	Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-		WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+	expectCSRs(ctx, name, 1)
 	_, err := accept(ctx, name)
 	Expect(err).NotTo(HaveOccurred())
 }

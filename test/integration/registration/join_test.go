@@ -8,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -168,11 +167,8 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 	It("unjoin of a cluster still waiting to be accepted removes the agent's state and leaves the request to the hub admin", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		run := startAgent(ctx, name, agent.DefaultSecretName, "")
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
 		Expect(storedAgentName(ctx, agent.DefaultSecretName)).NotTo(BeEmpty())
 		run.stop()
 

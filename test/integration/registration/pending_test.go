@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,27 +52,22 @@ var _ = Describe("an agent whose join waits for an admin", func() {
 		name := "c-" + rand.String(6)
 		secret := "hub-kubeconfig-" + name
 		run := startAgent(ctx, name, secret, "")
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
 		agentName := storedAgentName(ctx, secret)
 		Expect(agentName).NotTo(BeEmpty(), "the agent id is recorded before the hub accepts")
 
 		By("restarting while the request waits: the same agent id")
 		run.stop()
 		startAgent(ctx, name, secret, "")
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(2))
+		expectCSRs(ctx, name, 2)
 		Expect(storedAgentName(ctx, secret)).To(Equal(agentName))
 
 		By("the hub's cleanup deleting the pending requests: the agent asks again")
 		for _, csr := range csrsOf(ctx, name) {
 			Expect(admin.Delete(ctx, &csr)).To(Succeed())
 		}
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		expectCSRs(ctx, name, 1)
 
 		By("joining with the identity it recorded once accepted")
 		_, err := accept(ctx, name)
@@ -85,13 +79,9 @@ var _ = Describe("an agent whose join waits for an admin", func() {
 	It("stops with a clear error when its bootstrap token stops working while it waits", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		boot, binding := revocableBootstrapConfig(ctx)
-		run := runAgent(agent.Options{ClusterName: name, Bootstrap: boot, Managed: managedCluster.Config,
-			SecretName: "hub-kubeconfig-" + name, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond})
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		run := runAgent(agentOptions(name, "hub-kubeconfig-"+name, boot))
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
 
 		Expect(admin.Delete(ctx, binding)).To(Succeed())
 		Eventually(run.finished).WithTimeout(timeout).Should(BeClosed())
@@ -105,13 +95,12 @@ var _ = Describe("the agent's heartbeat", func() {
 		name := "c-" + rand.String(6)
 		secret := "hub-kubeconfig-" + name
 		withURL := func(url string) agent.Options {
-			return agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config, SecretName: secret,
-				ClientConfigs: []clusterv1.ClientConfig{{URL: url}}, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond}
+			opts := agentOptions(name, secret, bootstrapConfig(ctx))
+			opts.ClientConfigs = []clusterv1.ClientConfig{{URL: url}}
+			return opts
 		}
 		run := runAgent(withURL("https://old.example:6443"))
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
+		deleteClusterAfter(name)
 		acceptOnceAsked(ctx, name)
 		expectAvailable(ctx, name)
 		Expect(getCluster(ctx, name).Spec.ManagedClusterClientConfigs).To(ConsistOf(HaveField("URL", "https://old.example:6443")))
@@ -124,13 +113,11 @@ var _ = Describe("the agent's heartbeat", func() {
 
 	It("renews the lease as often as the hub's ManagedCluster says, not as it was started with", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
-		runAgent(agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config,
-			SecretName: "hub-kubeconfig-" + name, LeaseDurationSeconds: 600, PollInterval: 200 * time.Millisecond})
-		DeferCleanup(func(ctx context.Context) {
-			_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		})
-		Eventually(func() []certificatesv1.CertificateSigningRequest { return csrsOf(ctx, name) }).
-			WithContext(ctx).WithTimeout(timeout).Should(HaveLen(1))
+		opts := agentOptions(name, "hub-kubeconfig-"+name, bootstrapConfig(ctx))
+		opts.LeaseDurationSeconds = 600
+		runAgent(opts)
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
 		Expect(getCluster(ctx, name).Spec.LeaseDurationSeconds).To(BeEquivalentTo(600), "the agent asks for its own period")
 
 		By("a hub admin shortening the lease to 1s and accepting")

@@ -14,14 +14,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/localcluster"
-	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"
-	"github.com/corral-dev/corral/registration/hub"
 )
 
 // signingDuration is how long after issue every certificate the
@@ -44,22 +41,14 @@ var _ = Describe("certificate rotation with a short-lived signer", Ordered, func
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(short.Stop)
 		Expect(registrationcli.InstallHub(ctx, short.Config, GinkgoWriter)).To(Succeed())
-		mgr, err := hub.NewManager(short.Config, ctrl.Options{
-			Metrics: metricsserver.Options{BindAddress: "0"},
-			// The suite's hub runs the same controllers in this process.
-			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: leaseGraceMultiplier})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
+		// The suite's hub runs the same controllers in this process.
+		runHubControllers(short.Config, ctrl.Options{Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	}, NodeTimeout(localcluster.DefaultStartTimeout+time.Minute))
 
 	It("renews the certificate before it expires, through the hub's approval, and keeps heartbeating past the old one's expiry", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		secret := "hub-kubeconfig-" + name
-		runAgent(agent.Options{ClusterName: name, Bootstrap: bootstrapConfigFor(ctx, short.Config), Managed: managedCluster.Config,
-			SecretName: secret, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond})
+		runAgent(agentOptions(name, secret, bootstrapConfigFor(ctx, short.Config)))
 
 		By("a hub admin accepting the cluster on the short-signer hub, once it asked")
 		Eventually(func() error {

@@ -67,14 +67,21 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
-	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
-		Metrics: metricsserver.Options{BindAddress: "0"},
-	})
+	runHubControllers(hubCluster.Config, ctrl.Options{})
+}, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
+
+// runHubControllers runs the registration hub's controllers on the hub at
+// cfg, as the binary does, until the node that calls it is cleaned up;
+// opts are the manager's, with its metrics off.
+func runHubControllers(cfg *rest.Config, opts ctrl.Options) {
+	GinkgoHelper()
+	opts.Metrics = metricsserver.Options{BindAddress: "0"}
+	mgr, err := hub.NewManager(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: leaseGraceMultiplier})).To(Succeed())
 	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
-}, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
+}
 
 // asCluster is a client that authenticates as cluster's agent would: the
 // user and groups of its signed client certificate.

@@ -87,16 +87,14 @@ var _ = Describe("Applying a ManifestWork", func() {
 			o["metadata"].(obj)["labels"] = obj{"ours": "1"}
 			return o
 		}
-		mw := createWork(ctx, w, workv1.ManifestWorkSpec{}, labelled(configMap(ns, "cm", map[string]any{"a": "1", "b": "1"})))
+		createWork(ctx, w, workv1.ManifestWorkSpec{}, labelled(configMap(ns, "cm", map[string]any{"a": "1", "b": "1"})))
 		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
 		cm, err := getConfigMap(ctx, ns, "cm")
 		Expect(err).NotTo(HaveOccurred())
 		cm.Labels["theirs"] = "1"
 		Expect(managed.Update(ctx, cm)).To(Succeed())
 
-		mw = work(ctx, mw.Name)
-		mw.Spec.Workload.Manifests = manifests(labelled(configMap(ns, "cm", map[string]any{"a": "1"})))
-		Expect(hub.Update(ctx, mw)).To(Succeed())
+		setManifests(ctx, w, labelled(configMap(ns, "cm", map[string]any{"a": "1"})))
 		Eventually(func(g Gomega) {
 			cm, err := getConfigMap(ctx, ns, "cm")
 			g.Expect(err).NotTo(HaveOccurred())
@@ -135,11 +133,9 @@ var _ = Describe("Applying a ManifestWork", func() {
 
 	It("applies a changed manifest", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
-		mw := createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "cm", map[string]any{"a": "1"}))
+		createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "cm", map[string]any{"a": "1"}))
 		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
-		mw = work(ctx, mw.Name)
-		mw.Spec.Workload.Manifests = manifests(configMap(ns, "cm", map[string]any{"a": "2"}))
-		Expect(hub.Update(ctx, mw)).To(Succeed())
+		setManifests(ctx, w, configMap(ns, "cm", map[string]any{"a": "2"}))
 		Eventually(func(g Gomega) {
 			cm, err := getConfigMap(ctx, ns, "cm")
 			g.Expect(err).NotTo(HaveOccurred())

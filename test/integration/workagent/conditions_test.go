@@ -43,7 +43,7 @@ var _ = Describe("Condition rules", func() {
 
 	It("no longer updates a manifest once it is Complete", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
-		mw := createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
 			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "job"},
 			ConditionRules: []workv1.ConditionRule{{
 				Condition: workv1.ManifestComplete, Type: workv1.CelConditionExpressionsType,
@@ -52,9 +52,7 @@ var _ = Describe("Condition rules", func() {
 		}}}, configMap(ns, "job", map[string]any{"phase": "done", "v": "1"}))
 		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
 
-		mw = work(ctx, mw.Name)
-		mw.Spec.Workload.Manifests = manifests(configMap(ns, "job", map[string]any{"phase": "done", "v": "2"}))
-		Expect(hub.Update(ctx, mw)).To(Succeed())
+		mw := setManifests(ctx, w, configMap(ns, "job", map[string]any{"phase": "done", "v": "2"}))
 		Eventually(func(g Gomega) {
 			c := manifestCondition(ctx, w, 0, workv1.ManifestApplied)
 			g.Expect(c).NotTo(BeNil())

@@ -105,11 +105,9 @@ var _ = Describe("Letting go of what a work applied", func() {
 
 	It("deletes a resource dropped from a work", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
-		mw := createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "a", nil), configMap(ns, "b", nil))
+		createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "a", nil), configMap(ns, "b", nil))
 		expectWorkCondition(ctx, w, workv1.WorkAvailable, metav1.ConditionTrue)
-		mw = work(ctx, mw.Name)
-		mw.Spec.Workload.Manifests = manifests(configMap(ns, "a", nil))
-		Expect(hub.Update(ctx, mw)).To(Succeed())
+		setManifests(ctx, w, configMap(ns, "a", nil))
 		expectGone(ctx, ns, "b")
 		_, err := getConfigMap(ctx, ns, "a")
 		Expect(err).NotTo(HaveOccurred())

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("Status writes", func() {
@@ -37,14 +36,7 @@ var _ = Describe("Status writes", func() {
 			WithContext(ctx).WithTimeout(timeout).Should(BeNumerically(">", read))
 
 		By("a new generation of the work, whose status does change")
-		Eventually(func() error {
-			mw := &workv1.ManifestWork{}
-			if err := hub.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: w}, mw); err != nil {
-				return err
-			}
-			mw.Spec.Workload.Manifests = manifests(configMap(ns, "cm", map[string]any{"a": "2"}))
-			return hub.Update(ctx, mw)
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		setManifests(ctx, w, configMap(ns, "cm", map[string]any{"a": "2"}))
 		Eventually(func(g Gomega) {
 			mw := work(ctx, w)
 			c := meta.FindStatusCondition(mw.Status.Conditions, workv1.WorkAvailable)

@@ -159,6 +159,22 @@ func work(ctx context.Context, name string) *workv1.ManifestWork {
 	return w
 }
 
+// setManifests replaces a ManifestWork's manifests on the hub, trying
+// again when the agent wrote the work in between, and returns it as
+// updated.
+func setManifests(ctx context.Context, name string, objs ...obj) *workv1.ManifestWork {
+	GinkgoHelper()
+	w := &workv1.ManifestWork{}
+	Eventually(func() error {
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: name}, w); err != nil {
+			return err
+		}
+		w.Spec.Workload.Manifests = manifests(objs...)
+		return hub.Update(ctx, w)
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	return w
+}
+
 // expectWorkCondition waits for the work's condition to have status.
 func expectWorkCondition(ctx context.Context, name, condition string, status metav1.ConditionStatus) {
 	GinkgoHelper()

@@ -4,8 +4,8 @@
 // work. It says how a resource leaves a work (Release): deleted when the
 // work was its only owner, or kept with the work's owner reference
 // removed when another work still applies it or the work's delete option
-// orphans it. The ManifestWork controller (work/agent/manifestwork)
-// evicts, after the eviction grace period, the AppliedManifestWorks whose
-// ManifestWork vanished from the hub without being deleted through the
-// agent, and those of another hub.
+// orphans it. The controllers of work/agent/manifestwork evict, after the
+// eviction grace period, the AppliedManifestWorks whose ManifestWork
+// vanished from the hub without being deleted through the agent, and
+// those of another hub.
 package appliedwork

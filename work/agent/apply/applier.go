@@ -345,9 +345,18 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 }
 
 func hashOf(desired *unstructured.Unstructured, strategy workv1.UpdateStrategy, owner metav1.OwnerReference) (string, error) {
-	raw, err := json.Marshal([]any{desired.Object, strategy, owner.UID})
+	h, err := digest([]any{desired.Object, strategy, owner.UID})
 	if err != nil {
 		return "", fmt.Errorf("hashing the manifest: %w", err)
+	}
+	return h, nil
+}
+
+// digest is the SHA-256 of v as JSON, in hex.
+func digest(v any) (string, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "", err
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:]), nil

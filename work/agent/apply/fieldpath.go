@@ -12,8 +12,6 @@ import (
 // as numbers (a negative index counts from the end).
 type fieldPath []string
 
-func (p fieldPath) String() string { return "/" + strings.Join(p, "/") }
-
 // parseJSONPath reads an ignoreFields JSON path, in Kubernetes JSONPath
 // syntax as kubectl takes it ("{.spec.replicas}", ".spec.replicas",
 // ".spec.containers[0].image", ".metadata.annotations.example\.com/x").
@@ -76,10 +74,13 @@ func parseJSONPointer(ptr string) (fieldPath, error) {
 	}
 	tokens := strings.Split(ptr[1:], "/")
 	for i, t := range tokens {
-		tokens[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+		tokens[i] = pointerUnescaper.Replace(t)
 	}
 	return tokens, nil
 }
+
+// pointerUnescaper undoes a JSON pointer token's escapes.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // get is the value at path in obj, and whether it is there.
 func (p fieldPath) get(obj map[string]any) (any, bool) {
@@ -95,9 +96,9 @@ func (p fieldPath) get(obj map[string]any) (any, bool) {
 }
 
 // set puts v at path in obj, making the maps on the way that are missing.
-// It says whether it could: a list index beyond the list's end, or a field
-// of something that is not an object, cannot be set.
-func (p fieldPath) set(obj map[string]any, v any) bool {
+// A list index beyond the list's end, or a field of something that is not
+// an object, is left unset.
+func (p fieldPath) set(obj map[string]any, v any) {
 	var cur any = obj
 	for i, step := range p {
 		last := i == len(p)-1
@@ -105,7 +106,7 @@ func (p fieldPath) set(obj map[string]any, v any) bool {
 		case map[string]any:
 			if last {
 				c[step] = v
-				return true
+				return
 			}
 			if _, ok := c[step]; !ok {
 				c[step] = map[string]any{}
@@ -114,18 +115,17 @@ func (p fieldPath) set(obj map[string]any, v any) bool {
 		case []any:
 			i, ok := index(c, step)
 			if !ok {
-				return false
+				return
 			}
 			if last {
 				c[i] = v
-				return true
+				return
 			}
 			cur = c[i]
 		default:
-			return false
+			return
 		}
 	}
-	return false
 }
 
 // remove deletes the field at path from obj, when it is an object's

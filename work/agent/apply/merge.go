@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -42,17 +40,9 @@ func updateBody(live, desired *unstructured.Unstructured, owner metav1.OwnerRefe
 	body.SetAnnotations(annotations)
 	body.SetOwnerReferences(withOwner(live.GetOwnerReferences(), owner))
 	if isTokenSecret(body) {
-		data, _, _ := unstructured.NestedMap(body.Object, "data")
-		liveData, _, _ := unstructured.NestedMap(live.Object, "data")
-		for k, v := range liveData {
-			if _, ok := data[k]; !ok {
-				if data == nil {
-					data = map[string]any{}
-				}
-				data[k] = v
-			}
-		}
-		if data != nil {
+		if data, _, _ := unstructured.NestedMap(live.Object, "data"); len(data) > 0 {
+			manifestData, _, _ := unstructured.NestedMap(body.Object, "data")
+			maps.Copy(data, manifestData)
 			body.Object["data"] = data
 		}
 	}
@@ -95,14 +85,11 @@ func sameContent(a, b *unstructured.Unstructured) bool {
 	return equal(content(a), content(b))
 }
 
-// contentDigest is a digest of obj's fields outside metadata and status.
+// contentDigest is a digest of obj's fields outside metadata and status;
+// "" when it cannot be had.
 func contentDigest(obj *unstructured.Unstructured) string {
-	raw, err := json.Marshal(content(obj))
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(raw)
-	return string(sum[:])
+	d, _ := digest(content(obj))
+	return d
 }
 
 func content(obj *unstructured.Unstructured) map[string]any {
@@ -196,7 +183,7 @@ func keepIgnored(config, existing *unstructured.Unstructured, fields []workv1.Ig
 		}
 		for _, path := range paths {
 			if v, found := path.get(existing.Object); found {
-				path.set(config.Object, runtimeCopy(v))
+				path.set(config.Object, runtime.DeepCopyJSONValue(v))
 			} else {
 				path.remove(config.Object)
 			}
@@ -223,8 +210,4 @@ func ignoredPaths(f workv1.IgnoreField) ([]fieldPath, error) {
 		paths = append(paths, path)
 	}
 	return paths, nil
-}
-
-func runtimeCopy(v any) any {
-	return (&unstructured.Unstructured{Object: map[string]any{"v": v}}).DeepCopy().Object["v"]
 }

@@ -33,8 +33,8 @@ import (
 )
 
 // DefaultEvictionGracePeriod is how long an AppliedManifestWork whose
-// ManifestWork vanished from the hub is kept before what it applied is
-// deleted (upstream OCM's default).
+// ManifestWork vanished from the hub, or that is of another hub, is kept
+// before what it applied is deleted (upstream OCM's default).
 const DefaultEvictionGracePeriod = 60 * time.Minute
 
 // DefaultMaxConcurrentReconciles is how many works are reconciled at once.
@@ -95,9 +95,10 @@ type Reconciler struct {
 	executors *executorClients
 }
 
-// SetupWithManager registers the controller with hubMgr (whose cache
-// holds the cluster namespace's ManifestWorks) and managed (the managed
-// cluster, which hubMgr must run).
+// SetupWithManager registers the controller, and the one that evicts the
+// AppliedManifestWorks of another hub (unmanaged.go), with hubMgr (whose
+// cache holds the cluster namespace's ManifestWorks) and managed (the
+// managed cluster, which hubMgr must run).
 func SetupWithManager(hubMgr ctrl.Manager, managed cluster.Cluster, opts Options) error {
 	if opts.ClusterName == "" || opts.HubHash == "" {
 		return fmt.Errorf("the work agent needs a cluster name and a hub hash")

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -25,13 +24,7 @@ import (
 // let go on the cache's word that there is no record.
 func TestReleaseAllAsksTheAPIServerBeforeReleasingNothing(t *testing.T) {
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	if err := workv1.Install(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := corev1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
+	scheme := managedScheme(t)
 	name := appliedwork.Name("hub", "web")
 	amw := &workv1.AppliedManifestWork{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "amw-uid", Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},

@@ -133,16 +133,14 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 		// Deleted by someone while its work lives: release what it
 		// records, as its finalizer promises (OCM's agent does the same),
 		// then start anew with a new one.
-		if _, err := r.evict(ctx, amw, "AppliedManifestWork deleted while its work lives"); err != nil {
+		if _, err := r.releaseAll(ctx, name, nil); err != nil {
 			return reconcile.StopList, err
 		}
 		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if amw.Status.EvictionStartTime != nil {
-		old := amw.DeepCopy()
-		amw.Status.EvictionStartTime = nil
-		if err := r.managed.Status().Patch(ctx, amw, client.MergeFrom(old)); err != nil {
-			return reconcile.StopList, fmt.Errorf("ending the eviction of %s: %w", name, err)
+		if err := r.setEvictionStart(ctx, amw, nil); err != nil {
+			return reconcile.StopList, err
 		}
 	}
 	s.amw = amw

@@ -62,7 +62,8 @@ func ownedConfigMap(name string, owners ...*workv1.AppliedManifestWork) *corev1.
 	return cm
 }
 
-func newEvictionFixture(t *testing.T, gracePeriod time.Duration, amws []*workv1.AppliedManifestWork, cms ...*corev1.ConfigMap) *evictionFixture {
+// managedScheme knows the AppliedManifestWorks and the ConfigMaps they own.
+func managedScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := workv1.Install(scheme); err != nil {
@@ -71,6 +72,12 @@ func newEvictionFixture(t *testing.T, gracePeriod time.Duration, amws []*workv1.
 	if err := corev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	return scheme
+}
+
+func newEvictionFixture(t *testing.T, gracePeriod time.Duration, amws []*workv1.AppliedManifestWork, cms ...*corev1.ConfigMap) *evictionFixture {
+	t.Helper()
+	scheme := managedScheme(t)
 	b := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&workv1.AppliedManifestWork{})
 	for _, amw := range amws {
 		b = b.WithObjects(amw)

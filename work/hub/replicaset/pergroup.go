@@ -52,14 +52,13 @@ func progressivePerGroup(tracker *placementsdk.PlacementDecisionClustersTracker,
 	}
 	result, states, busy := settleAll(tracker.ExistingClusterGroupsBesides().GetClusters(), existing, strategy.MinSuccessTime.Duration, deadline, now)
 
-	started := sets.New[string]()
 	for _, g := range rolloutOrder(tracker, strategy.MandatoryDecisionGroups.MandatoryDecisionGroups) {
 		allowed := 0
 		if !g.mandatory {
 			allowed, _ = intstr.GetScaledValueFromIntOrPercent(&strategy.MaxFailures, g.clusters.Len(), true)
 			allowed = max(allowed, 0)
 		}
-		toStart, failures := g.survey(states, started)
+		toStart, failures := g.survey(states)
 		if failures > allowed {
 			result.MaxFailureBreach = true
 			return result, nil
@@ -74,11 +73,11 @@ func progressivePerGroup(tracker *placementsdk.PlacementDecisionClustersTracker,
 
 // settleAll settles at now the statuses of the decided clusters that
 // started (not ToApply), by cluster, and sorts them into a result: those
-// still in progress or in their minSuccessTime to roll out, with when to
-// look again, and those past their deadline timed out; the statuses of
-// clusters no longer decided are removed. busy says a cluster is still in
-// progress or in its minSuccessTime; a Failed one is not: it counts as
-// failed already.
+// Progressing or Failed within their deadline, or in their minSuccessTime,
+// to roll out, with when to look again, and those past their deadline
+// timed out; the statuses of clusters no longer decided are removed. busy
+// says a cluster is still in progress or in its minSuccessTime; a Failed
+// one is not: it counts as failed already.
 func settleAll(decided sets.Set[string], existing []rolloutsdk.ClusterRolloutStatus, minSuccess time.Duration, deadline *time.Duration,
 	now time.Time) (rolloutsdk.RolloutResult, map[string]rolloutsdk.ClusterRolloutStatus, bool) {
 	var result rolloutsdk.RolloutResult
@@ -118,10 +117,9 @@ type rolloutGroup struct {
 	mandatory bool
 }
 
-// survey is the group's clusters to start now, those with no status that
-// no earlier group started (it adds them to started), and its count of
-// failed clusters.
-func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus, started sets.Set[string]) ([]rolloutsdk.ClusterRolloutStatus, int) {
+// survey is the group's clusters to start now, those with no status, and
+// its count of failed clusters.
+func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus) ([]rolloutsdk.ClusterRolloutStatus, int) {
 	var (
 		toStart  []rolloutsdk.ClusterRolloutStatus
 		failures int
@@ -129,8 +127,7 @@ func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus, 
 	for _, c := range sets.List(g.clusters) {
 		st, ok := states[c]
 		switch {
-		case !ok && !started.Has(c):
-			started.Insert(c)
+		case !ok:
 			toStart = append(toStart, rolloutsdk.ClusterRolloutStatus{ClusterName: c, GroupKey: g.key, Status: rolloutsdk.ToApply})
 		case st.Status == rolloutsdk.Failed || st.Status == rolloutsdk.TimeOut:
 			failures++
@@ -141,7 +138,8 @@ func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus, 
 
 // rolloutOrder is the placement's decision groups, the mandatory ones
 // (selected by name, or by index when no name is given) first, each part
-// in index order.
+// in index order. The keys are made as in sdk-go's rollout helper, which
+// does not export that piece.
 func rolloutOrder(tracker *placementsdk.PlacementDecisionClustersTracker, mandatory []clusterv1alpha1.MandatoryDecisionGroup) []rolloutGroup {
 	keys := make([]placementsdk.GroupKey, 0, len(mandatory))
 	for _, m := range mandatory {
@@ -151,16 +149,13 @@ func rolloutOrder(tracker *placementsdk.PlacementDecisionClustersTracker, mandat
 			keys = append(keys, placementsdk.GroupKey{GroupIndex: m.GroupIndex})
 		}
 	}
-	first := tracker.ExistingClusterGroups(keys...)
-	all := tracker.ExistingClusterGroupsBesides()
+	first, rest := tracker.ExistingClusterGroups(keys...), tracker.ExistingClusterGroupsBesides(keys...)
 	var groups []rolloutGroup
 	for _, k := range first.GetOrderedGroupKeys() {
 		groups = append(groups, rolloutGroup{key: k, clusters: first[k], mandatory: true})
 	}
-	for _, k := range all.GetOrderedGroupKeys() {
-		if _, ok := first[k]; !ok {
-			groups = append(groups, rolloutGroup{key: k, clusters: all[k]})
-		}
+	for _, k := range rest.GetOrderedGroupKeys() {
+		groups = append(groups, rolloutGroup{key: k, clusters: rest[k]})
 	}
 	return groups
 }

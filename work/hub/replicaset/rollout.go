@@ -109,7 +109,10 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 
 	works := map[string]*workv1.ManifestWork{}
 	var existing []rolloutsdk.ClusterRolloutStatus
-	shift := time.Since(now)
+	// The rollout is decided on the real clock, which OCM's rollout helper
+	// reads itself; shift moves the works' statuses onto it.
+	realNow := time.Now()
+	shift := realNow.Sub(now)
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
@@ -121,7 +124,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 		res.status[w.Namespace] = st.Status
 	}
 
-	result, err := rolloutResult(tracker, strategyOf(ref), existing, now.Add(shift))
+	result, err := rolloutResult(tracker, strategyOf(ref), existing, realNow)
 	if err != nil {
 		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("rollout strategy of placement %s: %v", ref.Name, err)
 		return res, nil, nil // the set's spec must change first

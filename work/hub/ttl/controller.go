@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -83,8 +82,5 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	// Only the work as read: one changed since (its TTL taken out, say)
 	// or made anew under the name is decided again.
 	err := r.Client.Delete(ctx, w, client.Preconditions{UID: &w.UID, ResourceVersion: &w.ResourceVersion})
-	if apierrors.IsNotFound(err) {
-		return ctrl.Result{}, nil
-	}
-	return steps.AfterWrite(ctx, err)
+	return steps.AfterWrite(ctx, client.IgnoreNotFound(err))
 }
