@@ -1,14 +1,12 @@
 package hub
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,8 +26,8 @@ import (
 // needed are deleted. The state learns of each write at once, so the next
 // placement's Balance counts it.
 func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
+	w.scoresChanged = holdScores(w)
 	w.pages = w.result.Pages(w.placement.Name)
-	w.scoresChanged = holdScores(w, w.pages)
 	wanted := sets.New[string]()
 	for i := range w.pages {
 		pg := &w.pages[i]
@@ -126,9 +124,11 @@ func (c *Controller) shared(written *clusterv1beta1.PlacementDecision) *clusterv
 // clusters are the same and the scores were last written less than the
 // score rate limit ago: as spec.scoreRateLimit says, score changes that
 // do not change the selected clusters are not reflected in decisions
-// more often than that. It says whether the pages carry new scores, and
-// sets w.heldFor when it keeps old ones.
-func holdScores(w *work, pages []scheduler.Page) bool {
+// more often than that. It says whether the result carries new scores,
+// and when it keeps old ones it sets w.heldFor and gives w.result's
+// groups the scores held, so that pages are ordered by the scores they
+// show across all of a group's pages.
+func holdScores(w *work) bool {
 	heldScores := map[string]int64{}
 	for _, pg := range w.held {
 		for _, d := range pg.Status.Decisions {
@@ -149,17 +149,16 @@ func holdScores(w *work, pages []scheduler.Page) bool {
 		w.heldFor = 0
 		return true
 	}
-	for i := range pages {
-		decisions := pages[i].Decisions
-		for j := range decisions {
-			decisions[j].Score = heldScores[decisions[j].ClusterName]
+	held := *w.result
+	held.Groups = make([]scheduler.Group, len(w.result.Groups))
+	for i, g := range w.result.Groups {
+		g.Clusters = slices.Clone(g.Clusters)
+		for j := range g.Clusters {
+			g.Clusters[j].Score = heldScores[g.Clusters[j].Cluster]
 		}
-		if w.result.SortByScore { // by the scores written
-			slices.SortFunc(decisions, func(a, b clusterv1beta1.ClusterDecision) int {
-				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ClusterName, b.ClusterName))
-			})
-		}
+		held.Groups[i] = g
 	}
+	w.result = &held
 	return false
 }
 

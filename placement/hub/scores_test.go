@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -58,14 +59,58 @@ func TestHoldScores(t *testing.T) {
 			r := &scheduler.Result{Selected: tc.selected, Groups: []scheduler.Group{{Clusters: tc.selected}}, SortByScore: tc.sortBy}
 			w := &work{placement: p, result: r, now: t0, scoreLimit: tc.limit,
 				held: map[string]*clusterv1beta1.PlacementDecision{"p-decision-1": {Status: clusterv1beta1.PlacementDecisionStatus{Decisions: held}}}}
-			pages := r.Pages("p")
-			if got := holdScores(w, pages); got != tc.wantNew || w.heldFor != tc.wantHeldFor {
+			got := holdScores(w)
+			if got != tc.wantNew || w.heldFor != tc.wantHeldFor {
 				t.Errorf("holdScores = %v, held for %s; want %v, %s", got, w.heldFor, tc.wantNew, tc.wantHeldFor)
 			}
+			pages := w.result.Pages("p")
 			if diff := cmp.Diff(tc.want, pages[0].Decisions); diff != "" {
 				t.Errorf("decisions (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestHoldScoresOrdersAcrossPages: with sortBy Score, the held scores
+// order a group across all its pages, so the first page holds the best
+// by the scores shown, not only each page sorted on its own.
+func TestHoldScoresOrdersAcrossPages(t *testing.T) {
+	const n = 150
+	var selected []scheduler.Decision
+	held := map[string]*clusterv1beta1.PlacementDecision{"p-decision-1": {}, "p-decision-2": {}}
+	for i := range n {
+		name := fmt.Sprintf("c%03d", i)
+		// Fresh scores rank c000 first; the held ones rank c149 first.
+		selected = append(selected, scheduler.Decision{Cluster: name, Score: int64(n - i)})
+		page := held[fmt.Sprintf("p-decision-%d", 1+i/scheduler.MaxDecisionsPerPage)]
+		page.Status.Decisions = append(page.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: name, Score: int64(i)})
+	}
+	p := &clusterv1beta1.Placement{}
+	p.Status.LastScoreUpdateTime = &metav1.Time{Time: t0}
+	r := &scheduler.Result{Selected: selected, Groups: []scheduler.Group{{Clusters: selected}}, SortByScore: true}
+	w := &work{placement: p, result: r, now: t0, scoreLimit: time.Minute, held: held}
+	if holdScores(w) {
+		t.Fatal("holdScores says the scores are new; want them held")
+	}
+	pages := w.result.Pages("p")
+	if len(pages) != 2 {
+		t.Fatalf("%d pages, want 2", len(pages))
+	}
+	var got []string
+	for _, pg := range pages {
+		for _, d := range pg.Decisions {
+			got = append(got, fmt.Sprintf("%s=%d", d.ClusterName, d.Score))
+		}
+	}
+	var want []string
+	for i := n - 1; i >= 0; i-- {
+		want = append(want, fmt.Sprintf("c%03d=%d", i, i))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decisions across pages (-want +got):\n%s", diff)
+	}
+	if r.Groups[0].Clusters[0].Score != n {
+		t.Errorf("the scheduler's result was changed: first score %d, want %d", r.Groups[0].Clusters[0].Score, n)
 	}
 }
 
