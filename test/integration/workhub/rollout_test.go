@@ -9,7 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("ManifestWorkReplicaSet rollout", func() {
@@ -117,6 +119,30 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 		expectWorksOn(ctx, set, cls...)
 	})
 
+	It("Progressive without maxConcurrency rolls out to the placement's clustersPerDecisionGroup at a time", func(ctx context.Context) {
+		placement := &clusterv1beta1.Placement{}
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "place"}, placement)).To(Succeed())
+		perGroup := intstr.FromInt32(2)
+		placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = perGroup
+		Expect(admin.Update(ctx, placement)).To(Succeed())
+		decide(ctx, ns, "place", 0, "", cls...)
+		set := createSet(ctx, ns, "app", progressive(0, clusterv1alpha1.RolloutConfig{}))
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[0], "app", "done")
+		expectWorksOn(ctx, set, cls...)
+	})
+
+	It("Progressive leaves a cluster an earlier placement ref has to that ref, and goes on with its own", func(ctx context.Context) {
+		createPlacement(ctx, ns, "first")
+		decide(ctx, ns, "first", 0, "", cls[0])
+		decide(ctx, ns, "place", 0, "", cls...)
+		set := createSet(ctx, ns, "app", workv1alpha1.LocalPlacementReference{Name: "first"}, progressive(1, clusterv1alpha1.RolloutConfig{}))
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[1], "app", "done")
+		expectWorksOn(ctx, set, cls...)
+	})
+
 	It("ProgressivePerGroup applies to one decision group at a time", func(ctx context.Context) {
 		decide(ctx, ns, "place", 0, "", cls[0])
 		decide(ctx, ns, "place", 1, "", cls[1], cls[2])
@@ -218,22 +244,30 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 		consistentlyWorksOn(ctx, set, cls[0], cls[1], cls[2], more[0])
 	})
 
-	It("ProgressivePerGroup goes on past failures within maxFailures once the mandatory groups succeeded", func(ctx context.Context) {
-		decide(ctx, ns, "place", 0, "canary", cls[0])
-		decide(ctx, ns, "place", 1, "", cls[1])
-		decide(ctx, ns, "place", 2, "", cls[2])
-		set := createSet(ctx, ns, "app", perGroup(clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)},
-			clusterv1alpha1.MandatoryDecisionGroup{GroupName: "canary"}))
-		expectWorksOn(ctx, set, cls[0])
-		agentReports(ctx, cls[0], "app", "done")
-		expectWorksOn(ctx, set, cls[0], cls[1])
-		agentReports(ctx, cls[1], "app", "progressing")
-		consistentlyWorksOn(ctx, set, cls[0], cls[1])
+	DescribeTable("goes on past a timeout within maxFailures once the mandatory groups succeeded",
+		func(ctx context.Context, strategy func(clusterv1alpha1.RolloutConfig, clusterv1alpha1.MandatoryDecisionGroup) workv1alpha1.LocalPlacementReference) {
+			decide(ctx, ns, "place", 0, "canary", cls[0])
+			decide(ctx, ns, "place", 1, "", cls[1])
+			decide(ctx, ns, "place", 2, "", cls[2])
+			set := createSet(ctx, ns, "app", strategy(clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)},
+				clusterv1alpha1.MandatoryDecisionGroup{GroupName: "canary"}))
+			expectWorksOn(ctx, set, cls[0])
+			agentReports(ctx, cls[0], "app", "done")
+			expectWorksOn(ctx, set, cls[0], cls[1])
+			agentReports(ctx, cls[1], "app", "progressing")
+			consistentlyWorksOn(ctx, set, cls[0], cls[1])
 
-		By("moving the clock past the second group's progressDeadline")
-		fakeClock.Step(10*time.Minute + time.Second)
-		expectWorksOn(ctx, set, cls...)
-	})
+			By("moving the clock past the second cluster's progressDeadline: one failure is allowed")
+			fakeClock.Step(10*time.Minute + time.Second)
+			expectWorksOn(ctx, set, cls...)
+		},
+		Entry("ProgressivePerGroup, a group at a time", func(c clusterv1alpha1.RolloutConfig, m clusterv1alpha1.MandatoryDecisionGroup) workv1alpha1.LocalPlacementReference {
+			return perGroup(c, m)
+		}),
+		Entry("Progressive, one cluster at a time", func(c clusterv1alpha1.RolloutConfig, m clusterv1alpha1.MandatoryDecisionGroup) workv1alpha1.LocalPlacementReference {
+			return progressive(1, c, m)
+		}),
+	)
 
 	It("ProgressivePerGroup stops on a failure in a mandatory decision group, whatever maxFailures allows", func(ctx context.Context) {
 		decide(ctx, ns, "place", 0, "canary", cls[0], cls[1])

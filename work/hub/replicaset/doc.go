@@ -15,9 +15,9 @@
 // deleting the set delete its works; with cascadeDeletionPolicy Foreground
 // the set goes only once they are gone.
 //
-// Which clusters a strategy reaches is what OCM's rollout helper
-// (open-cluster-management.io/sdk-go) says, but for ProgressivePerGroup,
-// which pergroup.go does as the api's docs say where the helper does not.
+// Which clusters a strategy reaches is decided here (strategy.go), as the
+// api's docs say; OCM's rollout helper (open-cluster-management.io/sdk-go)
+// errs against them in places, which decide's doc lists.
 //
 // Time-based rollout (minSuccessTime, progressDeadline) reads the injected
 // clock, and the set is looked at again when that clock reaches the next

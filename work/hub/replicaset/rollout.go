@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
@@ -108,23 +107,19 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	res.elsewhere = res.groups.GetClusters().Intersection(claimed)
 
 	works := map[string]*workv1.ManifestWork{}
-	var existing []rolloutsdk.ClusterRolloutStatus
-	// The rollout is decided on the real clock, which OCM's rollout helper
-	// reads itself; shift moves the works' statuses onto it.
-	realNow := time.Now()
-	shift := realNow.Sub(now)
+	ro := rollout{tracker: tracker, claimed: claimed, perGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, now: now}
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
 			continue
 		}
 		works[w.Namespace] = w.DeepCopy() // s.works changes as works are written
-		st := clusterStatus(w, s.hash, shift)
-		existing = append(existing, st)
+		st := clusterStatus(w, s.hash)
+		ro.existing = append(ro.existing, st)
 		res.status[w.Namespace] = st.Status
 	}
 
-	result, err := rolloutResult(tracker, strategyOf(ref), existing, realNow)
+	result, err := ro.decide(ref.RolloutStrategy)
 	if err != nil {
 		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("rollout strategy of placement %s: %v", ref.Name, err)
 		return res, nil, nil // the set's spec must change first
@@ -133,7 +128,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 
 	var errs []error
 	for _, c := range result.ClustersToRollout {
-		if c.Status != rolloutsdk.ToApply || claimed.Has(c.ClusterName) {
+		if c.Status != rolloutsdk.ToApply {
 			continue
 		}
 		if err := r.applyWork(ctx, s, c.ClusterName, ref.Name, works[c.ClusterName]); err != nil {
@@ -153,44 +148,11 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	return res, result.RecheckAfter, errors.Join(errs...)
 }
 
-// rolloutResult is which clusters the strategy rolls out to at now, given
-// the existing works' statuses (on the real clock, which OCM's rollout
-// helper reads itself), as the helper says; but for ProgressivePerGroup,
-// where the helper errs (see progressivePerGroup).
-func rolloutResult(tracker *placementsdk.PlacementDecisionClustersTracker, strategy clusterv1alpha1.RolloutStrategy,
-	existing []rolloutsdk.ClusterRolloutStatus, now time.Time) (rolloutsdk.RolloutResult, error) {
-	if strategy.Type == clusterv1alpha1.ProgressivePerGroup {
-		return progressivePerGroup(tracker, strategy.ProgressivePerGroup, existing, now)
-	}
-	handler, err := rolloutsdk.NewRolloutHandler(tracker, func(string, *workv1.ManifestWork) (rolloutsdk.ClusterRolloutStatus, error) {
-		return rolloutsdk.ClusterRolloutStatus{}, errors.New("not used")
-	})
-	if err != nil {
-		return rolloutsdk.RolloutResult{}, err
-	}
-	_, result, err := handler.GetRolloutCluster(strategy, existing)
-	return result, err
-}
-
-// strategyOf is the ref's rollout strategy; none given is All, the api's
-// default.
-func strategyOf(ref workv1alpha1.LocalPlacementReference) clusterv1alpha1.RolloutStrategy {
-	if ref.RolloutStrategy.Type == "" {
-		return clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
-	}
-	return ref.RolloutStrategy
-}
-
 // clusterStatus is a work's rollout status, as OCM reads it: ToApply until
 // the agent reports the current template Applied and Progressing for it;
 // then Failed (Progressing and Degraded), Progressing, or Succeeded
 // (Progressing False), since the condition last changed.
-//
-// The rollout library measures minSuccessTime and progressDeadline on the
-// real clock; shift (real now minus the injected clock's now) moves the
-// condition times onto it, so that the deadlines fall where the injected
-// clock puts them.
-func clusterStatus(w *workv1.ManifestWork, hash string, shift time.Duration) rolloutsdk.ClusterRolloutStatus {
+func clusterStatus(w *workv1.ManifestWork, hash string) rolloutsdk.ClusterRolloutStatus {
 	st := rolloutsdk.ClusterRolloutStatus{ClusterName: w.Namespace, Status: rolloutsdk.ToApply}
 	if w.Annotations[TemplateHashAnnotation] != hash || !w.DeletionTimestamp.IsZero() {
 		return st
@@ -202,16 +164,13 @@ func clusterStatus(w *workv1.ManifestWork, hash string, shift time.Duration) rol
 		!observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)) {
 		return st
 	}
-	since := func(c *metav1.Condition) *metav1.Time {
-		return &metav1.Time{Time: c.LastTransitionTime.Add(shift)}
-	}
 	switch {
 	case progressing.Status == metav1.ConditionTrue && degraded != nil && degraded.Status == metav1.ConditionTrue:
-		st.Status, st.LastTransitionTime = rolloutsdk.Failed, since(degraded)
+		st.Status, st.LastTransitionTime = rolloutsdk.Failed, degraded.LastTransitionTime.DeepCopy()
 	case progressing.Status == metav1.ConditionFalse:
-		st.Status, st.LastTransitionTime = rolloutsdk.Succeeded, since(progressing)
+		st.Status, st.LastTransitionTime = rolloutsdk.Succeeded, progressing.LastTransitionTime.DeepCopy()
 	default:
-		st.Status, st.LastTransitionTime = rolloutsdk.Progressing, since(progressing)
+		st.Status, st.LastTransitionTime = rolloutsdk.Progressing, progressing.LastTransitionTime.DeepCopy()
 	}
 	return st
 }

@@ -90,9 +90,6 @@ func threshold(field string, v intstr.IntOrString) error {
 		return nil
 	}
 	s := v.StrVal
-	if s == "" {
-		return nil
-	}
 	num, pct := strings.CutSuffix(s, "%")
 	n, err := strconv.Atoi(num)
 	switch {

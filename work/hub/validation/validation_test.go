@@ -107,6 +107,8 @@ func TestReplicaSet(t *testing.T) {
 			want: "progressive.maxConcurrency is -1"},
 		"percent over 100": {set: set(ref("p", progressive(clusterv1alpha1.RolloutConfig{MaxFailures: intstr.FromString("120%")}, intstr.IntOrString{}))),
 			want: `progressive.maxFailures "120%" is over 100%`},
+		"empty": {set: set(ref("p", perGroup(clusterv1alpha1.RolloutConfig{MaxFailures: intstr.FromString("")}))),
+			want: `progressivePerGroup.maxFailures "" is not a number of clusters or a percentage`},
 		"not a number": {set: set(ref("p", perGroup(clusterv1alpha1.RolloutConfig{MaxFailures: intstr.FromString("few")}))),
 			want: `progressivePerGroup.maxFailures "few" is not a number of clusters or a percentage`},
 		"bad all deadline": {set: set(ref("p", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All, All: &clusterv1alpha1.RolloutAll{RolloutConfig: clusterv1alpha1.RolloutConfig{ProgressDeadline: "soon"}}})),

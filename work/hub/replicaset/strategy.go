@@ -1,0 +1,296 @@
+package replicaset
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
+	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
+
+	"github.com/corral-dev/corral/work/hub/validation"
+)
+
+// rollout is one placement ref's rollout at one moment: its placement's
+// decisions and the works' statuses, on the injected clock.
+type rollout struct {
+	tracker *placementsdk.PlacementDecisionClustersTracker
+	// claimed are clusters an earlier placement ref of the set has: not
+	// this rollout's.
+	claimed sets.Set[string]
+	// perGroup is the placement's clustersPerDecisionGroup, Progressive's
+	// maxConcurrency when the strategy gives none.
+	perGroup intstr.IntOrString
+	// existing are the statuses of the works of this placement ref.
+	existing []rolloutsdk.ClusterRolloutStatus
+	now      time.Time
+}
+
+// settings are what a rollout strategy says, whatever its type.
+type settings struct {
+	kind           clusterv1alpha1.RolloutType
+	config         clusterv1alpha1.RolloutConfig
+	mandatory      []clusterv1alpha1.MandatoryDecisionGroup
+	maxConcurrency intstr.IntOrString
+}
+
+// settingsOf are the settings of a valid strategy; none given is All, the
+// api's default. All has no minSuccessTime nor maxFailures: the api considers
+// them for the progressive types only.
+func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
+	switch s.Type {
+	case clusterv1alpha1.Progressive:
+		out := settings{kind: s.Type}
+		if p := s.Progressive; p != nil {
+			out.config, out.mandatory, out.maxConcurrency = p.RolloutConfig, p.MandatoryDecisionGroups.MandatoryDecisionGroups, p.MaxConcurrency
+		}
+		return out
+	case clusterv1alpha1.ProgressivePerGroup:
+		out := settings{kind: s.Type}
+		if p := s.ProgressivePerGroup; p != nil {
+			out.config, out.mandatory = p.RolloutConfig, p.MandatoryDecisionGroups.MandatoryDecisionGroups
+		}
+		return out
+	}
+	out := settings{kind: clusterv1alpha1.All}
+	if s.All != nil {
+		out.config.ProgressDeadline = s.All.ProgressDeadline
+	}
+	return out
+}
+
+// decide is which clusters the strategy rolls out to now:
+//   - All: every decided cluster at once.
+//   - ProgressivePerGroup: one decision group at a time (byGroup).
+//   - Progressive: the mandatory groups one at a time, then the other
+//     clusters a few at a time (byCluster).
+//
+// A started cluster is Failed, Progressing or Succeeded by its work's
+// status; once Progressing or Failed for progressDeadline it is TimeOut. A
+// Succeeded cluster is in its minSuccessTime until that long after it
+// succeeded. Failed and TimeOut clusters are failures; a mandatory group
+// tolerates none, the rest of the rollout maxFailures. More failures stop
+// the rollout (MaxFailureBreach): no cluster starts after that.
+//
+// It is what OCM's rollout helper (sdk-go's RolloutHandler) returns, but
+// where the helper errs against the api's docs:
+//   - it weighs the failures so far against the clusters in progress or
+//     to start, among which it does not count those past their
+//     progressDeadline: when the earlier groups have as many of these as
+//     the next group has clusters, the group after starts too, or a group
+//     in progress is passed;
+//   - once the mandatory groups succeeded, a cluster past its
+//     progressDeadline anywhere stops the rollout, within maxFailures or
+//     not;
+//   - a maxFailures larger than the clusters it is counted over tolerates
+//     no failure;
+//   - Progressive's maxConcurrency, when not given, is every cluster
+//     rather than the placement's clustersPerDecisionGroup, as the api
+//     says;
+//   - clusters an earlier placement ref has wait to start, taking places
+//     of maxConcurrency, for good;
+//   - it reads the real clock, not the injected one.
+func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.RolloutResult, error) {
+	if err := validation.RolloutStrategy(strategy); err != nil {
+		return rolloutsdk.RolloutResult{}, err
+	}
+	st := settingsOf(strategy)
+	deadline, err := progressDeadline(st.config.ProgressDeadline)
+	if err != nil {
+		return rolloutsdk.RolloutResult{}, err
+	}
+	groups := ro.order(st.mandatory)
+	decided := sets.New[string]()
+	for _, g := range groups {
+		decided = decided.Union(g.clusters)
+	}
+	result, states := ro.settleAll(decided, st.config.MinSuccessTime.Duration, deadline)
+	switch st.kind {
+	case clusterv1alpha1.ProgressivePerGroup:
+		byGroup(groups, states, st.config.MaxFailures, &result)
+	case clusterv1alpha1.Progressive:
+		mandatory := slices.IndexFunc(groups, func(g rolloutGroup) bool { return !g.mandatory })
+		if mandatory < 0 {
+			mandatory = len(groups)
+		}
+		if byGroup(groups[:mandatory], states, st.config.MaxFailures, &result) {
+			break
+		}
+		concurrency := st.maxConcurrency
+		if concurrency.Type == intstr.Int && concurrency.IntVal == 0 {
+			concurrency = ro.perGroup
+		}
+		byCluster(groups[mandatory:], decided.Len(), states, st.config.MaxFailures, concurrency, &result)
+	default:
+		for _, g := range groups {
+			toStart, _ := g.survey(states)
+			result.ClustersToRollout = append(result.ClustersToRollout, toStart...)
+		}
+	}
+	return result, nil
+}
+
+// settleAll settles at now the statuses of the decided clusters that
+// started (not ToApply), by cluster, and sorts them into a result: those
+// Progressing or Failed within their deadline, or in their minSuccessTime,
+// to roll out, with when to look again, and those past their deadline
+// timed out; the statuses of clusters no longer decided are removed.
+func (ro rollout) settleAll(decided sets.Set[string], minSuccess time.Duration, deadline *time.Duration) (rolloutsdk.RolloutResult, map[string]rolloutsdk.ClusterRolloutStatus) {
+	var result rolloutsdk.RolloutResult
+	states := map[string]rolloutsdk.ClusterRolloutStatus{}
+	for _, st := range ro.existing {
+		if !decided.Has(st.ClusterName) {
+			if !ro.claimed.Has(st.ClusterName) {
+				result.ClustersRemoved = append(result.ClustersRemoved, st)
+			}
+			continue
+		}
+		if st.Status == rolloutsdk.ToApply {
+			continue // it starts in its turn
+		}
+		st = settle(st, minSuccess, deadline, ro.now)
+		states[st.ClusterName] = st
+		switch {
+		case st.Status == rolloutsdk.TimeOut:
+			result.ClustersTimeOut = append(result.ClustersTimeOut, st)
+		case st.Status == rolloutsdk.Failed || busy(st):
+			result.ClustersToRollout = append(result.ClustersToRollout, st)
+		}
+	}
+	result.RecheckAfter = soonest(result.ClustersToRollout, ro.now)
+	return result, states
+}
+
+// busy says a started cluster holds the rollout: in progress, or in its
+// minSuccessTime. A Failed one does not: it counts as failed already.
+func busy(st rolloutsdk.ClusterRolloutStatus) bool {
+	return st.Status == rolloutsdk.Progressing || st.Status == rolloutsdk.Succeeded && st.RecheckTime != nil
+}
+
+// failed says a started cluster counts against maxFailures.
+func failed(st rolloutsdk.ClusterRolloutStatus) bool {
+	return st.Status == rolloutsdk.Failed || st.Status == rolloutsdk.TimeOut
+}
+
+// rolloutGroup is a decision group in rollout order.
+type rolloutGroup struct {
+	key       placementsdk.GroupKey
+	clusters  sets.Set[string]
+	mandatory bool
+}
+
+// survey is the group's clusters to start now, those with no status, and
+// its count of failed clusters.
+func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus) ([]rolloutsdk.ClusterRolloutStatus, int) {
+	var (
+		toStart  []rolloutsdk.ClusterRolloutStatus
+		failures int
+	)
+	for _, c := range sets.List(g.clusters) {
+		st, ok := states[c]
+		switch {
+		case !ok:
+			toStart = append(toStart, rolloutsdk.ClusterRolloutStatus{ClusterName: c, GroupKey: g.key, Status: rolloutsdk.ToApply})
+		case failed(st):
+			failures++
+		}
+	}
+	return toStart, failures
+}
+
+// order is the placement's decision groups, but for the clusters claimed
+// elsewhere: the mandatory ones (selected by name, or by index when no
+// name is given) first, each part in index order. The keys are made as in
+// sdk-go's rollout helper, which does not export that piece.
+func (ro rollout) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []rolloutGroup {
+	keys := make([]placementsdk.GroupKey, 0, len(mandatory))
+	for _, m := range mandatory {
+		if m.GroupName != "" {
+			keys = append(keys, placementsdk.GroupKey{GroupName: m.GroupName})
+		} else {
+			keys = append(keys, placementsdk.GroupKey{GroupIndex: m.GroupIndex})
+		}
+	}
+	first, rest := ro.tracker.ExistingClusterGroups(keys...), ro.tracker.ExistingClusterGroupsBesides(keys...)
+	var groups []rolloutGroup
+	for _, part := range []struct {
+		groups    placementsdk.ClusterGroupsMap
+		mandatory bool
+	}{{first, true}, {rest, false}} {
+		for _, k := range part.groups.GetOrderedGroupKeys() {
+			groups = append(groups, rolloutGroup{key: k, clusters: part.groups[k].Difference(ro.claimed), mandatory: part.mandatory})
+		}
+	}
+	return groups
+}
+
+// allowed is how many of n clusters a count (a number, or a number in a
+// string, as the api's pattern allows) or a percentage (rounded up) lets
+// through; the setting was validated before.
+func allowed(v intstr.IntOrString, n int) int {
+	if count, err := strconv.Atoi(v.StrVal); err == nil && v.Type == intstr.String {
+		return max(count, 0)
+	}
+	out, _ := intstr.GetScaledValueFromIntOrPercent(&v, n, true)
+	return max(out, 0)
+}
+
+// settle is a started cluster's status at now: TimeOut once Progressing or
+// Failed for progressDeadline (nil: never); with RecheckTime when it
+// changes next, at the end of its minSuccessTime or at its deadline.
+func settle(st rolloutsdk.ClusterRolloutStatus, minSuccess time.Duration, deadline *time.Duration, now time.Time) rolloutsdk.ClusterRolloutStatus {
+	since := now
+	if st.LastTransitionTime != nil {
+		since = st.LastTransitionTime.Time
+	}
+	switch st.Status {
+	case rolloutsdk.Succeeded:
+		if end := since.Add(minSuccess); now.Before(end) {
+			st.RecheckTime = &metav1.Time{Time: end}
+		}
+	case rolloutsdk.Progressing, rolloutsdk.Failed:
+		if deadline == nil {
+			break
+		}
+		end := since.Add(*deadline)
+		st.RecheckTime = &metav1.Time{Time: end}
+		if !now.Before(end) {
+			st.Status = rolloutsdk.TimeOut
+		}
+	}
+	return st
+}
+
+// soonest is how long from now until the first RecheckTime still to come,
+// or nil.
+func soonest(statuses []rolloutsdk.ClusterRolloutStatus, now time.Time) *time.Duration {
+	var after []time.Duration
+	for _, st := range statuses {
+		if st.RecheckTime != nil && st.RecheckTime.After(now) {
+			after = append(after, st.RecheckTime.Sub(now))
+		}
+	}
+	if len(after) == 0 {
+		return nil
+	}
+	d := slices.Min(after)
+	return &d
+}
+
+// progressDeadline parses a progressDeadline: nil for "" and None, no
+// deadline.
+func progressDeadline(s string) (*time.Duration, error) {
+	if s == "" || s == "None" {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("progressDeadline %q is not a duration such as 90s, 30m or 2h, nor None", s)
+	}
+	return &d, nil
+}
