@@ -3,6 +3,7 @@ package workhub_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -119,6 +120,45 @@ var _ = Describe("ManifestWorkReplicaSet with the All strategy", func() {
 			return admin.Get(ctx, client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{})
 		}).WithContext(ctx).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
 	})
+
+	DescribeTable("deleting a set whose work an agent still holds",
+		func(ctx context.Context, policy workv1alpha1.CascadeDeletionPolicy, setWaits bool) {
+			createPlacement(ctx, ns, "place")
+			decide(ctx, ns, "place", 0, "", cls[0])
+			set := createSet(ctx, ns, "app", workv1alpha1.LocalPlacementReference{Name: "place"})
+			before := set.DeepCopy()
+			set.Spec.CascadeDeletionPolicy = policy
+			Expect(admin.Patch(ctx, set, client.MergeFrom(before))).To(Succeed())
+			expectWorksOn(ctx, set, cls[0])
+			By("holding the work, as its agent does until it has removed what it applied")
+			Eventually(func(g Gomega) {
+				w := &workv1.ManifestWork{}
+				g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: cls[0], Name: "app"}, w)).To(Succeed())
+				w.Finalizers = append(w.Finalizers, holdFinalizer)
+				g.Expect(admin.Update(ctx, w)).To(Succeed())
+			}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+			Expect(admin.Delete(ctx, set)).To(Succeed())
+			Eventually(func(g Gomega) {
+				w := &workv1.ManifestWork{}
+				g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: cls[0], Name: "app"}, w)).To(Succeed())
+				g.Expect(w.DeletionTimestamp).NotTo(BeNil())
+			}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+			setExists := func() error {
+				return admin.Get(ctx, client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{})
+			}
+			if setWaits {
+				Consistently(setExists).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed())
+			} else {
+				Eventually(setExists).WithContext(ctx).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+			}
+			release(ctx, cls[0], "app")
+			Eventually(setExists).WithContext(ctx).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+			expectWorksOn(ctx, set)
+		},
+		Entry("Background (the default) goes at once, its work going on its own", workv1alpha1.Background, false),
+		Entry("Foreground stays until its work is gone", workv1alpha1.Foreground, true),
+	)
 
 	It("deletes the works of a placement it no longer names", func(ctx context.Context) {
 		createPlacement(ctx, ns, "one")
