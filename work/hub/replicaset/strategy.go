@@ -1,7 +1,6 @@
 package replicaset
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -100,10 +99,7 @@ func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.R
 		return rolloutsdk.RolloutResult{}, err
 	}
 	st := settingsOf(strategy)
-	deadline, err := progressDeadline(st.config.ProgressDeadline)
-	if err != nil {
-		return rolloutsdk.RolloutResult{}, err
-	}
+	deadline, _ := validation.ProgressDeadline(st.config.ProgressDeadline)
 	groups := ro.order(st.mandatory)
 	decided := sets.New[string]()
 	for _, g := range groups {
@@ -280,17 +276,4 @@ func soonest(statuses []rolloutsdk.ClusterRolloutStatus, now time.Time) *time.Du
 	}
 	d := slices.Min(after)
 	return &d
-}
-
-// progressDeadline parses a progressDeadline: nil for "" and None, no
-// deadline.
-func progressDeadline(s string) (*time.Duration, error) {
-	if s == "" || s == "None" {
-		return nil, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return nil, fmt.Errorf("progressDeadline %q is not a duration such as 90s, 30m or 2h, nor None", s)
-	}
-	return &d, nil
 }

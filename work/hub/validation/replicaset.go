@@ -72,12 +72,23 @@ func rolloutConfig(field string, c clusterv1alpha1.RolloutConfig) error {
 	if c.MinSuccessTime.Duration < 0 {
 		return fmt.Errorf("%s.minSuccessTime is %s: it must not be negative", field, c.MinSuccessTime.Duration)
 	}
-	if d := c.ProgressDeadline; d != "" && d != "None" {
-		if _, err := time.ParseDuration(d); err != nil || !deadlinePattern.MatchString(d) {
-			return fmt.Errorf("%s.progressDeadline %q is not a duration: give e.g. 90s, 30m or 2h, or None", field, d)
-		}
+	if _, err := ProgressDeadline(c.ProgressDeadline); err != nil {
+		return fmt.Errorf("%s.%w", field, err)
 	}
 	return threshold(field+".maxFailures", c.MaxFailures)
+}
+
+// ProgressDeadline parses a rollout's progressDeadline: nil, no deadline,
+// for "" and None.
+func ProgressDeadline(s string) (*time.Duration, error) {
+	if s == "" || s == "None" {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || !deadlinePattern.MatchString(s) {
+		return nil, fmt.Errorf("progressDeadline %q is not a duration: give e.g. 90s, 30m or 2h, or None", s)
+	}
+	return &d, nil
 }
 
 // threshold checks a count or percentage of clusters: a whole number of 0
