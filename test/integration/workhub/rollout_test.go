@@ -308,4 +308,46 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 			g.Expect(worksOf(ctx, g, set)[cls[1]].Spec.Workload.Manifests).To(HaveLen(2))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
+
+	It("Progressive times out at progressDeadline a work its agent cannot apply, and goes on within maxFailures", func(ctx context.Context) {
+		decide(ctx, ns, "place", 0, "", cls[0], cls[1])
+		set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)}))
+		expectWorksOn(ctx, set, cls[0])
+		agentReports(ctx, cls[0], "app", "unapplied")
+		consistentlyWorksOn(ctx, set, cls[0])
+
+		By("moving the clock past its progressDeadline")
+		fakeClock.Step(10*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
+			g.Expect(condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut).Message).To(ContainSubstring("1 past their progressDeadline"))
+		})
+	})
+
+	It("Progressive waits minSuccessTime after a changed template succeeded, though the agent's condition kept its time", func(ctx context.Context) {
+		decide(ctx, ns, "place", 0, "", cls[0], cls[1])
+		set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{MinSuccessTime: metav1.Duration{Duration: 5 * time.Minute}}))
+		expectWorksOn(ctx, set, cls[0])
+		agentReports(ctx, cls[0], "app", "done")
+		fakeClock.Step(5*time.Minute + time.Second)
+		expectWorksOn(ctx, set, cls[0], cls[1])
+		agentReports(ctx, cls[1], "app", "done")
+		fakeClock.Step(5*time.Minute + time.Second)
+
+		By("changing the template: the first cluster's agent says it is still done, since before")
+		updateTemplate(ctx, set)
+		Eventually(func(g Gomega) {
+			g.Expect(worksOf(ctx, g, set)[cls[0]].Spec.Workload.Manifests).To(HaveLen(2))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		agentReports(ctx, cls[0], "app", "still done")
+		Consistently(func(g Gomega) {
+			g.Expect(worksOf(ctx, g, set)[cls[1]].Spec.Workload.Manifests).To(HaveLen(1))
+		}).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed())
+
+		By("moving the clock past minSuccessTime from the change")
+		fakeClock.Step(5*time.Minute + time.Second)
+		Eventually(func(g Gomega) {
+			g.Expect(worksOf(ctx, g, set)[cls[1]].Spec.Workload.Manifests).To(HaveLen(2))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
 })

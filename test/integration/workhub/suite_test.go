@@ -201,7 +201,10 @@ func keys(m map[string]*workv1.ManifestWork) []string {
 // agentReports sets the work's status as an agent would: Applied at its
 // generation, and then Available and not Progressing (done), Progressing
 // (not yet), or Progressing and Degraded (failed), since now on the fake
-// clock.
+// clock; or Applied False (unapplied: the agent cannot apply it); or, for
+// a work done before, its conditions at its new generation with the times
+// they had (still done: an agent keeps a condition's time while its
+// status stays).
 func agentReports(ctx context.Context, cluster, name string, state string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
@@ -211,6 +214,14 @@ func agentReports(ctx context.Context, cluster, name string, state string) {
 		set := func(t string, s metav1.ConditionStatus) {
 			meta.RemoveStatusCondition(&w.Status.Conditions, t)
 			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: "Test", ObservedGeneration: w.Generation, LastTransitionTime: now})
+		}
+		if state == "still done" {
+			g.Expect(w.Status.Conditions).NotTo(BeEmpty())
+			for i := range w.Status.Conditions {
+				w.Status.Conditions[i].ObservedGeneration = w.Generation
+			}
+			g.Expect(admin.Status().Update(ctx, w)).To(Succeed())
+			return
 		}
 		set(workv1.WorkApplied, metav1.ConditionTrue)
 		switch state {
@@ -226,6 +237,8 @@ func agentReports(ctx context.Context, cluster, name string, state string) {
 			set(workv1.WorkAvailable, metav1.ConditionFalse)
 			set(workv1.WorkProgressing, metav1.ConditionTrue)
 			set(workv1.WorkDegraded, metav1.ConditionTrue)
+		case "unapplied":
+			set(workv1.WorkApplied, metav1.ConditionFalse)
 		default:
 			Fail("unknown agent state " + state)
 		}

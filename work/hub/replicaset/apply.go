@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,7 +68,8 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster, placement
 }
 
 // desiredWork is the set's work for the cluster: current (when given)
-// with the set's labels, template hash and spec.
+// with the set's labels, template hash and spec, and the time it is given
+// a template it did not have.
 func (s *scope) desiredWork(cluster, placement string, current *workv1.ManifestWork) *workv1.ManifestWork {
 	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: s.set.Name}}
 	if current != nil {
@@ -83,6 +85,9 @@ func (s *scope) desiredWork(cluster, placement string, current *workv1.ManifestW
 	w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = placement
 	if w.Annotations == nil {
 		w.Annotations = map[string]string{}
+	}
+	if w.Annotations[TemplateHashAnnotation] != s.hash {
+		w.Annotations[TemplateTimeAnnotation] = s.now.UTC().Format(time.RFC3339)
 	}
 	w.Annotations[TemplateHashAnnotation] = s.hash
 	s.set.Spec.ManifestWorkTemplate.DeepCopyInto(&w.Spec)

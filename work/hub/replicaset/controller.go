@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,6 +34,11 @@ const PlacementRefIndex = "spec.placementRefs.name"
 // out of date and waits for the rollout to reach its cluster.
 const TemplateHashAnnotation = "work.corral.dev/template-hash"
 
+// TemplateTimeAnnotation on a ManifestWork is when the set gave it the
+// template of its TemplateHashAnnotation (RFC 3339, on the controller's
+// clock): the rollout on its cluster started then.
+const TemplateTimeAnnotation = "work.corral.dev/template-time"
+
 // Reconciler keeps every ManifestWorkReplicaSet's ManifestWorks and status.
 type Reconciler struct {
 	Client client.Client
@@ -55,6 +61,8 @@ type scope struct {
 	works []workv1.ManifestWork
 	// hash is the hash of the set's template.
 	hash string
+	// now is the injected clock's time the rollout is decided at.
+	now time.Time
 	// placements is what the rollout found for each placement ref, in
 	// spec order.
 	placements []placementResult

@@ -15,28 +15,32 @@ import (
 //
 // It does not go past the first unfinished group, nor past a finished one
 // while a cluster of these groups is still busy; it starts the clusters of
-// the group it stops at that have not started.
+// the group it stops at that have not started. More failures than a
+// group tolerates, in any group, stop the rollout.
 func byGroup(groups []rolloutGroup, states map[string]rolloutsdk.ClusterRolloutStatus, maxFailures intstr.IntOrString, result *rolloutsdk.RolloutResult) bool {
 	held := false
-	for _, g := range groups {
+	toStart := make([][]rolloutsdk.ClusterRolloutStatus, len(groups))
+	for i, g := range groups {
+		tolerated := 0
+		if !g.mandatory {
+			tolerated = allowed(maxFailures, g.clusters.Len())
+		}
+		var failures int
+		if toStart[i], failures = g.survey(states); failures > tolerated {
+			// in any group, also one past where the rollout is: its
+			// clusters started before (the decisions changed since)
+			result.MaxFailureBreach = true
+			return true
+		}
 		for c := range g.clusters {
 			if st, ok := states[c]; ok && busy(st) {
 				held = true
 			}
 		}
 	}
-	for _, g := range groups {
-		tolerated := 0
-		if !g.mandatory {
-			tolerated = allowed(maxFailures, g.clusters.Len())
-		}
-		toStart, failures := g.survey(states)
-		if failures > tolerated {
-			result.MaxFailureBreach = true
-			return true
-		}
-		result.ClustersToRollout = append(result.ClustersToRollout, toStart...)
-		if held || len(toStart) > 0 {
+	for i := range groups {
+		result.ClustersToRollout = append(result.ClustersToRollout, toStart[i]...)
+		if held || len(toStart[i]) > 0 {
 			return true
 		}
 	}

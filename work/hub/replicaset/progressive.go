@@ -9,11 +9,10 @@ import (
 )
 
 // byCluster rolls the groups' clusters out a few at a time, by name,
-// adding those to start to result: at most maxConcurrency busy at once (a
-// number, or a percentage of the placement's total clusters, rounded up;
-// 0: all), as long as no more than maxFailures of them failed (likewise
-// counted over the total).
-func byCluster(groups []rolloutGroup, total int, states map[string]rolloutsdk.ClusterRolloutStatus, maxFailures, maxConcurrency intstr.IntOrString,
+// adding those to start to result: at most limit busy at once, as long as
+// no more than maxFailures of them failed (a number, or a percentage of
+// the total clusters, rounded up).
+func byCluster(groups []rolloutGroup, total int, states map[string]rolloutsdk.ClusterRolloutStatus, maxFailures intstr.IntOrString, limit int,
 	result *rolloutsdk.RolloutResult) {
 	var (
 		toStart         []rolloutsdk.ClusterRolloutStatus
@@ -31,10 +30,6 @@ func byCluster(groups []rolloutGroup, total int, states map[string]rolloutsdk.Cl
 	if failures > allowed(maxFailures, total) {
 		result.MaxFailureBreach = true
 		return
-	}
-	limit := allowed(maxConcurrency, total)
-	if limit == 0 {
-		limit = total
 	}
 	slices.SortFunc(toStart, func(a, b rolloutsdk.ClusterRolloutStatus) int { return strings.Compare(a.ClusterName, b.ClusterName) })
 	result.ClustersToRollout = append(result.ClustersToRollout, toStart[:min(len(toStart), max(limit-inUse, 0))]...)

@@ -26,23 +26,30 @@ func cond(t string, s metav1.ConditionStatus, gen int64, at time.Time) metav1.Co
 
 func TestClusterStatus(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	given := at.Add(-time.Hour) // the work was given its template an hour before its conditions changed
 	work := func(hash string, conds ...metav1.Condition) *workv1.ManifestWork {
-		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Generation: 2, Annotations: map[string]string{TemplateHashAnnotation: hash}},
+		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Generation: 2,
+			Annotations: map[string]string{TemplateHashAnnotation: hash, TemplateTimeAnnotation: given.Format(time.RFC3339)}},
 			Status: workv1.ManifestWorkStatus{Conditions: conds}}
 	}
 	applied := cond(workv1.WorkApplied, metav1.ConditionTrue, 2, at)
+	done := cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, at)
 	cases := map[string]struct {
-		work *workv1.ManifestWork
-		want rolloutsdk.RolloutStatus
+		work      *workv1.ManifestWork
+		want      rolloutsdk.RolloutStatus
+		wantSince time.Time
 	}{
-		"another template":          {work: work("old", applied, cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, at)), want: rolloutsdk.ToApply},
-		"not reported yet":          {work: work("h"), want: rolloutsdk.ToApply},
-		"applied, older generation": {work: work("h", cond(workv1.WorkApplied, metav1.ConditionTrue, 1, at), cond(workv1.WorkProgressing, metav1.ConditionFalse, 1, at)), want: rolloutsdk.ToApply},
-		"applied, no Progressing":   {work: work("h", applied), want: rolloutsdk.ToApply},
-		"stale Degraded":            {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, at), cond(workv1.WorkDegraded, metav1.ConditionFalse, 1, at)), want: rolloutsdk.ToApply},
-		"progressing":               {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionTrue, 2, at)), want: rolloutsdk.Progressing},
-		"failed":                    {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionTrue, 2, at), cond(workv1.WorkDegraded, metav1.ConditionTrue, 2, at)), want: rolloutsdk.Failed},
-		"succeeded":                 {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, at)), want: rolloutsdk.Succeeded},
+		"another template":          {work: work("old", applied, done), want: rolloutsdk.ToApply},
+		"not reported yet":          {work: work("h"), want: rolloutsdk.Progressing, wantSince: given},
+		"applied, older generation": {work: work("h", cond(workv1.WorkApplied, metav1.ConditionTrue, 1, at), cond(workv1.WorkProgressing, metav1.ConditionFalse, 1, at)), want: rolloutsdk.Progressing, wantSince: given},
+		"applied, no Progressing":   {work: work("h", applied), want: rolloutsdk.Progressing, wantSince: given},
+		"stale Degraded":            {work: work("h", applied, done, cond(workv1.WorkDegraded, metav1.ConditionFalse, 1, at)), want: rolloutsdk.Progressing, wantSince: given},
+		"not applied: in progress":  {work: work("h", cond(workv1.WorkApplied, metav1.ConditionFalse, 2, at)), want: rolloutsdk.Progressing, wantSince: at},
+		"progressing":               {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionTrue, 2, at)), want: rolloutsdk.Progressing, wantSince: at},
+		"failed":                    {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionTrue, 2, at), cond(workv1.WorkDegraded, metav1.ConditionTrue, 2, at)), want: rolloutsdk.Failed, wantSince: at},
+		"succeeded":                 {work: work("h", applied, done), want: rolloutsdk.Succeeded, wantSince: at},
+		"succeeded before the template: since the template": {work: work("h", applied, cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, given.Add(-24*time.Hour))),
+			want: rolloutsdk.Succeeded, wantSince: given},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -50,8 +57,8 @@ func TestClusterStatus(t *testing.T) {
 			if got.Status != tc.want {
 				t.Fatalf("status %d, want %d", got.Status, tc.want)
 			}
-			if got.Status != rolloutsdk.ToApply && !got.LastTransitionTime.Time.Equal(at) {
-				t.Errorf("since %s, want the condition's time, %s", got.LastTransitionTime, at)
+			if got.Status != rolloutsdk.ToApply && !got.LastTransitionTime.Time.Equal(tc.wantSince) {
+				t.Errorf("since %s, want %s", got.LastTransitionTime, tc.wantSince)
 			}
 		})
 	}
@@ -292,5 +299,45 @@ func TestClusterOfTwoPlacements(t *testing.T) {
 	}
 	if s.set.Status.Summary.DesiredTotal != 1 || s.set.Status.Summary.Total != 1 {
 		t.Errorf("summary %+v: want the one cluster counted once", s.set.Status.Summary)
+	}
+}
+
+// TestClusterMovingToALaterPlacement: a cluster one placement ref no
+// longer selects but a later one does keeps its work, which the later
+// ref takes over, rather than losing it and getting it back anew.
+func TestClusterMovingToALaterPlacement(t *testing.T) {
+	objs := []client.Object{}
+	for p, clusters := range map[string][]clusterv1beta1.ClusterDecision{"p": nil, "q": {{ClusterName: "c1"}}} {
+		objs = append(objs, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p}},
+			&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p + "-1",
+				Labels: map[string]string{clusterv1beta1.PlacementLabel: p, clusterv1beta1.DecisionGroupIndexLabel: "0"}},
+				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: clusters}})
+	}
+	set := newSet()
+	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: "p"}, {Name: "q"}}
+	old := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "web", UID: "old-work", Labels: map[string]string{
+		workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web", workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey: "p"}}}
+	c := fakeClient(t, interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+		t.Errorf("deleted %s/%s", obj.GetNamespace(), obj.GetName())
+		return c.Delete(ctx, obj, opts...)
+	}}, append(objs, set, old)...)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+	s := &scope{set: set}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), s.set); err != nil {
+		t.Fatal(err)
+	}
+	s.original = s.set.DeepCopy()
+	if _, err := r.listWorks(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.rollOut(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	w := &workv1.ManifestWork{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "c1", Name: "web"}, w); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey]; got != "q" || w.UID != "old-work" {
+		t.Errorf("the work is placement %q's (uid %s), want the same work taken over by q", got, w.UID)
 	}
 }

@@ -40,6 +40,8 @@ type placementResult struct {
 	timedOut int
 	// failureBreach says the rollout stopped on maxFailures.
 	failureBreach bool
+	// removed are the works of clusters the placement no longer selects.
+	removed []*workv1.ManifestWork
 }
 
 // decided is every cluster the placement's decisions select, but those
@@ -60,16 +62,17 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 		return steps.StopList, err
 	}
 	s.hash = hash
+	s.now = r.Clock.Now()
 	var (
 		errs    []error
 		recheck *time.Duration
-		// now is the injected clock's time the rollout is decided at.
-		now     = r.Clock.Now()
+		removed []*workv1.ManifestWork
 		claimed = sets.New[string]()
 	)
 	for _, ref := range s.set.Spec.PlacementRefs {
-		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed, now)
+		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed)
 		s.placements = append(s.placements, res)
+		removed = append(removed, res.removed...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("placement %s: %w", ref.Name, err))
 		}
@@ -77,18 +80,31 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 			recheck = after
 		}
 	}
+	for _, w := range removed {
+		if claimed.Has(w.Namespace) {
+			continue // a later placement ref has the cluster: it takes the work over in its turn
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Deleting the ManifestWork of a cluster no placement selects", "cluster", w.Namespace,
+			"placement", w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey])
+		if err := r.deleteWork(ctx, w); err != nil {
+			errs = append(errs, err)
+		}
+		s.dropWork(w)
+	}
 	if recheck != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Looking again at the next rollout deadline", "after", *recheck)
-		r.recheck.at(client.ObjectKeyFromObject(s.set), now.Add(*recheck))
+		r.recheck.at(client.ObjectKeyFromObject(s.set), s.now.Add(*recheck))
 	}
 	s.rolloutErr = errors.Join(errs...)
 	return steps.Continue, s.rolloutErr
 }
 
 // rollOutPlacement rolls the set out on one placement's clusters, except
-// those an earlier placement ref claimed, as things stand at now on the
-// injected clock; it says how long after now to look again.
-func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1alpha1.LocalPlacementReference, claimed sets.Set[string], now time.Time) (placementResult, *time.Duration, error) {
+// those an earlier placement ref claimed, as things stand at s.now on the
+// injected clock; it says how long after that to look again. The works of
+// clusters the placement no longer selects are left to the caller, in
+// the result: a later placement ref may select them.
+func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1alpha1.LocalPlacementReference, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
 	res := placementResult{name: ref.Name, status: map[string]rolloutsdk.RolloutStatus{}}
 	placement := &clusterv1beta1.Placement{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.set.Namespace, Name: ref.Name}, placement); err != nil {
@@ -107,7 +123,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	res.elsewhere = res.groups.GetClusters().Intersection(claimed)
 
 	works := map[string]*workv1.ManifestWork{}
-	ro := rollout{tracker: tracker, claimed: claimed, perGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, now: now}
+	ro := rollout{tracker: tracker, claimed: claimed, perGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, now: s.now}
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
@@ -137,42 +153,62 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	}
 	for _, c := range result.ClustersRemoved {
 		if w := works[c.ClusterName]; w != nil {
-			ctrl.LoggerFrom(ctx).V(1).Info("Deleting the ManifestWork of a cluster the placement no longer selects", "cluster", c.ClusterName, "placement", ref.Name)
-			if err := r.deleteWork(ctx, w); err != nil {
-				errs = append(errs, err)
-			}
-			s.dropWork(w)
+			res.removed = append(res.removed, w)
 		}
 	}
 	claimed.Insert(res.decided().UnsortedList()...)
 	return res, result.RecheckAfter, errors.Join(errs...)
 }
 
-// clusterStatus is a work's rollout status, as OCM reads it: ToApply until
-// the agent reports the current template Applied and Progressing for it;
-// then Failed (Progressing and Degraded), Progressing, or Succeeded
-// (Progressing False), since the condition last changed.
+// clusterStatus is a work's rollout status: ToApply while it has another
+// template, or is being deleted. Then, as OCM reads a work's conditions
+// of its current generation: Failed when Progressing and Degraded,
+// Succeeded when Progressing is False, otherwise Progressing, also while
+// the agent has not reported it yet or could not apply it (Applied False:
+// it tries again, and progressDeadline times it out). Each counts from
+// when its condition last changed, but never from before the work was
+// given this template: an agent keeps a condition's time while its status
+// stays, so a time from the previous template's rollout would cut short
+// minSuccessTime, or time the new template out at once.
 func clusterStatus(w *workv1.ManifestWork, hash string) rolloutsdk.ClusterRolloutStatus {
 	st := rolloutsdk.ClusterRolloutStatus{ClusterName: w.Namespace, Status: rolloutsdk.ToApply}
 	if w.Annotations[TemplateHashAnnotation] != hash || !w.DeletionTimestamp.IsZero() {
 		return st
 	}
+	given := templateTime(w)
+	since := func(c *metav1.Condition) *metav1.Time {
+		if c == nil || c.LastTransitionTime.Before(&given) {
+			return given.DeepCopy()
+		}
+		return c.LastTransitionTime.DeepCopy()
+	}
 	applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
 	progressing := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing)
 	degraded := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkDegraded)
-	if !observed(applied, w.Generation) || applied.Status != metav1.ConditionTrue ||
-		!observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)) {
-		return st
-	}
+	st.Status, st.LastTransitionTime = rolloutsdk.Progressing, since(nil)
 	switch {
+	case observed(applied, w.Generation) && applied.Status != metav1.ConditionTrue:
+		st.LastTransitionTime = since(applied)
+	case !observed(applied, w.Generation) || !observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)):
+		// not reported yet: in progress since it was given the template
 	case progressing.Status == metav1.ConditionTrue && degraded != nil && degraded.Status == metav1.ConditionTrue:
-		st.Status, st.LastTransitionTime = rolloutsdk.Failed, degraded.LastTransitionTime.DeepCopy()
+		st.Status, st.LastTransitionTime = rolloutsdk.Failed, since(degraded)
 	case progressing.Status == metav1.ConditionFalse:
-		st.Status, st.LastTransitionTime = rolloutsdk.Succeeded, progressing.LastTransitionTime.DeepCopy()
+		st.Status, st.LastTransitionTime = rolloutsdk.Succeeded, since(progressing)
 	default:
-		st.Status, st.LastTransitionTime = rolloutsdk.Progressing, progressing.LastTransitionTime.DeepCopy()
+		st.LastTransitionTime = since(progressing)
 	}
 	return st
+}
+
+// templateTime is when the work was given its template
+// (TemplateTimeAnnotation), or, for a work made before that annotation,
+// when it was created.
+func templateTime(w *workv1.ManifestWork) metav1.Time {
+	if t, err := time.Parse(time.RFC3339, w.Annotations[TemplateTimeAnnotation]); err == nil {
+		return metav1.NewTime(t)
+	}
+	return w.CreationTimestamp
 }
 
 func observed(c *metav1.Condition, generation int64) bool {

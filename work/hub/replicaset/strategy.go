@@ -70,7 +70,9 @@ func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
 //     clusters a few at a time (byCluster).
 //
 // A started cluster is Failed, Progressing or Succeeded by its work's
-// status; once Progressing or Failed for progressDeadline it is TimeOut. A
+// status (clusterStatus: a work written but not reported on yet is
+// Progressing); once Progressing or Failed for progressDeadline it is
+// TimeOut. A
 // Succeeded cluster is in its minSuccessTime until that long after it
 // succeeded. Failed and TimeOut clusters are failures; a mandatory group
 // tolerates none, the rest of the rollout maxFailures. More failures stop
@@ -93,6 +95,8 @@ func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
 //     says;
 //   - clusters an earlier placement ref has wait to start, taking places
 //     of maxConcurrency, for good;
+//   - a breach of maxFailures in a group past the one the rollout is at
+//     does not stop it;
 //   - it reads the real clock, not the injected one.
 func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.RolloutResult, error) {
 	if err := validation.RolloutStrategy(strategy); err != nil {
@@ -117,11 +121,16 @@ func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.R
 		if byGroup(groups[:mandatory], states, st.config.MaxFailures, &result) {
 			break
 		}
-		concurrency := st.maxConcurrency
-		if concurrency.Type == intstr.Int && concurrency.IntVal == 0 {
-			concurrency = ro.perGroup
+		// maxConcurrency 0, in any form, is not given: the placement's
+		// clustersPerDecisionGroup, of all its clusters, or every cluster.
+		limit := allowed(st.maxConcurrency, decided.Len())
+		if limit == 0 {
+			limit = allowed(ro.perGroup, ro.tracker.ExistingClusterGroupsBesides().GetClusters().Len())
 		}
-		byCluster(groups[mandatory:], decided.Len(), states, st.config.MaxFailures, concurrency, &result)
+		if limit == 0 {
+			limit = decided.Len()
+		}
+		byCluster(groups[mandatory:], decided.Len(), states, st.config.MaxFailures, limit, &result)
 	default:
 		for _, g := range groups {
 			toStart, _ := g.survey(states)

@@ -103,6 +103,11 @@ func TestProgressivePerGroup(t *testing.T) {
 		"a group in progress holds the rollout after a timeout in an earlier group": {groups: abc, config: deadline(one),
 			existing: []rolloutsdk.ClusterRolloutStatus{st("a", rolloutsdk.Progressing, 20*time.Minute), st("b", rolloutsdk.Progressing, time.Minute)},
 			want:     rolledTo{TimedOut: []string{"a"}, Recheck: 9 * time.Minute}},
+		// It started x, in the group it was at, though b in the group
+		// after (started before the decisions changed) failed.
+		"more failures than maxFailures in a later group stop the rollout": {groups: groups(group(0, "", "a", "x"), group(1, "", "b")),
+			existing: []rolloutsdk.ClusterRolloutStatus{st("a", rolloutsdk.Succeeded, time.Minute), st("b", rolloutsdk.Failed, time.Minute)},
+			want:     rolledTo{Breach: true}},
 		"maxFailures counts in each group": {groups: abc, config: deadline(one),
 			existing: []rolloutsdk.ClusterRolloutStatus{st("a", rolloutsdk.Progressing, 30*time.Minute), st("b", rolloutsdk.Failed, 11*time.Minute)},
 			want:     rolledTo{Start: []string{"c"}, TimedOut: []string{"a", "b"}}},
@@ -241,6 +246,13 @@ func TestProgressive(t *testing.T) {
 		// OCM's helper rolled out to every cluster at once.
 		"no maxConcurrency: the placement's clustersPerDecisionGroup": {groups: abcd, perGroup: intstr.FromString("50%"),
 			want: rolledTo{Start: []string{"a", "b"}}},
+		"maxConcurrency 0% is not given": {groups: abcd, settings: settings{maxConcurrency: intstr.FromString("0%")}, perGroup: intstr.FromInt32(1),
+			want: rolledTo{Start: []string{"a"}}},
+		"clustersPerDecisionGroup is of all the placement's clusters": {groups: abcd, perGroup: intstr.FromString("50%"), claimed: []string{"a", "b"},
+			want: rolledTo{Start: []string{"c", "d"}}},
+		"a cluster in progress keeps its place, whatever its name": {groups: groups(abcd, group(1, "", "0x")), settings: settings{maxConcurrency: one},
+			existing: []rolloutsdk.ClusterRolloutStatus{st("a", rolloutsdk.Progressing, time.Minute)},
+			want:     rolledTo{}},
 		"no maxConcurrency nor clustersPerDecisionGroup: every cluster at once": {groups: abcd, want: rolledTo{Start: []string{"a", "b", "c", "d"}}},
 		"the mandatory groups first, whole": {groups: canaryC, settings: settings{maxConcurrency: one, mandatory: true},
 			want: rolledTo{Start: []string{"c"}}},
