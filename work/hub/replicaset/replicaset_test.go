@@ -267,23 +267,38 @@ func TestRechecker(t *testing.T) {
 	}
 }
 
-func TestClusterOfTwoPlacements(t *testing.T) {
-	var objs []client.Object
+// twoPlacementSet is the set on placement refs p and q, each deciding the
+// clusters given, over a fake client with objs too, and a reconciler and
+// a scope of the set, its works listed.
+func twoPlacementSet(t *testing.T, decided map[string][]string, funcs interceptor.Funcs, objs ...client.Object) (client.Client, *Reconciler, *scope) {
+	t.Helper()
 	for _, p := range []string{"p", "q"} {
+		var decisions []clusterv1beta1.ClusterDecision
+		for _, c := range decided[p] {
+			decisions = append(decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+		}
 		objs = append(objs, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p}},
 			&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p + "-1",
 				Labels: map[string]string{clusterv1beta1.PlacementLabel: p, clusterv1beta1.DecisionGroupIndexLabel: "0"}},
-				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c1"}}}})
+				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: decisions}})
 	}
 	set := newSet()
 	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: "p"}, {Name: "q"}}
-	c := fakeClient(t, interceptor.Funcs{}, append(objs, set)...)
+	c := fakeClient(t, funcs, append(objs, set)...)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
 	s := &scope{set: set}
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), s.set); err != nil {
 		t.Fatal(err)
 	}
 	s.original = s.set.DeepCopy()
+	if _, err := r.listWorks(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return c, r, s
+}
+
+func TestClusterOfTwoPlacements(t *testing.T) {
+	c, r, s := twoPlacementSet(t, map[string][]string{"p": {"c1"}, "q": {"c1"}}, interceptor.Funcs{})
 	if _, err := r.rollOut(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
@@ -306,30 +321,12 @@ func TestClusterOfTwoPlacements(t *testing.T) {
 // longer selects but a later one does keeps its work, which the later
 // ref takes over, rather than losing it and getting it back anew.
 func TestClusterMovingToALaterPlacement(t *testing.T) {
-	objs := []client.Object{}
-	for p, clusters := range map[string][]clusterv1beta1.ClusterDecision{"p": nil, "q": {{ClusterName: "c1"}}} {
-		objs = append(objs, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p}},
-			&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: p + "-1",
-				Labels: map[string]string{clusterv1beta1.PlacementLabel: p, clusterv1beta1.DecisionGroupIndexLabel: "0"}},
-				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: clusters}})
-	}
-	set := newSet()
-	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: "p"}, {Name: "q"}}
 	old := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "web", UID: "old-work", Labels: map[string]string{
 		workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web", workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey: "p"}}}
-	c := fakeClient(t, interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+	c, r, s := twoPlacementSet(t, map[string][]string{"q": {"c1"}}, interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 		t.Errorf("deleted %s/%s", obj.GetNamespace(), obj.GetName())
 		return c.Delete(ctx, obj, opts...)
-	}}, append(objs, set, old)...)
-	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
-	s := &scope{set: set}
-	if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), s.set); err != nil {
-		t.Fatal(err)
-	}
-	s.original = s.set.DeepCopy()
-	if _, err := r.listWorks(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
+	}}, old)
 	if _, err := r.rollOut(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
