@@ -207,4 +207,35 @@ var _ = Describe("Applying a ManifestWork", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cm.Data).To(HaveKeyWithValue("a", "spoke-changed"))
 	})
+
+	It("lets go of, but never deletes, an object whose manifest turns ReadOnly", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{}, configMap(ns, "cm", map[string]any{"a": "hub"}))
+		Eventually(func(g Gomega) {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.OwnerReferences).To(HaveLen(1))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("making the manifest ReadOnly")
+		Eventually(func() error {
+			mw := work(ctx, w)
+			mw.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+				ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Name: "cm", Namespace: ns},
+				UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeReadOnly},
+			}}
+			return hub.Update(ctx, mw)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func(g Gomega) {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cm.OwnerReferences).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		By("deleting the work: the object stays")
+		deleteWork(ctx, w)
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("a", "hub"))
+	})
 })

@@ -65,6 +65,37 @@ var _ = Describe("Condition rules", func() {
 		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Status", metav1.ConditionTrue))
 	})
 
+	It("no longer updates any manifest once the work is Complete, and keeps it Complete when the object changes", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: ns, Name: "job"},
+			ConditionRules: []workv1.ConditionRule{{
+				Condition: workv1.ManifestComplete, Type: workv1.CelConditionExpressionsType,
+				CelExpressions: []string{`object.data.phase == "done"`},
+			}},
+		}}}, configMap(ns, "job", map[string]any{"phase": "done"}), configMap(ns, "other", map[string]any{"v": "1"}))
+		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
+
+		By("the job's object changing on the managed cluster: the manifest stays Complete")
+		cm, err := getConfigMap(ctx, ns, "job")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data["phase"] = "running"
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+
+		By("the hub changing the manifest without a Complete rule: not applied")
+		mw := setManifests(ctx, w, configMap(ns, "job", map[string]any{"phase": "done"}), configMap(ns, "other", map[string]any{"v": "2"}))
+		Eventually(func(g Gomega) {
+			c := manifestCondition(ctx, w, 1, workv1.ManifestApplied)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.ObservedGeneration).To(Equal(mw.Generation))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		other, err := getConfigMap(ctx, ns, "other")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(other.Data).To(HaveKeyWithValue("v", "1"))
+		Expect(manifestCondition(ctx, w, 0, workv1.ManifestComplete)).To(HaveField("Status", metav1.ConditionTrue))
+		expectWorkCondition(ctx, w, workv1.WorkComplete, metav1.ConditionTrue)
+	})
+
 	It("sets the work's Degraded from a manifest's Degraded condition rule", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")
 		createWork(ctx, w, workv1.ManifestWorkSpec{ManifestConfigs: []workv1.ManifestConfigOption{{

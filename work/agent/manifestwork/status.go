@@ -50,7 +50,8 @@ func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result
 			m.feedback, m.feedbackErr = status.Read(m.result.Object, m.config.FeedbackRules, r.opts.RawFeedbackJSON)
 			m.feedbackRead = true
 		}
-		if len(m.config.ConditionRules) > 0 {
+		if len(m.config.ConditionRules) > 0 && !m.complete {
+			// a complete manifest stays so: its conditions are kept
 			m.ruled = r.rules.Evaluate(m.result.Object, m.config.ConditionRules, s.work.Generation)
 		}
 	}
@@ -83,9 +84,13 @@ func (m manifest) resourceMeta(i int) workv1.ManifestResourceMeta {
 	return rm
 }
 
-// completed says whether the status has the i-th manifest, as it is now,
-// marked Complete by its conditionRules: the api has it no longer updated.
+// completed says whether the status has the work Complete, or the i-th
+// manifest, as it is now, marked Complete by its conditionRules: the api
+// has it no longer updated.
 func completed(s *scope, i int) bool {
+	if meta.IsStatusConditionTrue(s.before.Status.Conditions, workv1.WorkComplete) {
+		return true
+	}
 	m := s.manifests[i]
 	prev := previous(s.before.Status.ResourceStatus.Manifests, int32(i))
 	return prev != nil && prev.ResourceMeta == m.resourceMeta(i) && meta.IsStatusConditionTrue(prev.Conditions, workv1.ManifestComplete)

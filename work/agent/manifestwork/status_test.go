@@ -56,6 +56,11 @@ func TestCompleted(t *testing.T) {
 		"not complete":                 {before: status(m.resourceMeta(0), metav1.ConditionFalse)},
 		"another object at that place": {before: status(other, metav1.ConditionTrue)},
 		"no status yet":                {before: &workv1.ManifestWork{}},
+		"the work Complete, the manifest not": {before: func() *workv1.ManifestWork {
+			w := status(m.resourceMeta(0), metav1.ConditionFalse)
+			w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkComplete, Status: metav1.ConditionTrue}}
+			return w
+		}(), completed: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -273,6 +273,9 @@ func (r *Reconciler) cached(ctx context.Context, mapping *meta.RESTMapping, key 
 func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Result, error) {
 	var applied []workv1.AppliedManifestResourceMeta
 	current := map[workv1.ResourceIdentifier]bool{}
+	// readOnly are resources the work only reads now: one it applied
+	// before is let go of, but never deleted, as the api says of ReadOnly.
+	readOnly := map[workv1.ResourceIdentifier]bool{}
 	unknown := false // a manifest whose resource is unknown: let go of nothing
 	for _, m := range s.manifests {
 		id, ok := m.identifier()
@@ -281,6 +284,7 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 			continue
 		}
 		if m.readOnly() {
+			readOnly[id] = true
 			continue
 		}
 		current[id] = true
@@ -302,7 +306,8 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 			}
 			continue
 		}
-		gone, err := appliedwork.Release(ctx, writer, prev, s.amw.UID, appliedwork.Orphaned(s.work.Spec.DeleteOption, prev.ResourceIdentifier))
+		orphan := readOnly[prev.ResourceIdentifier] || appliedwork.Orphaned(s.work.Spec.DeleteOption, prev.ResourceIdentifier)
+		gone, err := appliedwork.Release(ctx, writer, prev, s.amw.UID, orphan)
 		if err != nil {
 			errs = append(errs, err)
 		}

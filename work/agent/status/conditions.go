@@ -69,6 +69,10 @@ func (r *Rules) Evaluate(obj *unstructured.Unstructured, rules []workv1.Conditio
 }
 
 func (r *Rules) evaluateCEL(obj *unstructured.Unstructured, rule workv1.ConditionRule, c *metav1.Condition) {
+	if len(rule.CelExpressions) == 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, workv1.ConditionRuleInvalid, "a CEL rule needs celExpressions: give at least one"
+		return
+	}
 	result := true
 	for _, expr := range rule.CelExpressions {
 		p, err := r.program(expr)

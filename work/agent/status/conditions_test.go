@@ -33,6 +33,10 @@ func TestEvaluate(t *testing.T) {
 			obj: cm, rule: workv1.ConditionRule{Condition: "Ready", Type: workv1.CelConditionExpressionsType, CelExpressions: []string{`object.(`}},
 			status: metav1.ConditionFalse, reason: workv1.ConditionRuleInvalid,
 		},
+		"CEL without expressions is invalid, not true": {
+			obj: cm, rule: workv1.ConditionRule{Condition: workv1.ManifestComplete, Type: workv1.CelConditionExpressionsType},
+			status: metav1.ConditionFalse, reason: workv1.ConditionRuleInvalid,
+		},
 		"CEL that fails": {
 			obj: cm, rule: workv1.ConditionRule{Condition: "Ready", Type: workv1.CelConditionExpressionsType, CelExpressions: []string{`object.spec.x == 1`}},
 			status: metav1.ConditionFalse, reason: workv1.ConditionRuleExpressionError,

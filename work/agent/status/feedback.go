@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,8 +78,17 @@ func Read(obj *unstructured.Unstructured, rules []workv1.FeedbackRule, raw bool)
 				errs = append(errs, fmt.Errorf("feedback %s (%s): %w", p.Name, p.Path, err))
 				continue
 			}
-			if v != nil {
-				result.Values = append(result.Values, workv1.FeedbackValue{Name: p.Name, Value: *v})
+			if v == nil {
+				continue
+			}
+			// Names are the status list's keys: a later rule's value of
+			// a name replaces an earlier one's (a JSONPath named as a
+			// WellKnownStatus field, say).
+			fv := workv1.FeedbackValue{Name: p.Name, Value: *v}
+			if i := slices.IndexFunc(result.Values, func(x workv1.FeedbackValue) bool { return x.Name == p.Name }); i >= 0 {
+				result.Values[i] = fv
+			} else {
+				result.Values = append(result.Values, fv)
 			}
 		}
 	}

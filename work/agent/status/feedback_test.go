@@ -34,6 +34,14 @@ func TestRead(t *testing.T) {
 				{Name: "Replicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](3)}},
 			},
 		},
+		"a JSONPath named as a well-known field replaces its value": {
+			obj: deployment, rules: []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType},
+				{Type: workv1.JSONPathsType, JsonPaths: []workv1.JsonPath{{Name: "Replicas", Path: ".status.readyReplicas"}}}},
+			want: []workv1.FeedbackValue{
+				{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](2)}},
+				{Name: "Replicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](2)}},
+			},
+		},
 		"Job well-known status": {
 			obj: job, rules: []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
 			want: []workv1.FeedbackValue{
