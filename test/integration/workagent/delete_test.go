@@ -113,25 +113,33 @@ var _ = Describe("Letting go of what a work applied", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 
-	It("keeps a resource two works apply until both let go of it", func(ctx context.Context) {
-		ns, w1, w2 := createNamespace(ctx), name("work"), name("work")
-		createWork(ctx, w1, workv1.ManifestWorkSpec{}, configMap(ns, "shared", map[string]any{"a": "1"}))
-		createWork(ctx, w2, workv1.ManifestWorkSpec{}, configMap(ns, "shared", map[string]any{"a": "1"}))
-		expectWorkCondition(ctx, w1, workv1.WorkAvailable, metav1.ConditionTrue)
-		expectWorkCondition(ctx, w2, workv1.WorkAvailable, metav1.ConditionTrue)
-		Eventually(func(g Gomega) {
-			cm, err := getConfigMap(ctx, ns, "shared")
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(cm.OwnerReferences).To(HaveLen(2))
-		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	DescribeTable("keeps a resource two works apply until both let go of it",
+		func(ctx context.Context, strategy func(ns string) []workv1.ManifestConfigOption) {
+			ns, w1, w2 := createNamespace(ctx), name("work"), name("work")
+			createWork(ctx, w1, workv1.ManifestWorkSpec{ManifestConfigs: strategy(ns)}, configMap(ns, "shared", map[string]any{"a": "1"}))
+			createWork(ctx, w2, workv1.ManifestWorkSpec{ManifestConfigs: strategy(ns)}, configMap(ns, "shared", map[string]any{"a": "1"}))
+			expectWorkCondition(ctx, w1, workv1.WorkAvailable, metav1.ConditionTrue)
+			expectWorkCondition(ctx, w2, workv1.WorkAvailable, metav1.ConditionTrue)
+			owners := func(g Gomega) {
+				cm, err := getConfigMap(ctx, ns, "shared")
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(cm.OwnerReferences).To(HaveLen(2))
+			}
+			Eventually(owners).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+			Consistently(owners).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed()) // neither work takes the other's out
 
-		deleteWork(ctx, w1)
-		cm, err := getConfigMap(ctx, ns, "shared")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(cm.OwnerReferences).To(HaveLen(1))
-		deleteWork(ctx, w2)
-		expectGone(ctx, ns, "shared")
-	})
+			deleteWork(ctx, w1)
+			cm, err := getConfigMap(ctx, ns, "shared")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cm.OwnerReferences).To(HaveLen(1))
+			deleteWork(ctx, w2)
+			expectGone(ctx, ns, "shared")
+		},
+		Entry("with Update", func(string) []workv1.ManifestConfigOption { return nil }),
+		Entry("with ServerSideApply", func(ns string) []workv1.ManifestConfigOption {
+			return []workv1.ManifestConfigOption{ssa(ns, "shared", workv1.ServerSideApplyConfig{})}
+		}),
+	)
 
 	It("releases what a live work applied when its AppliedManifestWork is deleted by hand, then applies it anew", func(ctx context.Context) {
 		ns, w := createNamespace(ctx), name("work")

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,9 @@ type Request struct {
 	// Absent says the managed cluster's watch does not have the object:
 	// it is most likely to be created.
 	Absent bool
+	// CachedOwners are the object's owner references as the managed
+	// cluster's watch last saw them.
+	CachedOwners []metav1.OwnerReference
 	// NeedObject asks for the object even when nothing changed (for
 	// status feedback).
 	NeedObject bool
@@ -181,7 +185,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req.Owner, req.CachedVersion, unchangedOnHub)
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req, unchangedOnHub)
 	case workv1.UpdateStrategyTypeUpdate:
 		var stored string
 		if unchangedOnHub {
@@ -308,7 +312,12 @@ func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key 
 	return updated, updated.GetResourceVersion() != obj.GetResourceVersion(), nil
 }
 
-func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, owner metav1.OwnerReference, before string, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
+// serverSideApply applies the manifest with the config's field manager.
+// The owner references it applies are the request's owner and the other
+// AppliedManifestWorks the object has: works share one field manager, and
+// a work that applied only its own would take the others' out, for them
+// to put back, without end.
+func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, req Request, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
 	if cfg == nil {
 		cfg = &workv1.ServerSideApplyConfig{}
 	}
@@ -317,19 +326,20 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 		manager = a.fieldManager
 	}
 	config := desired.DeepCopy()
-	config.SetOwnerReferences([]metav1.OwnerReference{owner})
+	before, owners := req.CachedVersion, req.CachedOwners
 	if len(cfg.IgnoreFields) > 0 {
 		existing, err := a.get(ctx, ri, key)
 		if err != nil {
 			return nil, false, err
 		}
 		if existing != nil {
-			before = existing.GetResourceVersion()
+			before, owners = existing.GetResourceVersion(), existing.GetOwnerReferences()
 			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
 				return nil, false, &IgnoreFieldsError{Err: err}
 			}
 		}
 	}
+	config.SetOwnerReferences(withOwner(appliedWorkOwners(owners), req.Owner))
 	data, err := json.Marshal(config.Object)
 	if err != nil {
 		return nil, false, err
@@ -369,6 +379,17 @@ func hasOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) bool {
 		}
 	}
 	return false
+}
+
+// appliedWorkOwners are the AppliedManifestWorks among refs.
+func appliedWorkOwners(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, r := range refs {
+		if r.Kind == "AppliedManifestWork" && strings.HasPrefix(r.APIVersion, workv1.GroupName+"/") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []metav1.OwnerReference {

@@ -3,6 +3,7 @@ package manifestwork
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -240,7 +241,9 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	obj := &metav1.PartialObjectMetadata{}
 	obj.SetGroupVersionKind(gvk)
 	gvr := mapping.Resource
-	enqueue := func(o *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
+	// enqueue brings back the works that read the object and those it was
+	// or is owned by: one whose owner reference was taken out puts it back.
+	enqueue := func(o, old *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
 		key := apply.Key{GVR: gvr, Namespace: o.Namespace, Name: o.Name}
 		if deleted {
 			r.applier.Deleted(key)
@@ -250,7 +253,7 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 		for _, work := range r.readers.of(key) {
 			q.Add(r.request(work))
 		}
-		for _, ref := range o.OwnerReferences {
+		for _, ref := range slices.Concat(o.OwnerReferences, old.OwnerReferences) {
 			if ref.Kind != "AppliedManifestWork" {
 				continue
 			}
@@ -261,10 +264,10 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	}
 	h := handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(e.ObjectNew, q, false)
+			enqueue(e.ObjectNew, e.ObjectOld, q, false)
 		},
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(e.Object, q, true)
+			enqueue(e.Object, e.Object, q, true)
 		},
 	}
 	if err := r.ctrl.Watch(source.Kind(r.cache.GetCache(), obj, h)); err != nil {

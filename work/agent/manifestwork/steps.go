@@ -232,7 +232,8 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 		return
 	}
 	cached, absent := r.cached(ctx, mapping, m.result.Key)
-	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, Absent: absent, Client: writer}
+	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, CachedOwners: cached.OwnerReferences,
+		Absent: absent, Client: writer}
 	if m.config != nil {
 		req.Strategy = m.config.UpdateStrategy
 		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
