@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,20 +315,25 @@ func compileGroups(gs clusterv1beta1.GroupStrategy) ([]group, error) {
 }
 
 // groupLength is how many clusters a decision group holds at most, of
-// total selected: clustersPerDecisionGroup as a number or a percentage
-// (rounded up); unset, 0 or more than total means one group of all.
+// total selected: clustersPerDecisionGroup as a number (also in a string,
+// as the api's pattern allows) or a whole percentage, rounded up in whole
+// numbers (7% of 100 is 7, not the 8 a float would give); unset, 0 or more
+// than total means one group of all.
 func groupLength(v intstr.IntOrString, total int) (int, error) {
 	n := total
 	switch v.Type {
 	case intstr.Int:
 		n = v.IntValue()
 	case intstr.String:
-		s, ok := strings.CutSuffix(v.StrVal, "%")
-		f, err := strconv.ParseFloat(s, 64)
-		if !ok || err != nil || f < 0 {
+		s, pct := strings.CutSuffix(v.StrVal, "%")
+		x, err := strconv.Atoi(s)
+		if err != nil || x < 0 {
 			return 0, misconfigured("spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup is %q: it must be a number or a percentage such as 25%%", v.StrVal)
 		}
-		n = int(math.Ceil(f / 100 * float64(total)))
+		n = x
+		if pct {
+			n = (x*total + 99) / 100
+		}
 	}
 	if n <= 0 || n > total {
 		n = total

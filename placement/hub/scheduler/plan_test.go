@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -214,5 +215,35 @@ func TestScoreDelta(t *testing.T) {
 				t.Errorf("ScoreDelta = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestGroupLength(t *testing.T) {
+	cases := map[string]struct {
+		v     intstr.IntOrString
+		total int
+		want  int
+	}{
+		"a number":                         {v: intstr.FromInt32(3), total: 10, want: 3},
+		"a number in a string":             {v: intstr.FromString("3"), total: 10, want: 3},
+		"a percentage, rounded up":         {v: intstr.FromString("25%"), total: 10, want: 3},
+		"7% of 100 is 7, not a float's 8":  {v: intstr.FromString("7%"), total: 100, want: 7},
+		"28% of 25 is 7":                   {v: intstr.FromString("28%"), total: 25, want: 7},
+		"55% of 100 is 55":                 {v: intstr.FromString("55%"), total: 100, want: 55},
+		"unset: one group of all":          {total: 10, want: 10},
+		"more than the total: one group":   {v: intstr.FromInt32(50), total: 10, want: 10},
+		"0%: one group":                    {v: intstr.FromString("0%"), total: 10, want: 10},
+		"a percentage of nothing: nothing": {v: intstr.FromString("20%"), total: 0, want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := groupLength(tc.v, tc.total)
+			if err != nil || got != tc.want {
+				t.Errorf("groupLength(%v, %d) = %d, %v; want %d", tc.v, tc.total, got, err, tc.want)
+			}
+		})
+	}
+	if _, err := groupLength(intstr.FromString("half"), 10); err == nil {
+		t.Error(`groupLength("half") gives no error`)
 	}
 }
