@@ -3,6 +3,7 @@ package workagent_test
 import (
 	"context"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -116,5 +117,41 @@ var _ = Describe("ServerSideApply", func() {
 		cm, err = getConfigMap(ctx, ns, "cm")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cm.Data).To(HaveKeyWithValue("ignored", "spoke"))
+	})
+
+	It("leaves a field changed on the managed cluster while the manifest stays, also to a work that did not apply it, and takes the hub's once it changes (ignoreFields OnSpokeChange)", func(ctx context.Context) {
+		ns, w1, w2 := createNamespace(ctx), name("work"), name("work")
+		spec := workv1.ManifestWorkSpec{
+			DeleteOption: &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan},
+			ManifestConfigs: []workv1.ManifestConfigOption{ssa(ns, "cm", workv1.ServerSideApplyConfig{
+				Force:        true,
+				IgnoreFields: []workv1.IgnoreField{{Condition: workv1.IgnoreFieldsConditionOnSpokeChange, JSONPaths: []string{".data.ignored"}}},
+			})},
+		}
+		createWork(ctx, w1, spec, configMap(ns, "cm", map[string]any{"ignored": "hub", "kept": "hub"}))
+		expectWorkCondition(ctx, w1, workv1.WorkApplied, metav1.ConditionTrue)
+		data := func(g Gomega) map[string]string {
+			cm, err := getConfigMap(ctx, ns, "cm")
+			g.Expect(err).NotTo(HaveOccurred())
+			return cm.Data
+		}
+		Expect(data(Default)).To(HaveKeyWithValue("ignored", "hub"))
+
+		By("changing the field on the managed cluster: it stays")
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data["ignored"] = "spoke"
+		Expect(managed.Update(ctx, cm)).To(Succeed())
+		Consistently(data).WithContext(ctx).WithTimeout(3 * time.Second).Should(HaveKeyWithValue("ignored", "spoke"))
+
+		By("another work applying the same manifest: the field still stays")
+		deleteWork(ctx, w1) // orphaning the object
+		createWork(ctx, w2, spec, configMap(ns, "cm", map[string]any{"ignored": "hub", "kept": "hub"}))
+		expectWorkCondition(ctx, w2, workv1.WorkApplied, metav1.ConditionTrue)
+		Consistently(data).WithContext(ctx).WithTimeout(3 * time.Second).Should(HaveKeyWithValue("ignored", "spoke"))
+
+		By("the manifest changing on the hub: the hub's value is applied")
+		setManifests(ctx, w2, configMap(ns, "cm", map[string]any{"ignored": "hub2", "kept": "hub"}))
+		Eventually(data).WithContext(ctx).WithTimeout(timeout).Should(HaveKeyWithValue("ignored", "hub2"))
 	})
 })

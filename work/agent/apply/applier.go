@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -328,12 +329,22 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 	config := desired.DeepCopy()
 	before, owners := req.CachedVersion, req.CachedOwners
 	if len(cfg.IgnoreFields) > 0 {
+		// The manifest's hash on the object (the api's ObjectSpecHash)
+		// tells OnSpokeChange whether the hub changed the manifest since
+		// it was applied, also to an agent that has not applied it
+		// itself (restarted, or the object applied by another work).
+		spec, err := digest(desired.Object)
+		if err != nil {
+			return nil, false, err
+		}
+		config.SetAnnotations(labels.Merge(config.GetAnnotations(), map[string]string{workv1.ObjectSpecHash: spec}))
 		existing, err := a.get(ctx, ri, key)
 		if err != nil {
 			return nil, false, err
 		}
 		if existing != nil {
 			before, owners = existing.GetResourceVersion(), existing.GetOwnerReferences()
+			unchangedOnHub = unchangedOnHub || existing.GetAnnotations()[workv1.ObjectSpecHash] == spec
 			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
 				return nil, false, &IgnoreFieldsError{Err: err}
 			}
