@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -51,6 +52,7 @@ var _ = Describe("Ordering and bad input", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		_, err := getConfigMap(ctx, ns, "cm")
 		Expect(err).NotTo(HaveOccurred())
+		Expect(meta.FindStatusCondition(work(ctx, w).Status.Conditions, workv1.WorkProgressing)).To(HaveField("Reason", workv1.WorkProgressingReasonApplying))
 
 		By("installing the CRD by hand on the managed cluster")
 		crdObj := toUnstructured(crd(g))
@@ -78,6 +80,8 @@ var _ = Describe("Ordering and bad input", func() {
 			g.Expect(manifestCondition(ctx, w, 2, workv1.ManifestApplied)).To(HaveField("Status", metav1.ConditionTrue))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionFalse)
+		Expect(meta.FindStatusCondition(work(ctx, w).Status.Conditions, workv1.WorkProgressing)).To(And(
+			HaveField("Reason", workv1.WorkProgressingReasonFailed), HaveField("Message", "2 of 3 manifests failed to apply: see their Applied conditions")))
 		_, err := getConfigMap(ctx, ns, "good")
 		Expect(err).NotTo(HaveOccurred())
 		_, err = getConfigMap(ctx, ns, "big")

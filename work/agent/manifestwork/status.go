@@ -164,12 +164,15 @@ func notAppliedReason(err error) string {
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Result, error) {
 	st := s.work.Status.DeepCopy()
 	st.ResourceStatus.Manifests = make([]workv1.ManifestCondition, len(s.manifests))
-	applied, available, unknown, degraded := 0, 0, 0, 0
+	applied, failed, available, unknown, degraded := 0, 0, 0, 0, 0
 	for i := range s.manifests {
 		mc := r.manifestCondition(s, i)
 		st.ResourceStatus.Manifests[i] = mc
-		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestApplied) {
+		switch {
+		case meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestApplied):
 			applied++
+		case !s.manifests[i].waiting:
+			failed++
 		}
 		if meta.IsStatusConditionTrue(mc.Conditions, workv1.ManifestDegraded) {
 			degraded++
@@ -200,7 +203,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 	done := applied == n && available == n
 	progressing := metav1.Condition{Type: workv1.WorkProgressing, Status: metav1.ConditionFalse, Reason: workv1.WorkProgressingReasonCompleted,
 		Message: "every manifest is applied and available", ObservedGeneration: gen}
-	if !done {
+	switch {
+	case failed > 0:
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, workv1.WorkProgressingReasonFailed,
+			fmt.Sprintf("%d of %d manifests failed to apply: see their Applied conditions", failed, n)
+	case !done:
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, workv1.WorkProgressingReasonApplying, "not every manifest is applied and available yet"
 	}
 	meta.SetStatusCondition(&st.Conditions, progressing)

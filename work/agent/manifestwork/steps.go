@@ -61,6 +61,9 @@ type manifest struct {
 	uid     types.UID
 	// err is why the manifest could not even be tried.
 	err error
+	// waiting says err is that the manifest's kind is not installed yet:
+	// it is applied once it is, and has not failed.
+	waiting bool
 	// feedback is the manifest's status feedback, and whether it was read.
 	feedback     workv1.StatusFeedbackResult
 	feedbackRead bool
@@ -201,7 +204,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 	gvk := m.obj.GroupVersionKind()
 	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
-		s.waiting = true
+		s.waiting, m.waiting = true, true
 		m.err = fmt.Errorf("kind %s of apiVersion %s is not installed on the managed cluster: the manifest is applied once its CRD is established", gvk.Kind, gvk.GroupVersion())
 		return
 	}
