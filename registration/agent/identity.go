@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -15,6 +16,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // Keys of the hub kubeconfig Secret, as OCM's agent writes them.
@@ -42,6 +44,9 @@ func NewAgentID() string { return utilrand.String(5) }
 func ValidateClusterName(name string) error {
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
 		return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
+	}
+	if why := common.ReservedClusterName(name); why != "" {
+		return errors.New(why)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@
 package common
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -62,3 +64,31 @@ const (
 	ReasonCertificateUpdated      = "ClientCertificateUpdated"
 	ReasonCertificateUpdateFailed = "ClientCertificateUpdateFailed"
 )
+
+// reservedNames are names a cluster may not have, by what it would take:
+// its RBAC would be the shared RBAC of every cluster, its identity's group
+// every agent's group, or its namespace one of the hub's own.
+var reservedNames = map[string]string{
+	"managed-clusters": "every agent's certificate carries the group system:open-cluster-management:managed-clusters",
+	"registration":     "its ClusterRole would be open-cluster-management:managedcluster:registration, which every cluster shares",
+	"work":             "its ClusterRole would be open-cluster-management:managedcluster:work, which every cluster shares",
+	"default":          "its namespace would be the hub's namespace default",
+}
+
+// reservedPrefixes are the beginnings of the hub's own namespaces.
+var reservedPrefixes = []string{"kube-", "open-cluster-management", "openshift-"}
+
+// ReservedClusterName says why name may not name a managed cluster, or ""
+// when it may: a cluster's name names its namespace, its RBAC and its
+// identity's group on the hub, none of which may be another's.
+func ReservedClusterName(name string) string {
+	if why, ok := reservedNames[name]; ok {
+		return fmt.Sprintf("cluster name %q is reserved: %s; choose another name", name, why)
+	}
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return fmt.Sprintf("cluster name %q is reserved: names beginning with %q are the hub's own namespaces; choose another name", name, p)
+		}
+	}
+	return ""
+}

@@ -18,6 +18,8 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // maxTaintValue is the longest taint value the API allows.
@@ -79,6 +81,9 @@ func validateCluster(cluster, old *clusterv1.ManagedCluster) []string {
 	var problems []string
 	if msgs := validation.IsDNS1123Label(cluster.Name); old == nil && len(msgs) > 0 {
 		problems = append(problems, fmt.Sprintf("%s, as it names the cluster namespace: %s", dnsLabelProblem, msgs[0]))
+	}
+	if why := common.ReservedClusterName(cluster.Name); old == nil && why != "" {
+		problems = append(problems, why)
 	}
 	if old == nil || !equality.Semantic.DeepEqual(cluster.Spec.ManagedClusterClientConfigs, old.Spec.ManagedClusterClientConfigs) {
 		for i, cc := range cluster.Spec.ManagedClusterClientConfigs {

@@ -112,6 +112,14 @@ func TestClusterValidator(t *testing.T) {
 			op: admissionv1.Create, obj: named(inSet("set-a"), "c1.example.com"), grants: grants{"join/set-a"},
 			want: refused(400, `managed cluster "c1.example.com": the name must be a DNS-1123 label`),
 		},
+		"a reserved name": {
+			op: admissionv1.Create, obj: named(inSet("set-a"), "registration"), grants: grants{"join/set-a"},
+			want: refused(400, `managed cluster "registration": cluster name "registration" is reserved`),
+		},
+		"a name of the hub's own namespaces": {
+			op: admissionv1.Create, obj: named(inSet("set-a"), "kube-system"), grants: grants{"join/set-a"},
+			want: refused(400, `cluster name "kube-system" is reserved: names beginning with "kube-"`),
+		},
 		"a taint key that is not a qualified name": {
 			op: admissionv1.Create, obj: withTaints(inSet("set-a"), taint("bad key!", "", clusterv1.TaintEffectNoSelect, earlier)),
 			want: refused(400, `spec.taints[0].key "bad key!" is not a qualified name`),

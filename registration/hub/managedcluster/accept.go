@@ -6,16 +6,19 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
 	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/taint"
 )
 
@@ -89,9 +92,57 @@ func patchResult(ctx context.Context, s *scope, err error) (steps.Result, error)
 const changedRetry = 100 * time.Millisecond
 
 // applyNamespace makes sure the cluster namespace exists, labelled with the
-// cluster's name.
+// cluster's name. A namespace of that name which is not the cluster's (no
+// such label) is never taken over: the cluster's agent would get rights in
+// it, and deleting the cluster would delete it. Nor is a cluster with a
+// reserved name accepted (see common.ReservedClusterName). Either is
+// refused in the cluster's HubAcceptedManagedCluster condition.
 func (r *Reconciler) applyNamespace(ctx context.Context, s *scope) (steps.Result, error) {
-	return steps.Continue, r.ensure(ctx, Namespace(s.cluster.Name))
+	name := s.cluster.Name
+	if why := common.ReservedClusterName(name); why != "" {
+		return r.refuse(ctx, s, why)
+	}
+	ns := &corev1.Namespace{}
+	err := r.Client.Get(ctx, client.ObjectKey{Name: name}, ns) // the cache holds cluster namespaces only
+	switch {
+	case apierrors.IsNotFound(err):
+		obj, err := Object(r.Client.Scheme(), Namespace(name))
+		if err != nil {
+			return steps.StopList, err
+		}
+		if err = r.Client.Create(ctx, obj, client.FieldOwner(FieldOwner)); !apierrors.IsAlreadyExists(err) {
+			return steps.Continue, err
+		}
+		// Not a cluster namespace as far as the cache knows: another's,
+		// or this cluster's and too new for the cache.
+		if err := r.live().Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+			return steps.StopList, err
+		}
+	case err != nil:
+		return steps.StopList, err
+	}
+	if ns.Labels[clusterv1.ClusterNameLabelKey] != name {
+		return r.refuse(ctx, s, fmt.Sprintf("namespace %s exists and is not this cluster's (it has no label %s=%s): "+
+			"choose another cluster name, or label the namespace to give it to the cluster", name, clusterv1.ClusterNameLabelKey, name))
+	}
+	return steps.Continue, nil
+}
+
+// refuse writes why the cluster is not accepted and stops the list.
+func (r *Reconciler) refuse(ctx context.Context, s *scope, why string) (steps.Result, error) {
+	ctrl.LoggerFrom(ctx).V(1).Info("Not accepting the cluster", "cluster", s.cluster.Name, "reason", why)
+	s.refused = why
+	res, err := r.updateStatus(ctx, s)
+	res.Stop = true
+	return res, err
+}
+
+// live reads past the cache.
+func (r *Reconciler) live() client.Reader {
+	if r.Live != nil {
+		return r.Live
+	}
+	return r.Client
 }
 
 // Namespace is the cluster namespace of an accepted cluster.

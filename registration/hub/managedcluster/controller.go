@@ -34,12 +34,18 @@ type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+	// Live reads what the cache does not hold (a namespace that is not a
+	// cluster's); the manager's API reader when nil.
+	Live client.Reader
 }
 
 // scope is what one reconcile works on.
 type scope struct {
 	cluster  *clusterv1.ManagedCluster
 	original *clusterv1.ManagedCluster
+	// refused is why the hub does not accept the cluster although an
+	// admin did: its name would take what is not its own.
+	refused string
 }
 
 // SetupWithManager registers the controller, with workers reconciles at
@@ -50,6 +56,9 @@ type scope struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.Live == nil {
+		r.Live = mgr.GetAPIReader()
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-acceptance").

@@ -420,3 +420,81 @@ func TestUpdateStatusKeepsTheAgentsConditions(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcileRefusesANameNotItsOwn: a cluster whose name is reserved, or
+// whose namespace exists and is another's, is not accepted, says why, and
+// neither takes over nor (denied or deleted) deletes what that name
+// already names.
+func TestReconcileRefusesANameNotItsOwn(t *testing.T) {
+	named := func(name string) clusterOpt { return func(mc *clusterv1.ManagedCluster) { mc.Name = name } }
+	sharedRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: RegistrationClusterRole},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"update"}}}}
+	cases := map[string]struct {
+		cluster  *clusterv1.ManagedCluster
+		existing []client.Object
+		reason   string // of the condition; "" for none
+		keep     client.Object
+	}{
+		"a namespace of that name, not a cluster's": {
+			cluster: cluster(accepted, finalized), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}},
+			reason: ReasonNotAllowed, keep: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}},
+		},
+		"a namespace labelled as another cluster's": {
+			cluster: cluster(accepted, finalized), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c2")}}},
+			reason: ReasonNotAllowed, keep: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c2")}},
+		},
+		"the name of the role every cluster shares": {
+			cluster: cluster(named("registration"), accepted, finalized), existing: []client.Object{sharedRole.DeepCopy()},
+			reason: ReasonNotAllowed, keep: sharedRole.DeepCopy(),
+		},
+		"that name denied": {
+			cluster: cluster(named("registration"), finalized, wasAccepted), existing: []client.Object{sharedRole.DeepCopy()},
+			reason: ReasonDenied, keep: sharedRole.DeepCopy(),
+		},
+		"that name deleted": {
+			cluster: cluster(named("registration"), accepted, finalized, deleting), existing: []client.Object{sharedRole.DeepCopy()},
+			keep: sharedRole.DeepCopy(),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			c := newFakeClient(t, append(tc.existing, tc.cluster)...)
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(tc.cluster)}); err != nil {
+				t.Fatalf("Reconcile() = %v", err)
+			}
+			kept := tc.keep.DeepCopyObject().(client.Object)
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.keep), kept); err != nil {
+				t.Fatalf("%T %s: %v", tc.keep, tc.keep.GetName(), err)
+			}
+			if diff := cmp.Diff(tc.keep.GetLabels(), kept.GetLabels()); diff != "" {
+				t.Errorf("labels of %s changed (-want +got):\n%s", tc.keep.GetName(), diff)
+			}
+			if role, ok := kept.(*rbacv1.ClusterRole); ok {
+				if diff := cmp.Diff(sharedRole.Rules, role.Rules); diff != "" {
+					t.Errorf("the shared role's rules changed (-want +got):\n%s", diff)
+				}
+			}
+			for _, obj := range []client.Object{
+				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: tc.cluster.Name, Name: roleBindingName(tc.cluster.Name, "registration")}},
+				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(tc.cluster.Name)}},
+			} {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+					t.Errorf("%T %s exists (%v): the cluster was given rights", obj, obj.GetName(), err)
+				}
+			}
+			if tc.reason == "" {
+				return
+			}
+			got := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tc.cluster), got); err != nil {
+				t.Fatal(err)
+			}
+			cond := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+			if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != tc.reason {
+				t.Errorf("HubAccepted condition %+v, want False with reason %s", cond, tc.reason)
+			}
+		})
+	}
+}

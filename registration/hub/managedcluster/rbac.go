@@ -111,6 +111,9 @@ func SharedClusterRoles() []*rbacac.ClusterRoleApplyConfiguration {
 
 // rbacObjects are the per-cluster RBAC objects, for deletion.
 func rbacObjects(cluster string) []client.Object {
+	if common.ReservedClusterName(cluster) != "" {
+		return nil // never its own: these names are the RBAC every cluster shares
+	}
 	return []client.Object{
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(cluster)}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(cluster)}},

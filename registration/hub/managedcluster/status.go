@@ -19,6 +19,10 @@ import (
 const (
 	ReasonAccepted = "HubClusterAdminAccepted"
 	ReasonDenied   = "HubClusterAdminDenied"
+	// ReasonNotAllowed is corral's: an admin accepted the cluster, but its
+	// name would take what is not its own (a reserved name, another's
+	// namespace).
+	ReasonNotAllowed = "ClusterNameNotAllowed"
 )
 
 // AcceptedCondition says what the hub decided: accepted, or denied once a
@@ -48,6 +52,10 @@ func AcceptedCondition(cluster *clusterv1.ManagedCluster) *metav1.Condition {
 // thousand clusters accepted at once are a thousand writes fewer.
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	cond := AcceptedCondition(s.cluster)
+	if s.refused != "" {
+		cond = &metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
+			Reason: ReasonNotAllowed, Message: s.refused, ObservedGeneration: s.cluster.Generation}
+	}
 	if cond == nil || !meta.SetStatusCondition(&s.cluster.Status.Conditions, *cond) {
 		return steps.Continue, nil
 	}

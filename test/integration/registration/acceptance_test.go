@@ -144,6 +144,49 @@ var _ = Describe("accepting a cluster", func() {
 	})
 })
 
+var _ = Describe("accepting a cluster whose name is not its own", func() {
+	It("refuses a name whose namespace exists and is another's: no label, no rights in it, and deleting the cluster leaves it", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			_ = admin.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		})
+		Expect(admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: name}})).To(Succeed())
+		Expect(admin.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})).To(Succeed())
+		deleteClusterAfter(name)
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, "ClusterNameNotAllowed")
+		ns := &corev1.Namespace{}
+		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, ns)).To(Succeed())
+		Expect(ns.Labels).NotTo(HaveKey(clusterv1.ClusterNameLabelKey))
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "open-cluster-management:managedcluster:" + name + ":work"}, &rbacv1.RoleBinding{})).
+			To(Satisfy(apierrors.IsNotFound))
+		Expect(asCluster(name).Get(ctx, client.ObjectKey{Namespace: name, Name: "theirs"}, &corev1.ConfigMap{})).To(MatchError(forbidden, "forbidden"))
+
+		By("deleting the cluster: the namespace and what is in it stay")
+		Expect(admin.Delete(ctx, getCluster(ctx, name))).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "theirs"}, &corev1.ConfigMap{})).To(Succeed())
+	})
+
+	It("refuses the name of the role every cluster shares, and leaves that role alone when the cluster goes", func(ctx context.Context) {
+		shared := &rbacv1.ClusterRole{}
+		Expect(admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:registration"}, shared)).To(Succeed())
+		Expect(admin.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "registration"},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})).To(Succeed())
+		expectCondition(ctx, "registration", clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, "ClusterNameNotAllowed")
+		Expect(admin.Delete(ctx, getCluster(ctx, "registration"))).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: "registration"}, &clusterv1.ManagedCluster{}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
+		after := &rbacv1.ClusterRole{}
+		Expect(admin.Get(ctx, client.ObjectKey{Name: shared.Name}, after)).To(Succeed())
+		Expect(after.Rules).To(Equal(shared.Rules))
+	})
+})
+
 var _ = Describe("denying an accepted cluster", func() {
 	It("revokes its permissions and sets HubAcceptedManagedCluster False", func(ctx context.Context) {
 		name := newCluster(ctx, true)
