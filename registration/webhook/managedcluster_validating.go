@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -19,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -52,6 +54,11 @@ func (v *clusterValidator) Handle(ctx context.Context, req admission.Request) ad
 		return resp
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("cluster", cluster.Name, "user", req.UserInfo.Username, "operation", req.Operation)
+	if old != nil && slices.Contains(req.UserInfo.Groups, clientcsr.ClusterGroup(cluster.Name)) && !sameTaints(hubTaints(cluster.Spec.Taints), hubTaints(old.Spec.Taints)) {
+		log.V(1).Info("Refusing a cluster's agent changing the hub's taints")
+		return admission.Denied(fmt.Sprintf("managed cluster %q: its agent may not add or remove the taints %s and %s: the hub sets them",
+			cluster.Name, clusterv1.ManagedClusterTaintUnreachable, clusterv1.ManagedClusterTaintUnavailable))
+	}
 	if problems := validateCluster(cluster, old); len(problems) > 0 {
 		log.V(1).Info("Refusing a malformed ManagedCluster", "problems", problems)
 		return invalid("managed cluster %q: %s", cluster.Name, strings.Join(problems, "; "))
@@ -100,6 +107,18 @@ func validateCluster(cluster, old *clusterv1.ManagedCluster) []string {
 
 // sameTaints reports whether a and b hold the same taints in the same
 // order, whatever their timeAdded.
+// hubTaints are the taints among taints that only the hub may set, as the
+// api says of them.
+func hubTaints(taints []clusterv1.Taint) []clusterv1.Taint {
+	var out []clusterv1.Taint
+	for _, t := range taints {
+		if t.Key == clusterv1.ManagedClusterTaintUnreachable || t.Key == clusterv1.ManagedClusterTaintUnavailable {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func sameTaints(a, b []clusterv1.Taint) bool {
 	if len(a) != len(b) {
 		return false

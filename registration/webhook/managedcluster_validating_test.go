@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -196,5 +198,37 @@ func TestClusterValidatorAsksForTheUsersPermissions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, kube.reviews); diff != "" {
 		t.Errorf("reviews (-want +got):\n%s", diff)
+	}
+}
+
+// TestClusterAgentMayNotChangeTheHubsTaints: the api says the unreachable
+// and unavailable taints cannot be added or removed by the agent; its
+// other changes, and the hub's, go through.
+func TestClusterAgentMayNotChangeTheHubsTaints(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC))
+	unreachable := taint(clusterv1.ManagedClusterTaintUnreachable, "", clusterv1.TaintEffectNoSelect, at)
+	agent := authenticationv1.UserInfo{Username: "system:open-cluster-management:c1:abcde",
+		Groups: []string{"system:open-cluster-management:c1", "system:open-cluster-management:managed-clusters", "system:authenticated"}}
+	cases := map[string]struct {
+		user     authenticationv1.UserInfo
+		obj, old *clusterv1.ManagedCluster
+		want     outcome
+	}{
+		"the agent removing the unreachable taint": {user: agent, obj: cluster(), old: withTaints(cluster(), unreachable),
+			want: refused(403, "its agent may not add or remove the taints")},
+		"the agent adding it": {user: agent, obj: withTaints(cluster(), unreachable), old: cluster(),
+			want: refused(403, "its agent may not add or remove the taints")},
+		"the agent changing another taint": {user: agent, obj: withTaints(cluster(), unreachable, taint("mine", "", clusterv1.TaintEffectNoSelect, at)),
+			old: withTaints(cluster(), unreachable), want: allowedOutcome()},
+		"the hub removing it": {user: alice, obj: cluster(), old: withTaints(cluster(), unreachable), want: allowedOutcome()},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			kube := newFakeKube(nil, false)
+			v := &clusterValidator{kube: kube, access: accessReviewer{kube: kube}}
+			req := request(t, admissionv1.Update, tc.obj, tc.old)
+			req.UserInfo = tc.user
+			checkOutcome(t, v.Handle(context.Background(), req), tc.want)
+		})
 	}
 }
