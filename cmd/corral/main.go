@@ -67,5 +67,20 @@ everything beyond registration is an addon you install on demand.`,
 		newCmdHub(builtin.All()...),
 		registrationcli.NewCmdAgent(streams.Out, builtin.All()...),
 	)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (corral get, corral work…) refuse a word that is none of them, as
+// kubectl does, instead of printing its help and exiting 0; without one it
+// still prints its help.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if cmd.HasParent() && cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = cobra.NoArgs
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 }

@@ -57,7 +57,7 @@ type Options struct {
 }
 
 func (o *Options) complete() error {
-	if err := ValidateClusterName(o.ClusterName); err != nil {
+	if err := common.ValidateClusterName(o.ClusterName); err != nil {
 		return err
 	}
 	if o.Bootstrap == nil || o.Managed == nil {

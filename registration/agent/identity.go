@@ -4,19 +4,16 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
-	"github.com/corral-dev/corral/registration/common"
 )
 
 // Keys of the hub kubeconfig Secret, as OCM's agent writes them.
@@ -39,17 +36,6 @@ func (id Identity) CommonName() string { return clientcsr.ClusterGroup(id.Cluste
 
 // NewAgentID returns a random agent id, as OCM makes them.
 func NewAgentID() string { return utilrand.String(5) }
-
-// ValidateClusterName says, in one line, why name cannot name a cluster.
-func ValidateClusterName(name string) error {
-	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
-	}
-	if why := common.ReservedClusterName(name); why != "" {
-		return errors.New(why)
-	}
-	return nil
-}
 
 // newKeyAndRequest makes a fresh key and a PEM certificate request for id.
 func newKeyAndRequest(id Identity) (keyPEM, requestPEM []byte, err error) {

@@ -39,15 +39,6 @@ func TestRequestPassesHubValidation(t *testing.T) {
 	}
 }
 
-func TestValidateClusterName(t *testing.T) {
-	for name, wantOK := range map[string]bool{"cluster1": true, "c": true, "local-cluster": true, "Cluster1": false, "a_b": false, "": false, strings.Repeat("a", 64): false,
-		"managed-clusters": false, "registration": false, "work": false, "default": false, "kube-system": false, "open-cluster-management-hub": false} {
-		if err := ValidateClusterName(name); (err == nil) != wantOK {
-			t.Errorf("ValidateClusterName(%q) = %v, want ok %t", name, err, wantOK)
-		}
-	}
-}
-
 // TestHubKubeconfigKeepsServerAndCA: the stored kubeconfig talks to the
 // bootstrap kubeconfig's hub, verified by its CA, as the new identity.
 func TestHubKubeconfigKeepsServerAndCA(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
@@ -69,16 +68,10 @@ pending and reported. Safe to run again.`,
 	return cmd
 }
 
-// Validate checks the cluster names.
-func (o *AcceptOptions) Validate() error { return validateClusterNames(o.Clusters) }
-
-func validateClusterNames(names []string) error {
-	for _, name := range names {
-		if err := agent.ValidateClusterName(name); err != nil {
-			return err
-		}
-	}
-	return nil
+// Validate checks the cluster names, and takes each once.
+func (o *AcceptOptions) Validate() (err error) {
+	o.Clusters, err = common.ClusterNames(o.Clusters)
+	return err
 }
 
 // pendingCSRs are the cluster's CSRs (by OCM's cluster-name label) that are

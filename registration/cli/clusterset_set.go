@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetSetOptions are the options of `corral clusterset set`.
@@ -59,14 +61,15 @@ set this way: label the clusters so that the set's selector matches them.`,
 }
 
 // Validate checks the set and cluster names.
-func (o *ClusterSetSetOptions) Validate() error {
+func (o *ClusterSetSetOptions) Validate() (err error) {
 	if err := validateSetName(o.Name); err != nil {
 		return err
 	}
 	if len(o.Clusters) == 0 {
 		return fmt.Errorf("name the clusters to put in cluster set %s with --clusters (e.g. --clusters cluster1,cluster2)", o.Name)
 	}
-	return validateClusterNames(o.Clusters)
+	o.Clusters, err = common.ClusterNames(o.Clusters)
+	return err
 }
 
 // Run checks the set and every cluster, then labels the clusters that are

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ReasonDenied is the reason of CSRs denied by `corral deny`.
@@ -48,8 +49,11 @@ namespace and what is in it stay; delete the ManagedCluster to remove them.`,
 	return cmd
 }
 
-// Validate checks the cluster names.
-func (o *DenyOptions) Validate() error { return validateClusterNames(o.Clusters) }
+// Validate checks the cluster names, and takes each once.
+func (o *DenyOptions) Validate() (err error) {
+	o.Clusters, err = common.ClusterNames(o.Clusters)
+	return err
+}
 
 // Run checks every cluster exists, then denies each.
 func (o *DenyOptions) Run(ctx context.Context) error {

@@ -20,6 +20,7 @@ import (
 	healthapi "github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/output"
 	propertiesapi "github.com/corral-dev/corral/properties/api"
+	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
@@ -60,11 +61,12 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 }
 
 // Validate checks the output format and names.
-func (o *GetClustersOptions) Validate() error {
+func (o *GetClustersOptions) Validate() (err error) {
 	if err := output.Validate(o.Output); err != nil {
 		return err
 	}
-	return validateClusterNames(o.Names)
+	o.Names, err = common.ClusterNames(o.Names)
+	return err
 }
 
 // Run lists the clusters, or the named ones, and prints them.

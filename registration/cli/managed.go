@@ -9,7 +9,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
-	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // managedOptions are what every verb run against a managed cluster shares:
@@ -35,7 +35,7 @@ func (o *managedOptions) validateClusterName() error {
 	if o.ClusterName == "" {
 		return fmt.Errorf("--cluster-name is required")
 	}
-	if err := agent.ValidateClusterName(o.ClusterName); err != nil {
+	if err := common.ValidateClusterName(o.ClusterName); err != nil {
 		return fmt.Errorf("--cluster-name: %w", err)
 	}
 	return nil

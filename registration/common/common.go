@@ -4,12 +4,15 @@
 package common
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
@@ -91,4 +94,32 @@ func ReservedClusterName(name string) string {
 		}
 	}
 	return ""
+}
+
+// ValidateClusterName says, in one line, why name cannot name a cluster:
+// not a DNS-1123 label (it names the cluster namespace), or reserved.
+func ValidateClusterName(name string) error {
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		return fmt.Errorf("%q is not a cluster name: %s", name, msgs[0])
+	}
+	if why := ReservedClusterName(name); why != "" {
+		return errors.New(why)
+	}
+	return nil
+}
+
+// ClusterNames are the cluster names a verb was given, each checked
+// (ValidateClusterName) and once, in their first order: a name given
+// twice is acted on once.
+func ClusterNames(names []string) ([]string, error) {
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		if err := ValidateClusterName(name); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,8 @@
 package common
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,5 +33,24 @@ func TestHeld(t *testing.T) {
 				t.Errorf("Held = %t, want %t", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestValidateClusterName(t *testing.T) {
+	for name, wantOK := range map[string]bool{"cluster1": true, "c": true, "local-cluster": true, "Cluster1": false, "a_b": false, "": false, strings.Repeat("a", 64): false,
+		"managed-clusters": false, "registration": false, "work": false, "default": false, "kube-system": false, "open-cluster-management-hub": false} {
+		if err := ValidateClusterName(name); (err == nil) != wantOK {
+			t.Errorf("ValidateClusterName(%q) = %v, want ok %t", name, err, wantOK)
+		}
+	}
+}
+
+func TestClusterNames(t *testing.T) {
+	got, err := ClusterNames([]string{"c2", "c1", "c2", "c1", "c3"})
+	if err != nil || !slices.Equal(got, []string{"c2", "c1", "c3"}) {
+		t.Errorf("ClusterNames = %v, %v; want each once, in first order", got, err)
+	}
+	if _, err := ClusterNames([]string{"c1", "Bad_Name"}); err == nil {
+		t.Error("ClusterNames took a name that is not a DNS-1123 label")
 	}
 }

@@ -125,7 +125,7 @@ func TestCreate(t *testing.T) {
 		"no file":            {opts: func(o *CreateOptions) { o.Clusters = []string{"c1"}; o.File = "" }, err: "give the objects to deliver with -f FILE"},
 		"both targets":       {opts: func(o *CreateOptions) { o.Clusters = []string{"c1"}; o.Placement = "p" }, err: "give exactly one of --clusters or --placement"},
 		"neither target":     {err: "give exactly one of --clusters or --placement"},
-		"a bad cluster name": {opts: func(o *CreateOptions) { o.Clusters = []string{"C_1"} }, err: `cluster name "C_1" is not valid`},
+		"a bad cluster name": {opts: func(o *CreateOptions) { o.Clusters = []string{"C_1"} }, err: `"C_1" is not a cluster name`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,6 +17,8 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // CreateOptions are the options of `corral work create`.
@@ -92,7 +94,8 @@ func (o *CreateOptions) Validate() error {
 	if (len(o.Clusters) > 0) == (o.Placement != "") {
 		return fmt.Errorf("give exactly one of --clusters or --placement")
 	}
-	if err := validateClusterNames(o.Clusters); err != nil {
+	var err error
+	if o.Clusters, err = common.ClusterNames(o.Clusters); err != nil {
 		return err
 	}
 	if o.Placement != "" {
@@ -101,15 +104,6 @@ func (o *CreateOptions) Validate() error {
 		}
 		if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
 			return fmt.Errorf("namespace %q is not valid: %s", o.Namespace, errs[0])
-		}
-	}
-	return nil
-}
-
-func validateClusterNames(clusters []string) error {
-	for _, c := range clusters {
-		if errs := validation.IsDNS1123Label(c); len(errs) > 0 {
-			return fmt.Errorf("cluster name %q is not valid: %s", c, errs[0])
 		}
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // DeleteOptions are the options of `corral work delete`.
@@ -74,7 +76,9 @@ func (o *DeleteOptions) Validate() error {
 	if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
 		return fmt.Errorf("namespace %q is not valid: %s", o.Namespace, errs[0])
 	}
-	return validateClusterNames(o.Clusters)
+	var err error
+	o.Clusters, err = common.ClusterNames(o.Clusters)
+	return err
 }
 
 // Run finds everything to delete, then deletes it.

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/output"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // GetOptions are the options of `corral work get`.
@@ -70,7 +71,7 @@ applied or available.`,
 // Validate checks the cluster name and the output format.
 func (o *GetOptions) Validate() error {
 	if o.Cluster != "" {
-		if err := validateClusterNames([]string{o.Cluster}); err != nil {
+		if err := common.ValidateClusterName(o.Cluster); err != nil {
 			return err
 		}
 	}
