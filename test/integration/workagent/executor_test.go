@@ -83,6 +83,27 @@ var _ = Describe("Executor", func() {
 		_, err := getConfigMap(ctx, ns, "cm")
 		Expect(err).NotTo(HaveOccurred())
 	})
+
+	It("keeps, when the work is deleted, what its executor may not delete", func(ctx context.Context) {
+		ns, w := createNamespace(ctx), name("work")
+		grant(ctx, ns, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "deployer"},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}})
+		By("applying with deleteOption Orphan, which needs no delete")
+		createWork(ctx, w, workv1.ManifestWorkSpec{Executor: executor(ns, "deployer"),
+			DeleteOption: &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}}, configMap(ns, "cm", nil))
+		expectWorkCondition(ctx, w, workv1.WorkApplied, metav1.ConditionTrue)
+
+		By("switching the work to Foreground, then deleting it")
+		Eventually(func() error {
+			mw := work(ctx, w)
+			mw.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeForeground}
+			return hub.Update(ctx, mw)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		deleteWork(ctx, w)
+		cm, err := getConfigMap(ctx, ns, "cm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.OwnerReferences).To(BeEmpty())
+	})
 })
 
 // executor is a work executor: service account ns/name.

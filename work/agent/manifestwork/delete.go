@@ -25,16 +25,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	r.statuses.forget(s.work.UID)
 	return reconcile.Run(ctx, s,
 		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
-			return r.releaseAll(ctx, appliedwork.Name(r.opts.HubHash, s.work.Name), s.work.Spec.DeleteOption)
+			return r.releaseAll(ctx, appliedwork.Name(r.opts.HubHash, s.work.Name), s.work.Spec.DeleteOption, r.executorMayDelete(ctx, s.work))
 		}},
 		reconcile.Step[*scope]{Name: "finalizer", Run: r.removeFinalizer},
 	)
 }
 
 // releaseAll lets go of everything the AppliedManifestWork named name
-// records, as opt says, then deletes it. It stops the list until that is
-// done.
-func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.DeleteOption) (reconcile.Result, error) {
+// records, as opt says, and keeps (orphans) what mayDelete, when given,
+// says may not be deleted; then it deletes the AppliedManifestWork. It
+// stops the list until that is done.
+func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.DeleteOption, mayDelete func(workv1.AppliedManifestResourceMeta) bool) (reconcile.Result, error) {
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
 	if apierrors.IsNotFound(err) {
@@ -53,7 +54,8 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 	var left []workv1.AppliedManifestResourceMeta
 	var errs []error
 	for _, res := range amw.Status.AppliedResources {
-		gone, err := appliedwork.Release(ctx, r.dynamic, res, amw.UID, appliedwork.Orphaned(opt, res.ResourceIdentifier))
+		orphan := appliedwork.Orphaned(opt, res.ResourceIdentifier) || mayDelete != nil && !mayDelete(res)
+		gone, err := appliedwork.Release(ctx, r.dynamic, res, amw.UID, orphan)
 		if err != nil {
 			errs = append(errs, err)
 		}

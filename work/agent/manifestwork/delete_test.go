@@ -49,7 +49,7 @@ func TestReleaseAllAsksTheAPIServerBeforeReleasingNothing(t *testing.T) {
 		applier: apply.NewApplier(dyn), applied: newWriteMemo()}
 
 	for range 3 { // until the record is gone, as the controller would requeue
-		if _, err := r.releaseAll(ctx, name, nil); err != nil {
+		if _, err := r.releaseAll(ctx, name, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

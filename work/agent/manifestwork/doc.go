@@ -33,9 +33,11 @@
 // SubjectAccessReviews (for a clear per-manifest refusal), then written,
 // and what the work drops let go of, through a client impersonating the
 // executor's service account, so that the managed API server holds it to
-// the executor's RBAC, escalation checks included. What a deleted or
-// vanished work leaves is released by the agent itself, as in OCM: the
-// executor was checked for delete when it applied it, and a grant revoked
-// since must not keep the work from going. Works without an executor
-// write with the agent's own client, as before.
+// the executor's RBAC, escalation checks included. What a deleted work
+// leaves is released by the agent itself, so that a grant revoked since
+// cannot keep the work from going; but an object its executor may not
+// delete now (asked again at that time) is only let go of, and kept. What
+// a vanished work leaves is evicted by the agent (the executor is gone
+// with the work). Works without an executor write with the agent's own
+// client.
 package manifestwork

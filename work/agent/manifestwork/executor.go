@@ -10,10 +10,12 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/apply"
@@ -114,28 +116,13 @@ func (r *Reconciler) authorize(ctx context.Context, work *workv1.ManifestWork, m
 	if err != nil {
 		return err
 	}
-	sa := work.Spec.Executor.Subject.ServiceAccount
 	var denied []string
 	for _, verb := range verbsFor(m, work.Spec.DeleteOption) {
-		attrs := &authorizationv1.ResourceAttributes{
-			Verb: verb, Group: m.mapping.Resource.Group, Version: m.mapping.Resource.Version, Resource: m.mapping.Resource.Resource,
-			Namespace: m.result.Key.Namespace, Name: m.result.Key.Name,
-		}
-		if verb == "create" || verb == "list" || verb == "watch" {
-			attrs.Name = ""
-		}
+		namespace, name := m.result.Key.Namespace, m.result.Key.Name
 		if m.mapping.Scope.Name() != meta.RESTScopeNameNamespace {
-			attrs.Namespace = ""
+			namespace = ""
 		}
-		spec := authorizationv1.SubjectAccessReviewSpec{
-			User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + sa.Namespace, "system:authenticated"},
-			ResourceAttributes: attrs,
-		}
-		allowed, err := r.access.allowed(spec, func() (bool, error) {
-			sar := &authorizationv1.SubjectAccessReview{Spec: spec}
-			err := r.managed.Create(ctx, sar)
-			return sar.Status.Allowed, err
-		})
+		allowed, err := r.executorMay(ctx, work.Spec.Executor, verb, m.mapping.Resource, namespace, name)
 		if err != nil {
 			return fmt.Errorf("asking whether executor %s may %s %s: %w", user, verb, m.result.Key, err)
 		}
@@ -148,6 +135,51 @@ func (r *Reconciler) authorize(ctx context.Context, work *workv1.ManifestWork, m
 			user, strings.Join(denied, ", "), m.result.Key)
 	}
 	return nil
+}
+
+// executorMay asks the managed cluster (SubjectAccessReview, through the
+// answer cache) whether the executor may do verb with the object of gvr
+// named name in namespace ("" for a cluster-scoped one); create, list and
+// watch are asked of no name.
+func (r *Reconciler) executorMay(ctx context.Context, e *workv1.ManifestWorkExecutor, verb string, gvr schema.GroupVersionResource, namespace, name string) (bool, error) {
+	user, err := executorUser(e)
+	if err != nil {
+		return false, err
+	}
+	attrs := &authorizationv1.ResourceAttributes{Verb: verb, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource, Namespace: namespace, Name: name}
+	if verb == "create" || verb == "list" || verb == "watch" {
+		attrs.Name = ""
+	}
+	sa := e.Subject.ServiceAccount
+	spec := authorizationv1.SubjectAccessReviewSpec{
+		User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + sa.Namespace, "system:authenticated"},
+		ResourceAttributes: attrs,
+	}
+	return r.access.allowed(spec, func() (bool, error) {
+		sar := &authorizationv1.SubjectAccessReview{Spec: spec}
+		err := r.managed.Create(ctx, sar)
+		return sar.Status.Allowed, err
+	})
+}
+
+// executorMayDelete is, for a deleted work with an executor, whether
+// releasing res may delete it: only if the executor may delete it now. An
+// object it may not delete (a grant revoked since, or a work that orphaned
+// it when applied and deletes it now) is let go of but kept. A work without
+// an executor deletes as the agent.
+func (r *Reconciler) executorMayDelete(ctx context.Context, work *workv1.ManifestWork) func(workv1.AppliedManifestResourceMeta) bool {
+	if work.Spec.Executor == nil {
+		return nil
+	}
+	return func(res workv1.AppliedManifestResourceMeta) bool {
+		allowed, err := r.executorMay(ctx, work.Spec.Executor, "delete", appliedwork.GVR(res), res.Namespace, res.Name)
+		if err != nil || !allowed {
+			ctrl.LoggerFrom(ctx).V(1).Info("Keeping an object the work's executor may not delete", "resource", res.Resource,
+				"namespace", res.Namespace, "name", res.Name, "err", err)
+			return false
+		}
+		return true
+	}
 }
 
 // accessRecheck is how long an executor's access review is believed: a

@@ -136,7 +136,7 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 		// Deleted by someone while its work lives: release what it
 		// records, as its finalizer promises (OCM's agent does the same),
 		// then start anew with a new one.
-		if _, err := r.releaseAll(ctx, name, nil); err != nil {
+		if _, err := r.releaseAll(ctx, name, nil, nil); err != nil {
 			return reconcile.StopList, err
 		}
 		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil

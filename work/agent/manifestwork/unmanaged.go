@@ -97,7 +97,7 @@ func (r *Reconciler) evict(ctx context.Context, amw *workv1.AppliedManifestWork,
 	}
 	log.V(1).Info("Evicting the AppliedManifestWork")
 	return reconcile.Run(ctx, &scope{}, reconcile.Step[*scope]{Name: "evict", Run: func(ctx context.Context, _ *scope) (reconcile.Result, error) {
-		return r.releaseAll(ctx, amw.Name, nil)
+		return r.releaseAll(ctx, amw.Name, nil, nil)
 	}})
 }
 

@@ -200,7 +200,7 @@ func TestStaleAppliedWorkKeepsASharedObjectOnlyUntilItIsEvicted(t *testing.T) {
 
 	f.evictUnmanaged(t, stale.Name) // the grace period starts
 	for range 3 {                   // this hub's work is deleted
-		if _, err := f.r.releaseAll(context.Background(), live.Name, nil); err != nil {
+		if _, err := f.r.releaseAll(context.Background(), live.Name, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
