@@ -1,9 +1,10 @@
 package validation
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -62,7 +63,9 @@ func manifest(raw []byte) (string, error) {
 		return "", errors.New("it is empty: give a Kubernetes object")
 	}
 	var m manifestMeta
-	if err := json.Unmarshal(raw, &m); err != nil {
+	// Keys are read case-sensitively, as the agent and the API server read
+	// them: "Metadata" is not metadata.
+	if err := utiljson.Unmarshal(raw, &m); err != nil {
 		return "", fmt.Errorf("it is not a Kubernetes object (a JSON or YAML map): %w", err)
 	}
 	var missing []string

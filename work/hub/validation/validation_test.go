@@ -26,13 +26,15 @@ func TestManifests(t *testing.T) {
 		manifests []workv1.Manifest
 		want      string // a part of the error; "" for none
 	}{
-		"one object":          {manifests: []workv1.Manifest{raw(cm)}},
-		"cluster-scoped too":  {manifests: []workv1.Manifest{raw(cm), raw(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}`)}},
-		"none":                {want: "the work has no manifests"},
-		"not JSON":            {manifests: []workv1.Manifest{raw(`{nope`)}, want: "manifest 0: it is not a Kubernetes object"},
-		"a list, not a map":   {manifests: []workv1.Manifest{raw(`[1]`)}, want: "manifest 0: it is not a Kubernetes object"},
-		"empty":               {manifests: []workv1.Manifest{raw(cm), raw(``)}, want: "manifest 1: it is empty"},
-		"no kind":             {manifests: []workv1.Manifest{raw(`{"apiVersion":"v1","metadata":{"name":"a"}}`)}, want: "manifest 0: it has no kind: every manifest needs apiVersion, kind and metadata.name"},
+		"one object":         {manifests: []workv1.Manifest{raw(cm)}},
+		"cluster-scoped too": {manifests: []workv1.Manifest{raw(cm), raw(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}`)}},
+		"none":               {want: "the work has no manifests"},
+		"not JSON":           {manifests: []workv1.Manifest{raw(`{nope`)}, want: "manifest 0: it is not a Kubernetes object"},
+		"a list, not a map":  {manifests: []workv1.Manifest{raw(`[1]`)}, want: "manifest 0: it is not a Kubernetes object"},
+		"empty":              {manifests: []workv1.Manifest{raw(cm), raw(``)}, want: "manifest 1: it is empty"},
+		"no kind":            {manifests: []workv1.Manifest{raw(`{"apiVersion":"v1","metadata":{"name":"a"}}`)}, want: "manifest 0: it has no kind: every manifest needs apiVersion, kind and metadata.name"},
+		"a name under Metadata, not metadata": {manifests: []workv1.Manifest{raw(`{"apiVersion":"v1","kind":"ConfigMap","Metadata":{"name":"a"}}`)},
+			want: "it has no metadata.name"},
 		"no apiVersion, name": {manifests: []workv1.Manifest{raw(`{"kind":"ConfigMap"}`)}, want: "it has no apiVersion and metadata.name"},
 		"generateName":        {manifests: []workv1.Manifest{raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","generateName":"a-"}}`)}, want: "sets metadata.generateName"},
 		"bad name":            {manifests: []workv1.Manifest{raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a/b"}}`)}, want: `metadata.name "a/b" is not a valid object name`},
