@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -74,6 +75,20 @@ func (o *AcceptOptions) Validate() (err error) {
 	return err
 }
 
+// oneLine is errs as one error on one line, each after the other; nil
+// when there are none. A verb that checked several clusters says what is
+// wrong with each, on the one line an error gets.
+func oneLine(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
 // pendingCSRs are the cluster's CSRs (by OCM's cluster-name label) that are
 // neither approved nor denied.
 func pendingCSRs(ctx context.Context, kube kubernetes.Interface, cluster string) ([]*certificatesv1.CertificateSigningRequest, error) {
@@ -111,7 +126,7 @@ func (o *AcceptOptions) Run(ctx context.Context) error {
 		}
 		plans = append(plans, plan)
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := oneLine(errs); err != nil {
 		return fmt.Errorf("nothing was changed: %w", err)
 	}
 	for _, plan := range plans {

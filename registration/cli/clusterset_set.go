@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -105,7 +104,7 @@ func (o *ClusterSetSetOptions) Run(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return oneLine(errs)
 }
 
 // label puts mc in the set, saying what changed.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -65,7 +64,7 @@ func (o *DenyOptions) Run(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := oneLine(errs); err != nil {
 		return fmt.Errorf("nothing was changed: %w", err)
 	}
 	for _, name := range o.Clusters {
