@@ -48,3 +48,21 @@ func Print(w io.Writer, format string, obj any, table func(io.Writer)) error {
 	}
 	return Validate(format)
 }
+
+// ValueKind names, for a person, the kind of a value decoded from YAML or
+// JSON: "map", "list", "string", "number", "boolean" or "null".
+func ValueKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "map"
+	case []any:
+		return "list"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}

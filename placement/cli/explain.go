@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -141,6 +147,9 @@ func readPlacement(file string) (*clusterv1beta1.Placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the edited placement: %w", err)
 	}
+	if data, err = oneDocument(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	p, err := decodeWithDefaults(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a Placement: %w", file, err)
@@ -149,6 +158,42 @@ func readPlacement(file string) (*clusterv1beta1.Placement, error) {
 		return nil, fmt.Errorf("%s holds a %s: --what-if needs a Placement", file, p.Kind)
 	}
 	return p, nil
+}
+
+// oneDocument is the one YAML or JSON document in data, which must be a
+// map: an empty file would evaluate an empty Placement, and a second
+// document would be left unread.
+func oneDocument(data []byte) ([]byte, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		}
+		var v any
+		if err := yaml.Unmarshal(doc, &v); err != nil {
+			return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		}
+		switch v.(type) {
+		case nil:
+			continue // empty, or comments only
+		case map[string]any:
+			docs = append(docs, doc)
+		default:
+			return nil, fmt.Errorf("it holds a %s, not a Placement (a YAML or JSON map)", output.ValueKind(v))
+		}
+	}
+	switch len(docs) {
+	case 0:
+		return nil, errors.New("it holds no Placement: give the edited Placement in it")
+	case 1:
+		return docs[0], nil
+	}
+	return nil, fmt.Errorf("it holds %d documents: give one Placement", len(docs))
 }
 
 // Validate checks the flags, each problem in one line.

@@ -267,3 +267,31 @@ func TestDecodeWithDefaults(t *testing.T) {
 		})
 	}
 }
+
+func TestWhatIfReadsOnePlacement(t *testing.T) {
+	cases := map[string]struct{ data, want string }{
+		"empty":                 {data: "", want: "it holds no Placement"},
+		"comments only":         {data: "# nothing yet\n", want: "it holds no Placement"},
+		"two documents":         {data: "kind: Placement\n---\nkind: Placement\n", want: "it holds 2 documents: give one Placement"},
+		"a list":                {data: "- a\n- b\n", want: "it holds a list, not a Placement"},
+		"plain text":            {data: "just words", want: "it holds a string, not a Placement"},
+		"one, after separators": {data: "---\nkind: Placement\nspec: {numberOfClusters: 2}\n---\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "p.yaml")
+			if err := os.WriteFile(file, []byte(tc.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p, err := readPlacement(file)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("readPlacement: %v", err)
+			case tc.want == "" && (p.Spec.NumberOfClusters == nil || *p.Spec.NumberOfClusters != 2):
+				t.Errorf("read %+v, want the document's numberOfClusters 2", p.Spec)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

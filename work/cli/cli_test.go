@@ -65,12 +65,13 @@ func TestReadManifests(t *testing.T) {
 		want    int
 		err     string
 	}{
-		"documents and a List": {content: twoObjects, want: 2},
-		"JSON":                 {content: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, want: 1},
-		"missing file":         {path: "/nonexistent/m.yaml", err: "manifest file /nonexistent/m.yaml does not exist"},
-		"empty":                {content: "---\n# nothing\n", err: "holds no Kubernetes objects: a work needs at least one"},
-		"no name":              {content: "apiVersion: v1\nkind: ConfigMap\n", err: "manifest 0: it has no metadata.name"},
-		"not YAML":             {content: "a: [b\n", err: "document 1 is not YAML or JSON"},
+		"documents and a List":  {content: twoObjects, want: 2},
+		"JSON":                  {content: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, want: 1},
+		"missing file":          {path: "/nonexistent/m.yaml", err: "manifest file /nonexistent/m.yaml does not exist"},
+		"empty":                 {content: "---\n# nothing\n", err: "holds no Kubernetes objects: a work needs at least one"},
+		"no name":               {content: "apiVersion: v1\nkind: ConfigMap\n", err: "manifest 0: it has no metadata.name"},
+		"not YAML":              {content: "a: [b\n", err: "document 1 is not YAML or JSON"},
+		"a list, not an object": {content: "- a\n- b\n", err: "document 1 is a list, not a Kubernetes object"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/work/hub/validation"
 )
 
@@ -35,15 +36,19 @@ func ReadManifests(path string, stdin io.Reader) ([]workv1.Manifest, error) {
 	var manifests []workv1.Manifest
 	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for doc := 1; ; doc++ {
-		var obj map[string]any
-		if err := decoder.Decode(&obj); err != nil {
+		var v any
+		if err := decoder.Decode(&v); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			return nil, fmt.Errorf("%s: document %d is not YAML or JSON: %w", path, doc, err)
 		}
-		if len(obj) == 0 {
+		obj, isMap := v.(map[string]any)
+		switch {
+		case v == nil || isMap && len(obj) == 0:
 			continue // an empty document, e.g. between two ---
+		case !isMap:
+			return nil, fmt.Errorf("%s: document %d is a %s, not a Kubernetes object (a map with apiVersion, kind and metadata)", path, doc, output.ValueKind(v))
 		}
 		objs := []any{obj}
 		if obj["kind"] == "List" {
