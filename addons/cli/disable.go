@@ -60,7 +60,7 @@ enabled on is reported and skipped.`,
 
 // Validate checks names and the clusters flags.
 func (o *DisableOptions) Validate() error {
-	if err := validateNames("addon", o.Addons); err != nil {
+	if err := validateAddonNames(o.Addons); err != nil {
 		return err
 	}
 	return o.validateTarget(true)

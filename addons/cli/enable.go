@@ -89,7 +89,7 @@ enabled, --namespace and --config, when given, replace what it had, and
 
 // Validate checks names, the clusters flags, the namespace and configs.
 func (o *EnableOptions) Validate() error {
-	if err := validateNames("addon", o.Addons); err != nil {
+	if err := validateAddonNames(o.Addons); err != nil {
 		return err
 	}
 	if err := o.validateTarget(false); err != nil {

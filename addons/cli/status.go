@@ -57,7 +57,7 @@ what is wrong, if anything.`,
 
 // Validate checks the addon name and output format.
 func (o *StatusOptions) Validate() error {
-	if err := validateNames("addon", []string{o.Addon}); err != nil {
+	if err := validateAddonNames([]string{o.Addon}); err != nil {
 		return err
 	}
 	return output.Validate(o.Output)

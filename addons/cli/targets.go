@@ -15,18 +15,19 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
-// validateNames says which of names (of what: "addon", "cluster") is not
-// a DNS-1123 label.
-func validateNames(what string, names []string) error {
+// validateAddonNames says which of names is not an addon's name (a DNS-1123
+// label).
+func validateAddonNames(names []string) error {
 	if len(names) == 0 {
-		return fmt.Errorf("name at least one %s", what)
+		return errors.New("name at least one addon")
 	}
 	for _, n := range names {
 		if errs := validation.IsDNS1123Label(n); len(errs) > 0 {
-			return fmt.Errorf("%s name %q is not valid: %s", what, n, errs[0])
+			return fmt.Errorf("addon name %q is not valid: %s", n, errs[0])
 		}
 	}
 	return nil
@@ -41,7 +42,7 @@ type target struct {
 }
 
 // validateTarget checks that exactly one way of naming clusters is given.
-func (t target) validateTarget(allowAll bool) error {
+func (t *target) validateTarget(allowAll bool) error {
 	given := 0
 	for _, set := range []bool{len(t.Clusters) > 0, t.ClusterSet != "", t.AllClusters} {
 		if set {
@@ -56,10 +57,12 @@ func (t target) validateTarget(allowAll bool) error {
 		return fmt.Errorf("give exactly one of %s", want)
 	}
 	if len(t.Clusters) > 0 {
-		return validateNames("cluster", t.Clusters)
+		var err error
+		t.Clusters, err = common.ClusterNames(t.Clusters)
+		return err
 	}
 	if t.ClusterSet != "" {
-		return validateNames("cluster set", []string{t.ClusterSet})
+		return common.ValidateClusterSetName(t.ClusterSet)
 	}
 	return nil
 }

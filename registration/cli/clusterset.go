@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
@@ -39,18 +38,6 @@ set in a namespace lets placements in that namespace choose its clusters.`,
 		NewCmdClusterSetGet(out),
 	)
 	return cmd
-}
-
-// validateSetName checks that name can name a set and be the value of the
-// exclusive set label.
-func validateSetName(name string) error {
-	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
-	}
-	if msgs := validation.IsValidLabelValue(name); len(msgs) > 0 {
-		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
-	}
-	return nil
 }
 
 // getSet gets the set name, or says in one line that it does not exist.

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetCreateOptions are the options of `corral clusterset create`.
@@ -66,7 +68,7 @@ Safe to run again with the same flags.`,
 
 // Validate checks the name and works out the set's selector.
 func (o *ClusterSetCreateOptions) Validate() error {
-	if err := validateSetName(o.Name); err != nil {
+	if err := common.ValidateClusterSetName(o.Name); err != nil {
 		return err
 	}
 	switch clusterv1beta2.SelectorType(o.SelectorType) {

@@ -61,7 +61,7 @@ set this way: label the clusters so that the set's selector matches them.`,
 
 // Validate checks the set and cluster names.
 func (o *ClusterSetSetOptions) Validate() (err error) {
-	if err := validateSetName(o.Name); err != nil {
+	if err := common.ValidateClusterSetName(o.Name); err != nil {
 		return err
 	}
 	if len(o.Clusters) == 0 {

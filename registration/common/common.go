@@ -123,3 +123,16 @@ func ClusterNames(names []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ValidateClusterSetName says, in one line, why name cannot name a
+// cluster set: a set's name is a resource name and, on its clusters, the
+// value of the cluster set label.
+func ValidateClusterSetName(name string) error {
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
+	}
+	if msgs := validation.IsValidLabelValue(name); len(msgs) > 0 {
+		return fmt.Errorf("%q is not a cluster set name: %s", name, msgs[0])
+	}
+	return nil
+}
