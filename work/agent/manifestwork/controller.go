@@ -245,15 +245,22 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	// or is owned by: one whose owner reference was taken out puts it back.
 	enqueue := func(o, old *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
 		key := apply.Key{GVR: gvr, Namespace: o.Namespace, Name: o.Name}
+		owners := slices.Concat(o.OwnerReferences, old.OwnerReferences)
 		if deleted {
 			r.applier.Deleted(key)
 		} else if r.applier.IsEcho(key, o.ResourceVersion) {
-			return
+			// This agent's own write: only a work whose owner reference
+			// it took out (another work's apply, see serverSideApply)
+			// comes back.
+			owners = slices.DeleteFunc(slices.Clone(old.OwnerReferences), func(ref metav1.OwnerReference) bool {
+				return slices.ContainsFunc(o.OwnerReferences, func(now metav1.OwnerReference) bool { return now.UID == ref.UID })
+			})
+		} else {
+			for _, work := range r.readers.of(key) {
+				q.Add(r.request(work))
+			}
 		}
-		for _, work := range r.readers.of(key) {
-			q.Add(r.request(work))
-		}
-		for _, ref := range slices.Concat(o.OwnerReferences, old.OwnerReferences) {
+		for _, ref := range owners {
 			if ref.Kind != "AppliedManifestWork" {
 				continue
 			}
