@@ -105,8 +105,6 @@ func validateCluster(cluster, old *clusterv1.ManagedCluster) []string {
 	return problems
 }
 
-// sameTaints reports whether a and b hold the same taints in the same
-// order, whatever their timeAdded.
 // hubTaints are the taints among taints that only the hub may set, as the
 // api says of them.
 func hubTaints(taints []clusterv1.Taint) []clusterv1.Taint {
@@ -119,6 +117,8 @@ func hubTaints(taints []clusterv1.Taint) []clusterv1.Taint {
 	return out
 }
 
+// sameTaints reports whether a and b hold the same taints in the same
+// order, whatever their timeAdded.
 func sameTaints(a, b []clusterv1.Taint) bool {
 	if len(a) != len(b) {
 		return false

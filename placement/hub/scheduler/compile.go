@@ -3,7 +3,6 @@ package scheduler
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/corral-dev/corral/internal/portion"
 )
 
 // Names of the built-in prioritizers, as spec.prioritizerPolicy names them.
@@ -315,25 +316,12 @@ func compileGroups(gs clusterv1beta1.GroupStrategy) ([]group, error) {
 }
 
 // groupLength is how many clusters a decision group holds at most, of
-// total selected: clustersPerDecisionGroup as a number (also in a string,
-// as the api's pattern allows) or a whole percentage, rounded up in whole
-// numbers (7% of 100 is 7, not the 8 a float would give); unset, 0 or more
-// than total means one group of all.
+// total selected: clustersPerDecisionGroup as portion.Of reads it; unset,
+// 0 or more than total means one group of all.
 func groupLength(v intstr.IntOrString, total int) (int, error) {
-	n := total
-	switch v.Type {
-	case intstr.Int:
-		n = v.IntValue()
-	case intstr.String:
-		s, pct := strings.CutSuffix(v.StrVal, "%")
-		x, err := strconv.Atoi(s)
-		if err != nil || x < 0 {
-			return 0, misconfigured("spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup is %q: it must be a number or a percentage such as 25%%", v.StrVal)
-		}
-		n = x
-		if pct {
-			n = (x*total + 99) / 100
-		}
+	n, err := portion.Of(v, total)
+	if err != nil {
+		return 0, misconfigured("spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup is %q: it must be a number or a percentage such as 25%%", v.StrVal)
 	}
 	if n <= 0 || n > total {
 		n = total

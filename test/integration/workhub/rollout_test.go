@@ -88,26 +88,33 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 		expectWorksOn(ctx, set, cls[0], cls[1])
 	})
 
-	It("Progressive counts a cluster past progressDeadline as failed and stops beyond maxFailures", func(ctx context.Context) {
-		decide(ctx, ns, "place", 0, "", cls...)
-		set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)}))
-		expectWorksOn(ctx, set, cls[0])
-		agentReports(ctx, cls[0], "app", "progressing")
-		consistentlyWorksOn(ctx, set, cls[0])
+	DescribeTable("Progressive counts a cluster past progressDeadline as failed and stops beyond maxFailures",
+		func(ctx context.Context, firstState string) {
+			decide(ctx, ns, "place", 0, "", cls...)
+			set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)}))
+			expectWorksOn(ctx, set, cls[0])
+			agentReports(ctx, cls[0], "app", firstState)
+			consistentlyWorksOn(ctx, set, cls[0])
 
-		By("moving the clock past the first cluster's progressDeadline: one failure is allowed")
-		fakeClock.Step(10*time.Minute + time.Second)
-		expectWorksOn(ctx, set, cls[0], cls[1])
+			By("moving the clock past the first cluster's progressDeadline: one failure is allowed")
+			fakeClock.Step(10*time.Minute + time.Second)
+			expectWorksOn(ctx, set, cls[0], cls[1])
+			expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
+				g.Expect(condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut).Message).To(ContainSubstring("1 past their progressDeadline"))
+			})
 
-		By("failing the second cluster past its deadline too: more than maxFailures")
-		agentReports(ctx, cls[1], "app", "failed")
-		fakeClock.Step(10*time.Minute + time.Second)
-		expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
-			c := condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut)
-			g.Expect(c.Message).To(ContainSubstring("stopped: more clusters failed than maxFailures allows"))
-		})
-		consistentlyWorksOn(ctx, set, cls[0], cls[1])
-	})
+			By("failing the second cluster past its deadline too: more than maxFailures")
+			agentReports(ctx, cls[1], "app", "failed")
+			fakeClock.Step(10*time.Minute + time.Second)
+			expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
+				c := condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut)
+				g.Expect(c.Message).To(ContainSubstring("stopped: more clusters failed than maxFailures allows"))
+			})
+			consistentlyWorksOn(ctx, set, cls[0], cls[1])
+		},
+		Entry("a cluster in progress", "progressing"),
+		Entry("a cluster whose agent cannot apply the work", "unapplied"),
+	)
 
 	It("Progressive rolls out to the mandatory decision groups first", func(ctx context.Context) {
 		decide(ctx, ns, "place", 0, "", cls[0], cls[1])
@@ -307,21 +314,6 @@ var _ = Describe("ManifestWorkReplicaSet rollout", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(worksOf(ctx, g, set)[cls[1]].Spec.Workload.Manifests).To(HaveLen(2))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-	})
-
-	It("Progressive times out at progressDeadline a work its agent cannot apply, and goes on within maxFailures", func(ctx context.Context) {
-		decide(ctx, ns, "place", 0, "", cls[0], cls[1])
-		set := createSet(ctx, ns, "app", progressive(1, clusterv1alpha1.RolloutConfig{ProgressDeadline: "10m", MaxFailures: intstr.FromInt32(1)}))
-		expectWorksOn(ctx, set, cls[0])
-		agentReports(ctx, cls[0], "app", "unapplied")
-		consistentlyWorksOn(ctx, set, cls[0])
-
-		By("moving the clock past its progressDeadline")
-		fakeClock.Step(10*time.Minute + time.Second)
-		expectWorksOn(ctx, set, cls[0], cls[1])
-		expectSet(ctx, set, func(g Gomega, s *workv1alpha1.ManifestWorkReplicaSet) {
-			g.Expect(condition(s, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut).Message).To(ContainSubstring("1 past their progressDeadline"))
-		})
 	})
 
 	It("Progressive waits minSuccessTime after a changed template succeeded, though the agent's condition kept its time", func(ctx context.Context) {

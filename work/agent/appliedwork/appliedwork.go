@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,7 +74,7 @@ func Release(ctx context.Context, c dynamic.Interface, r workv1.AppliedManifestR
 		}
 		others = append(others, ref)
 	}
-	if orphan || hasAppliedWorkOwner(others) {
+	if orphan || slices.ContainsFunc(others, IsAppliedWork) {
 		if !mine {
 			return true, nil
 		}
@@ -105,13 +106,10 @@ func Release(ctx context.Context, c dynamic.Interface, r workv1.AppliedManifestR
 	return false, nil
 }
 
-func hasAppliedWorkOwner(refs []metav1.OwnerReference) bool {
-	for _, ref := range refs {
-		if ref.Kind == "AppliedManifestWork" && strings.HasPrefix(ref.APIVersion, workv1.GroupName+"/") {
-			return true
-		}
-	}
-	return false
+// IsAppliedWork says whether ref is an owner reference to an
+// AppliedManifestWork, of any agent.
+func IsAppliedWork(ref metav1.OwnerReference) bool {
+	return ref.Kind == "AppliedManifestWork" && strings.HasPrefix(ref.APIVersion, workv1.GroupName+"/")
 }
 
 // Orphaned says whether the delete option keeps r on the managed cluster

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/work/agent/appliedwork"
 )
 
 // Key names one object on the managed cluster.
@@ -350,7 +352,8 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 			}
 		}
 	}
-	config.SetOwnerReferences(withOwner(appliedWorkOwners(owners), req.Owner))
+	appliedWorks := slices.DeleteFunc(slices.Clone(owners), func(ref metav1.OwnerReference) bool { return !appliedwork.IsAppliedWork(ref) })
+	config.SetOwnerReferences(withOwner(appliedWorks, req.Owner))
 	data, err := json.Marshal(config.Object)
 	if err != nil {
 		return nil, false, err
@@ -390,17 +393,6 @@ func hasOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) bool {
 		}
 	}
 	return false
-}
-
-// appliedWorkOwners are the AppliedManifestWorks among refs.
-func appliedWorkOwners(refs []metav1.OwnerReference) []metav1.OwnerReference {
-	var out []metav1.OwnerReference
-	for _, r := range refs {
-		if r.Kind == "AppliedManifestWork" && strings.HasPrefix(r.APIVersion, workv1.GroupName+"/") {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference) []metav1.OwnerReference {

@@ -245,29 +245,21 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	// or is owned by: one whose owner reference was taken out puts it back.
 	enqueue := func(o, old *metav1.PartialObjectMetadata, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
 		key := apply.Key{GVR: gvr, Namespace: o.Namespace, Name: o.Name}
-		owners := slices.Concat(o.OwnerReferences, old.OwnerReferences)
 		if deleted {
 			r.applier.Deleted(key)
 		} else if r.applier.IsEcho(key, o.ResourceVersion) {
-			// This agent's own write: only a work whose owner reference
-			// it took out (another work's apply, see serverSideApply)
-			// comes back.
-			owners = slices.DeleteFunc(slices.Clone(old.OwnerReferences), func(ref metav1.OwnerReference) bool {
+			// This agent's own write: only a work whose owner reference it
+			// took out (another work's apply, see serverSideApply) comes back.
+			r.enqueueOwners(q, slices.DeleteFunc(slices.Clone(old.OwnerReferences), func(ref metav1.OwnerReference) bool {
 				return slices.ContainsFunc(o.OwnerReferences, func(now metav1.OwnerReference) bool { return now.UID == ref.UID })
-			})
-		} else {
-			for _, work := range r.readers.of(key) {
-				q.Add(r.request(work))
-			}
+			}))
+			return
 		}
-		for _, ref := range owners {
-			if ref.Kind != "AppliedManifestWork" {
-				continue
-			}
-			if work, ok := appliedwork.WorkName(r.opts.HubHash, ref.Name); ok {
-				q.Add(r.request(work))
-			}
+		for _, work := range r.readers.of(key) {
+			q.Add(r.request(work))
 		}
+		r.enqueueOwners(q, o.OwnerReferences)
+		r.enqueueOwners(q, old.OwnerReferences)
 	}
 	h := handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -282,6 +274,15 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 	}
 	r.watched[gvk] = true
 	return nil
+}
+
+// enqueueOwners brings back the works of this hub among refs.
+func (r *Reconciler) enqueueOwners(q workqueue.TypedRateLimitingInterface[reconcile.Request], refs []metav1.OwnerReference) {
+	for _, ref := range refs {
+		if work, ok := appliedwork.WorkName(r.opts.HubHash, ref.Name); ok && appliedwork.IsAppliedWork(ref) {
+			q.Add(r.request(work))
+		}
+	}
 }
 
 // Reconcile brings one ManifestWork and the managed cluster together.

@@ -34,7 +34,6 @@ type scope struct {
 	work, before *workv1.ManifestWork
 	amw          *workv1.AppliedManifestWork
 	manifests    []manifest
-	waiting      bool
 	// refused says the executor may not apply a manifest: looked at again
 	// once the access review is no longer believed.
 	refused bool
@@ -181,7 +180,8 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 		}
 	}
 	r.readers.set(s.work.Name, read)
-	r.setWaiting(s.work.Name, s.waiting)
+	waiting := slices.ContainsFunc(s.manifests, func(m manifest) bool { return m.waiting })
+	r.setWaiting(s.work.Name, waiting)
 	switch {
 	case s.failed > 0:
 		// An error has the controller try again with its backoff, while
@@ -191,7 +191,7 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 		// skip the status.
 		return reconcile.Continue, fmt.Errorf("%d of %d manifests failed to apply, trying again with backoff; the first: %s",
 			s.failed, len(s.manifests), s.failure.Error())
-	case s.waiting:
+	case waiting:
 		return reconcile.Result{RequeueAfter: kindRetry}, nil
 	case s.refused:
 		return reconcile.Result{RequeueAfter: accessRecheck}, nil
@@ -204,7 +204,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 	gvk := m.obj.GroupVersionKind()
 	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
-		s.waiting, m.waiting = true, true
+		m.waiting = true
 		m.err = fmt.Errorf("kind %s of apiVersion %s is not installed on the managed cluster: the manifest is applied once its CRD is established", gvk.Kind, gvk.GroupVersion())
 		return
 	}

@@ -10,37 +10,31 @@ import (
 // A group is finished when each of its clusters succeeded (and its
 // minSuccessTime passed) or failed. A mandatory group tolerates no
 // failure; any other group maxFailures of its own clusters (a number, or a
-// percentage of the group's size, rounded up). More failures stop the
-// rollout.
+// percentage of the group's size, rounded up). More failures than a group
+// tolerates, in any group, stop the rollout.
 //
 // It does not go past the first unfinished group, nor past a finished one
 // while a cluster of these groups is still busy; it starts the clusters of
-// the group it stops at that have not started. More failures than a
-// group tolerates, in any group, stop the rollout.
+// the group it stops at that have not started.
 func byGroup(groups []rolloutGroup, states map[string]rolloutsdk.ClusterRolloutStatus, maxFailures intstr.IntOrString, result *rolloutsdk.RolloutResult) bool {
 	held := false
-	toStart := make([][]rolloutsdk.ClusterRolloutStatus, len(groups))
+	surveys := make([]survey, len(groups))
 	for i, g := range groups {
 		tolerated := 0
 		if !g.mandatory {
 			tolerated = allowed(maxFailures, g.clusters.Len())
 		}
-		var failures int
-		if toStart[i], failures = g.survey(states); failures > tolerated {
+		if surveys[i] = g.survey(states); surveys[i].failures > tolerated {
 			// in any group, also one past where the rollout is: its
 			// clusters started before (the decisions changed since)
 			result.MaxFailureBreach = true
 			return true
 		}
-		for c := range g.clusters {
-			if st, ok := states[c]; ok && busy(st) {
-				held = true
-			}
-		}
+		held = held || surveys[i].busy > 0
 	}
-	for i := range groups {
-		result.ClustersToRollout = append(result.ClustersToRollout, toStart[i]...)
-		if held || len(toStart[i]) > 0 {
+	for _, sv := range surveys {
+		result.ClustersToRollout = append(result.ClustersToRollout, sv.toStart...)
+		if held || len(sv.toStart) > 0 {
 			return true
 		}
 	}

@@ -14,23 +14,15 @@ import (
 // the total clusters, rounded up).
 func byCluster(groups []rolloutGroup, total int, states map[string]rolloutsdk.ClusterRolloutStatus, maxFailures intstr.IntOrString, limit int,
 	result *rolloutsdk.RolloutResult) {
-	var (
-		toStart         []rolloutsdk.ClusterRolloutStatus
-		failures, inUse int
-	)
+	var all survey
 	for _, g := range groups {
-		starting, failed := g.survey(states)
-		toStart, failures = append(toStart, starting...), failures+failed
-		for c := range g.clusters {
-			if st, ok := states[c]; ok && busy(st) {
-				inUse++
-			}
-		}
+		sv := g.survey(states)
+		all.toStart, all.failures, all.busy = append(all.toStart, sv.toStart...), all.failures+sv.failures, all.busy+sv.busy
 	}
-	if failures > allowed(maxFailures, total) {
+	if all.failures > allowed(maxFailures, total) {
 		result.MaxFailureBreach = true
 		return
 	}
-	slices.SortFunc(toStart, func(a, b rolloutsdk.ClusterRolloutStatus) int { return strings.Compare(a.ClusterName, b.ClusterName) })
-	result.ClustersToRollout = append(result.ClustersToRollout, toStart[:min(len(toStart), max(limit-inUse, 0))]...)
+	slices.SortFunc(all.toStart, func(a, b rolloutsdk.ClusterRolloutStatus) int { return strings.Compare(a.ClusterName, b.ClusterName) })
+	result.ClustersToRollout = append(result.ClustersToRollout, all.toStart[:min(len(all.toStart), max(limit-all.busy, 0))]...)
 }

@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	"slices"
-	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
 
+	"github.com/corral-dev/corral/internal/portion"
 	"github.com/corral-dev/corral/work/hub/validation"
 )
 
@@ -72,9 +72,8 @@ func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
 // A started cluster is Failed, Progressing or Succeeded by its work's
 // status (clusterStatus: a work written but not reported on yet is
 // Progressing); once Progressing or Failed for progressDeadline it is
-// TimeOut. A
-// Succeeded cluster is in its minSuccessTime until that long after it
-// succeeded. Failed and TimeOut clusters are failures; a mandatory group
+// TimeOut. A Succeeded cluster is in its minSuccessTime until that long
+// after it succeeded. Failed and TimeOut clusters are failures; a mandatory group
 // tolerates none, the rest of the rollout maxFailures. More failures stop
 // the rollout (MaxFailureBreach): no cluster starts after that.
 //
@@ -133,8 +132,7 @@ func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.R
 		byCluster(groups[mandatory:], decided.Len(), states, st.config.MaxFailures, limit, &result)
 	default:
 		for _, g := range groups {
-			toStart, _ := g.survey(states)
-			result.ClustersToRollout = append(result.ClustersToRollout, toStart...)
+			result.ClustersToRollout = append(result.ClustersToRollout, g.survey(states).toStart...)
 		}
 	}
 	return result, nil
@@ -189,23 +187,29 @@ type rolloutGroup struct {
 	mandatory bool
 }
 
-// survey is the group's clusters to start now, those with no status, and
-// its count of failed clusters.
-func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus) ([]rolloutsdk.ClusterRolloutStatus, int) {
-	var (
-		toStart  []rolloutsdk.ClusterRolloutStatus
-		failures int
-	)
+// survey is what a group's clusters are doing.
+type survey struct {
+	// toStart are those with no status, to start now.
+	toStart []rolloutsdk.ClusterRolloutStatus
+	// failures and busy count those failed and those busy.
+	failures, busy int
+}
+
+// survey is what the group's clusters are doing, by their states.
+func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus) survey {
+	var out survey
 	for _, c := range sets.List(g.clusters) {
 		st, ok := states[c]
 		switch {
 		case !ok:
-			toStart = append(toStart, rolloutsdk.ClusterRolloutStatus{ClusterName: c, GroupKey: g.key, Status: rolloutsdk.ToApply})
+			out.toStart = append(out.toStart, rolloutsdk.ClusterRolloutStatus{ClusterName: c, GroupKey: g.key, Status: rolloutsdk.ToApply})
 		case failed(st):
-			failures++
+			out.failures++
+		case busy(st):
+			out.busy++
 		}
 	}
-	return toStart, failures
+	return out
 }
 
 // order is the placement's decision groups, but for the clusters claimed
@@ -234,14 +238,10 @@ func (ro rollout) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []ro
 	return groups
 }
 
-// allowed is how many of n clusters a count (a number, or a number in a
-// string, as the api's pattern allows) or a percentage (rounded up) lets
-// through; the setting was validated before.
+// allowed is how many of n clusters a count or percentage lets through
+// (portion.Of); the setting was validated before.
 func allowed(v intstr.IntOrString, n int) int {
-	if count, err := strconv.Atoi(v.StrVal); err == nil && v.Type == intstr.String {
-		return max(count, 0)
-	}
-	out, _ := intstr.GetScaledValueFromIntOrPercent(&v, n, true)
+	out, _ := portion.Of(v, n)
 	return max(out, 0)
 }
 
