@@ -94,10 +94,12 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 	if err != nil {
 		return err
 	}
-	for _, m := range managed {
-		if err := acceptWhenAsked(ctx, hubCluster, kube, clusters, m.Name, progress); err != nil {
-			return err
-		}
+	names := make([]string, len(managed))
+	for i, m := range managed {
+		names[i] = m.Name
+	}
+	if err := acceptWhenAsked(ctx, hubCluster, names, progress); err != nil {
+		return err
 	}
 	for _, m := range managed {
 		if err := waitJoined(ctx, clusters, m.Name); err != nil {
@@ -137,28 +139,14 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addon
 	return webhook.WaitServing(ctx, admin, joinTimeout)
 }
 
-// acceptWhenAsked waits until the cluster's agent has asked to join (or it
-// is accepted already, as on a reused hub) and then runs corral accept.
-func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, kube kubernetes.Interface, clusters clusterclient.Interface, name string, progress io.Writer) error {
-	asked := func(ctx context.Context) bool { // errors: not yet, the hub is busy
-		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
-		if err != nil || mc.Spec.HubAcceptsClient {
-			return err == nil
-		}
-		csrs, err := kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{
-			LabelSelector: clusterv1.ClusterNameLabelKey + "=" + name,
-		})
-		return err == nil && len(csrs.Items) > 0
-	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
-		return asked(ctx), nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s's agent did not ask to join within %s: %w", name, joinTimeout, err)
-	}
+// acceptWhenAsked runs corral accept --wait: it waits until every
+// cluster's agent has asked to join (or it is accepted already, as on a
+// reused hub) and accepts them.
+func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, names []string, progress io.Writer) error {
 	o := registrationcli.NewAcceptOptions(progress)
 	o.Hub.Kubeconfig = hubCluster.Kubeconfig
-	o.Clusters = []string{name}
+	o.Clusters = names
+	o.Wait, o.Timeout = true, joinTimeout
 	if err := o.Complete(); err != nil {
 		return err
 	}

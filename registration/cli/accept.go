@@ -7,11 +7,13 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -33,11 +35,23 @@ type AcceptOptions struct {
 	Clusters []string
 	// Requesters are the users whose join requests accept approves.
 	Requesters []string
+	// Wait, when set, waits until every cluster has asked to join (its
+	// ManagedCluster and a join request accept would approve exist, or it
+	// is accepted already) before changing anything.
+	Wait bool
+	// Timeout bounds Wait.
+	Timeout time.Duration
 }
+
+// DefaultAcceptTimeout is how long accept --wait waits by default.
+const DefaultAcceptTimeout = 5 * time.Minute
+
+// askPoll is how often accept --wait looks again.
+const askPoll = 500 * time.Millisecond
 
 // NewAcceptOptions approves join requests from the bootstrap identity only.
 func NewAcceptOptions(out io.Writer) *AcceptOptions {
-	return &AcceptOptions{hubOptions: newHubOptions(out), Requesters: []string{bootstrap.User}}
+	return &AcceptOptions{hubOptions: newHubOptions(out), Requesters: []string{bootstrap.User}, Timeout: DefaultAcceptTimeout}
 }
 
 // NewCmdAccept returns `corral accept`.
@@ -50,8 +64,12 @@ func NewCmdAccept(out io.Writer) *cobra.Command {
 (a CSR from the bootstrap identity, for exactly that cluster's client
 certificate) and set spec.hubAcceptsClient. Every cluster is checked before
 anything changes; a request that is not a well-formed join request is left
-pending and reported. Safe to run again.`,
-		Example: "  corral accept cluster1 cluster2",
+pending and reported. Safe to run again.
+
+With --wait, accept first waits (up to --timeout) until every cluster named
+has asked to join: right after 'corral join', its agent may not have
+created its ManagedCluster or its request yet.`,
+		Example: "  corral accept cluster1 cluster2\n  corral accept cluster1 --wait --timeout 2m",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Clusters = args
@@ -66,11 +84,16 @@ pending and reported. Safe to run again.`,
 	}
 	o.Hub.AddFlags(cmd.Flags())
 	cmd.Flags().StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until every cluster has asked to join before accepting")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "how long --wait waits")
 	return cmd
 }
 
-// Validate checks the cluster names, and takes each once.
+// Validate checks the cluster names, and takes each once, and the timeout.
 func (o *AcceptOptions) Validate() (err error) {
+	if o.Wait && o.Timeout <= 0 {
+		return fmt.Errorf("--timeout is %s: give --wait a positive time to wait, such as 5m", o.Timeout)
+	}
 	o.Clusters, err = common.ClusterNames(o.Clusters)
 	return err
 }
@@ -114,19 +137,24 @@ type acceptPlan struct {
 	skipped []string // why other pending requests are left alone
 }
 
-// Run plans every cluster, then, if all can be accepted, accepts them.
+// asked says the cluster has a join request to approve, or is accepted
+// already (its agent may be joined, with nothing left to ask).
+func (p acceptPlan) asked() bool {
+	return len(p.approve) > 0 || p.cluster.Spec.HubAcceptsClient
+}
+
+// Run plans every cluster (with Wait, until every one has asked), then,
+// if all can be accepted, accepts them.
 func (o *AcceptOptions) Run(ctx context.Context) error {
-	var plans []acceptPlan
-	var errs []error
-	for _, name := range o.Clusters {
-		plan, err := o.plan(ctx, name)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		plans = append(plans, plan)
+	plans, notYet, err := o.planAll(ctx)
+	if err == nil && notYet != nil && o.Wait {
+		plans, err = o.waitAsked(ctx, notYet)
+		notYet = nil
 	}
-	if err := oneLine(errs); err != nil {
+	if err == nil {
+		err = oneLine(notYet)
+	}
+	if err != nil {
 		return fmt.Errorf("nothing was changed: %w", err)
 	}
 	for _, plan := range plans {
@@ -137,10 +165,64 @@ func (o *AcceptOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// waitAsked plans every cluster again until every one has asked, failing
+// with why some have not once Timeout passes. A look that fails is tried
+// again (the hub may be busy or restarting) unless the hub refused it.
+func (o *AcceptOptions) waitAsked(ctx context.Context, notYet []error) ([]acceptPlan, error) {
+	fmt.Fprintf(o.Out, "Waiting up to %s for %d of %d clusters to ask to join\n", o.Timeout, len(notYet), len(o.Clusters))
+	var plans []acceptPlan
+	var err error
+	refused := func(err error) bool {
+		return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || ctx.Err() != nil
+	}
+	// Each look runs on ctx, not the poll's: the look the timeout cuts
+	// short would fail instead of saying who has not asked.
+	_ = wait.PollUntilContextTimeout(ctx, askPoll, o.Timeout, false, func(context.Context) (bool, error) {
+		plans, notYet, err = o.planAll(ctx)
+		if err != nil && refused(err) {
+			return false, err
+		}
+		return err == nil && notYet == nil, nil
+	})
+	switch {
+	case err != nil && refused(err):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("waited %s: %w", o.Timeout, err)
+	case notYet != nil:
+		return nil, fmt.Errorf("waited %s: %w", o.Timeout, oneLine(notYet))
+	}
+	return plans, nil
+}
+
+// planAll plans every cluster. notYet says which have not asked to join:
+// no ManagedCluster, or (with Wait) no join request to approve while not
+// accepted. err is the first error of any other kind: the hub refusing,
+// or out of reach.
+func (o *AcceptOptions) planAll(ctx context.Context) (plans []acceptPlan, notYet []error, err error) {
+	for _, name := range o.Clusters {
+		plan, err := o.plan(ctx, name)
+		switch {
+		case errors.Is(err, errNotAsked):
+			notYet = append(notYet, err)
+		case err != nil:
+			return nil, nil, err
+		case o.Wait && !plan.asked():
+			notYet = append(notYet, fmt.Errorf("cluster %s has not asked for a certificate: it has no join request accept would approve", name))
+		default:
+			plans = append(plans, plan)
+		}
+	}
+	return plans, notYet, nil
+}
+
+// errNotAsked: the cluster named has no ManagedCluster on the hub.
+var errNotAsked = errors.New("has not asked to join")
+
 func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, error) {
 	mc, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return acceptPlan{}, fmt.Errorf("cluster %s has not asked to join: there is no ManagedCluster %s on the hub", name, name)
+		return acceptPlan{}, fmt.Errorf("cluster %s %w: there is no ManagedCluster %s on the hub", name, errNotAsked, name)
 	}
 	if err != nil {
 		return acceptPlan{}, err

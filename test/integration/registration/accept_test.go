@@ -3,9 +3,12 @@ package registration_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	"github.com/spf13/cobra"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,15 +39,22 @@ func accept(ctx context.Context, clusters ...string) (string, error) {
 // acceptOn runs corral accept on the hub of kubeconfig.
 func acceptOn(ctx context.Context, kubeconfig string, clusters ...string) (string, error) {
 	var out bytes.Buffer
-	o := registrationcli.NewAcceptOptions(&out)
+	err := acceptWith(ctx, &out, kubeconfig, 0, clusters...)
+	return out.String(), err
+}
+
+// acceptWith runs corral accept on the hub of kubeconfig, printing to out;
+// with wait other than zero, as --wait --timeout wait.
+func acceptWith(ctx context.Context, out io.Writer, kubeconfig string, wait time.Duration, clusters ...string) error {
+	o := registrationcli.NewAcceptOptions(out)
 	o.Hub.Kubeconfig = kubeconfig
 	o.Clusters = clusters
+	o.Wait, o.Timeout = wait != 0, wait
 	if err := o.Validate(); err != nil {
-		return out.String(), err
+		return err
 	}
 	Expect(o.Complete()).To(Succeed())
-	err := o.Run(ctx)
-	return out.String(), err
+	return o.Run(ctx)
 }
 
 var _ = Describe("corral accept", func() {
@@ -82,6 +92,55 @@ var _ = Describe("corral accept", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring("left request " + rogue + " pending"))
 		Expect(clientcsr.Pending(getCSR(ctx, rogue))).To(BeTrue())
+	})
+
+	Describe("--wait", func() {
+		// asking creates, as a joining agent does first, the ManagedCluster
+		// alone: a cluster that has not asked for a certificate yet.
+		asking := func(ctx context.Context, name string) {
+			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
+			Expect(bootstrapClient(ctx).Create(ctx, mc)).To(Succeed())
+			DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mc) })
+		}
+
+		It("waits for a cluster whose agent has not asked for a certificate yet, then approves its request and accepts it", func(ctx context.Context) {
+			name := "c-" + rand.String(6)
+			asking(ctx, name)
+			out := gbytes.NewBuffer()
+			accepted := make(chan error, 1)
+			go func() {
+				defer GinkgoRecover()
+				accepted <- acceptWith(ctx, out, hubCluster.Kubeconfig, timeout, name)
+			}()
+			Eventually(out).WithTimeout(timeout).Should(gbytes.Say("Waiting up to .* for 1 of 1 clusters to ask to join"))
+			Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse(), "nothing accepted while waiting")
+
+			csr := submitCSR(ctx, bootstrapClient(ctx), name, csrPEM(name))
+			Eventually(accepted).WithTimeout(timeout).Should(Receive(BeNil()))
+			Expect(string(out.Contents())).To(ContainSubstring(name + ": approved join request " + csr))
+			expectAccepted(ctx, name)
+		})
+
+		It("names the clusters that have not asked once the timeout passes, and changes nothing", func(ctx context.Context) {
+			name, ghost, ready := "c-"+rand.String(6), "ghost-"+rand.String(5), "c-"+rand.String(6)
+			asking(ctx, name)
+			csr := join(ctx, ready)
+			var out bytes.Buffer
+			err := acceptWith(ctx, &out, hubCluster.Kubeconfig, 2*time.Second, name, ghost, ready)
+			Expect(err).To(MatchError(And(
+				ContainSubstring("nothing was changed: waited 2s"),
+				ContainSubstring(name+" has not asked for a certificate"),
+				ContainSubstring(ghost+" has not asked to join"),
+				Not(ContainSubstring(ready)))))
+			Expect(getCluster(ctx, name).Spec.HubAcceptsClient).To(BeFalse())
+			Expect(getCluster(ctx, ready).Spec.HubAcceptsClient).To(BeFalse())
+			Expect(clientcsr.Pending(getCSR(ctx, csr))).To(BeTrue())
+		})
+
+		It("refuses a timeout that is not positive", func(ctx context.Context) {
+			err := acceptWith(ctx, io.Discard, hubCluster.Kubeconfig, -time.Second, "c1")
+			Expect(err).To(MatchError(ContainSubstring("--timeout is -1s")))
+		})
 	})
 
 	It("refuses a malformed cluster name before talking to the hub", func(ctx context.Context) {
