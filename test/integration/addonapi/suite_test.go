@@ -78,6 +78,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	for _, name := range webhook.ConvertedCRDs {
 		expectConversionWebhook(ctx, name)
 	}
+	expectConverting(ctx)
 }, NodeTimeout(localcluster.DefaultStartTimeout+4*time.Minute))
 
 // expectConversionWebhook waits until the CRD name converts through a
@@ -91,6 +92,31 @@ func expectConversionWebhook(ctx context.Context, name string) {
 		g.Expect(crd.Spec.Conversion.Strategy).To(Equal(apiextensionsv1.WebhookConverter))
 		g.Expect(crd.Spec.Conversion.Webhook.ClientConfig.CABundle).NotTo(BeEmpty())
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+// expectConverting waits until the API server converts both addon kinds
+// through the webhook: it switches a CRD's handler a moment after the CRD
+// names the webhook, and the specs read each object once.
+func expectConverting(ctx context.Context) {
+	GinkgoHelper()
+	ns := newNamespace(ctx)
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
+		Spec: addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: "probe-agent"}}
+	Expect(admin.Create(ctx, mca)).To(Succeed())
+	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("probe")},
+		Spec: addonv1alpha1.ClusterManagementAddOnSpec{SupportedConfigs: []addonv1alpha1.ConfigMeta{
+			{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "example.com", Resource: "probes"}}},
+			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual}}}
+	Expect(admin.Create(ctx, cma)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, cma))).To(Succeed()) })
+	Eventually(func(g Gomega) {
+		beta := &addonv1beta1.ManagedClusterAddOn{}
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(mca), beta)).To(Succeed())
+		g.Expect(beta.Annotations).To(HaveKeyWithValue(addonv1beta1.InstallNamespaceAnnotation, "probe-agent"))
+		betaCMA := &addonv1beta1.ClusterManagementAddOn{}
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(cma), betaCMA)).To(Succeed())
+		g.Expect(betaCMA.Spec.DefaultConfigs).To(HaveLen(1))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the API server converts the addon kinds through the webhook")
 }
 
 var nameCounter atomic.Int64

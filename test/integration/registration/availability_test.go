@@ -134,9 +134,9 @@ var _ = Describe("availability", func() {
 			ShouldNot(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
 		// The agent wrote Available=True; the hub must not take it back
 		// while the lease is renewed: watch for longer than the lease
-		// period times the grace multiplier (1 s × 2), after which a lease
+		// period times the grace multiplier (1 s × 5), after which a lease
 		// the hub did not see renewed would be stale.
-		Consistently(availableStatus).WithContext(ctx).WithArguments(name).WithTimeout(4*time.Second).
+		Consistently(availableStatus).WithContext(ctx).WithArguments(name).WithTimeout(7*time.Second).
 			Should(Equal(metav1.ConditionTrue), "the hub marked a cluster whose lease is renewed as not available")
 		Expect(taintKeys(ctx, name)).NotTo(ContainElement(clusterv1.ManagedClusterTaintUnreachable))
 	})

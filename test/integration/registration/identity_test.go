@@ -113,7 +113,9 @@ var _ = Describe("the agent's identity", func() {
 		By("a second agent, with no identity of its own, asking for the same name")
 		second, err := agent.New(agent.Options{ClusterName: name, Bootstrap: bootstrapConfig(ctx), Managed: managedCluster.Config, SecretName: "hub-kubeconfig-" + rand.String(6)})
 		Expect(err).NotTo(HaveOccurred())
-		err = second.Run(ctx)
+		refusing, cancel := context.WithTimeout(ctx, timeout) // a miss fails, not hangs
+		defer cancel()
+		err = second.Run(refusing)
 		Expect(err).To(MatchError(agent.ErrNameTaken))
 		Expect(err.Error()).To(ContainSubstring("--cluster-name"))
 		Expect(csrsOf(ctx, name)).To(HaveLen(1), "no new join request")

@@ -158,7 +158,9 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		name, _ := startJoinedAgent(ctx, "hub-kubeconfig-"+rand.String(6))
 		o := newJoin(ctx, name, &bytes.Buffer{})
 		o.CAFile = hubCAFile()
-		err := runJoin(ctx, o)
+		refusing, cancel := context.WithTimeout(ctx, timeout) // a miss fails, not hangs
+		defer cancel()
+		err := runJoin(refusing, o)
 		Expect(err).To(MatchError(agent.ErrNameTaken))
 		Expect(csrsOf(ctx, name)).To(HaveLen(1))
 		expectNoAgentState(ctx)

@@ -122,8 +122,9 @@ var _ = Describe("the agent's heartbeat", func() {
 
 		By("a hub admin shortening the lease to 1s and accepting")
 		mc := getCluster(ctx, name)
+		patch := client.MergeFrom(mc.DeepCopy()) // the hub adds its finalizer meanwhile
 		mc.Spec.LeaseDurationSeconds = 1
-		Expect(admin.Update(ctx, mc)).To(Succeed())
+		Expect(admin.Patch(ctx, mc, patch)).To(Succeed())
 		_, err := accept(ctx, name)
 		Expect(err).NotTo(HaveOccurred())
 		expectAvailable(ctx, name)

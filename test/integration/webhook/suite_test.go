@@ -130,7 +130,7 @@ func rule(group, resource string, verbs []string, names ...string) rbacv1.Policy
 const clusterGroup = "cluster.open-cluster-management.io"
 
 // grant gives user the rules through a ClusterRole and binding of its own,
-// removed after the spec.
+// removed after the spec, and waits until they take effect.
 func grant(ctx context.Context, user string, rules ...rbacv1.PolicyRule) {
 	GinkgoHelper()
 	name := uniqueName("webhook-spec-" + user)
@@ -146,6 +146,8 @@ func grant(ctx context.Context, user string, rules ...rbacv1.PolicyRule) {
 		Expect(client.IgnoreNotFound(admin.Delete(ctx, binding))).To(Succeed())
 		Expect(client.IgnoreNotFound(admin.Delete(ctx, role))).To(Succeed())
 	})
+	Eventually(func() (bool, error) { return testenv.Granted(ctx, admin, user, "", rules...) }).
+		WithContext(ctx).WithTimeout(timeout).Should(BeTrue(), "the grant to %s takes effect", user)
 }
 
 // newNamespace is a namespace for one spec, deleted after it.

@@ -14,6 +14,8 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testenv"
 )
 
 var _ = Describe("The work addon's validating webhooks", func() {
@@ -68,7 +70,9 @@ var _ = Describe("The work addon's validating webhooks", func() {
 	})
 })
 
-// grant gives user the rules in namespace, through a Role and RoleBinding.
+// grant gives user the rules in namespace, through a Role and RoleBinding,
+// and waits until they take effect: a refusal expected next is then the
+// webhook's, not RBAC's.
 func grant(ctx context.Context, user, namespace string, rules ...rbacv1.PolicyRule) {
 	GinkgoHelper()
 	name := uniqueName("grant")
@@ -77,6 +81,8 @@ func grant(ctx context.Context, user, namespace string, rules ...rbacv1.PolicyRu
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	})).To(Succeed())
+	Eventually(func() (bool, error) { return testenv.Granted(ctx, admin, user, namespace, rules...) }).
+		WithContext(ctx).WithTimeout(timeout).Should(BeTrue(), "the grant to %s takes effect", user)
 }
 
 // as is a client that impersonates user.
