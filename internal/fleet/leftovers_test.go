@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/corral-dev/corral/internal/localcluster"
 )
@@ -27,6 +30,14 @@ func startLeftover(t *testing.T, dir string) *exec.Cmd {
 		_ = cmd.Wait()
 	})
 	go func() { _ = cmd.Wait() }() // reap it as soon as it is killed
+	// Start returns once the child is exec'ing, but the kernel sets up
+	// its command line a moment later: until then it reads empty.
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return ProcessAlive(cmd.Process.Pid, dir), nil
+	})
+	if err != nil {
+		t.Fatalf("the leftover's command line never named %s: %v", dir, err)
+	}
 	return cmd
 }
 
