@@ -236,10 +236,17 @@ func tableClusters(out string) []string {
 }
 
 var _ = Describe("corral dev, given bad input,", func() {
-	It("dev up --clusters -1 says --clusters is wrong", func() {
-		r := corral(cliTimeout, "dev", "up", "--clusters", "-1", "--dir", newFleetDir())
-		expectOneLineError(r, "--clusters")
-	})
+	DescribeTable("dev up with a number it cannot use says which flag is wrong, and creates nothing",
+		func(flag, value string) {
+			dir := newFleetDir()
+			r := corral(cliTimeout, "dev", "up", flag, value, "--dir", dir)
+			expectOneLineError(r, flag+" is "+value)
+			Expect(exists(dir)).To(BeFalse(), "dev up created %s though it could not start", dir)
+		},
+		Entry("no managed clusters", "--clusters", "-1"),
+		Entry("no nodes", "--nodes", "0"),
+		Entry("no time to get ready", "--timeout", "0s"),
+	)
 
 	It("dev up without the Kubernetes binaries says to run make tools", func() {
 		dir := newFleetDir()

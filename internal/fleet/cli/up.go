@@ -116,6 +116,9 @@ func (o *UpOptions) Validate() error {
 	if o.Nodes < 1 {
 		return fmt.Errorf("--nodes is %d: a managed cluster needs at least 1 node", o.Nodes)
 	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout is %s: give the fleet a positive time to get ready, such as 5m", o.Timeout)
+	}
 	if localcluster.Locked(o.Dir) {
 		return fmt.Errorf("a fleet is already running in %s (pid %s): use it, stop it with 'corral dev down --dir %s', or pick another --dir",
 			o.Dir, localcluster.LockHolder(o.Dir), o.Dir)
