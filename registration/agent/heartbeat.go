@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
@@ -157,17 +159,29 @@ func (a *Agent) report(ctx context.Context, clusters clusterclient.Interface, na
 	return setConditions(ctx, clusters, mc, conds...)
 }
 
-// setConditions writes conds into mc's status, once, if they change it.
+// setConditions writes conds into mc's status, if they change it. The hub
+// writes the status too (its own conditions, such as ClockSynced after
+// the renewal just made): on a conflict it reads the cluster again and
+// retries at once, rather than a lease period later.
 func setConditions(ctx context.Context, clusters clusterclient.Interface, mc *clusterv1.ManagedCluster, conds ...metav1.Condition) error {
-	changed := false
-	for _, c := range conds {
-		changed = meta.SetStatusCondition(&mc.Status.Conditions, c) || changed
-	}
-	if !changed {
-		return nil
-	}
-	_, err := clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
-	return err
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		changed := false
+		for _, c := range conds {
+			changed = meta.SetStatusCondition(&mc.Status.Conditions, c) || changed
+		}
+		if !changed {
+			return nil
+		}
+		_, err := clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			latest, getErr := clusters.ClusterV1().ManagedClusters().Get(ctx, mc.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return getErr
+			}
+			mc = latest
+		}
+		return err
+	})
 }
 
 // beat renews the lease and reports Joined and Available, once the hub has

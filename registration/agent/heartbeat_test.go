@@ -1,11 +1,20 @@
 package agent
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
 func TestRotationDue(t *testing.T) {
@@ -50,5 +59,39 @@ func TestFreshnessGracesOnlyANewIdentitysFirstPeriod(t *testing.T) {
 	f.beaten()
 	if f.graced(start.Add(time.Second)) {
 		t.Error("a rejection after a successful heartbeat is graced")
+	}
+}
+
+func TestSetConditionsRetriesAConflictWithTheHubsWrite(t *testing.T) {
+	ctx := context.Background()
+	stale := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", ResourceVersion: "1"}}
+	hubs := stale.DeepCopy()
+	hubs.ResourceVersion = "2"
+	hubs.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionTrue, Reason: "ByTheHub"}}
+	clusters := clusterfake.NewSimpleClientset(hubs) //nolint:staticcheck // the OCM api generates no apply configurations, so no NewClientset
+	conflicts := 0
+	clusters.PrependReactor("update", "managedclusters", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		mc := action.(clienttesting.UpdateAction).GetObject().(*clusterv1.ManagedCluster)
+		if mc.ResourceVersion != "2" {
+			conflicts++
+			return true, nil, apierrors.NewConflict(clusterv1.Resource("managedclusters"), mc.Name, errors.New("modified"))
+		}
+		return false, nil, nil
+	})
+	joined := metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: ReasonJoined}
+	if err := setConditions(ctx, clusters, stale, joined); err != nil {
+		t.Fatalf("setConditions() = %v, want the write retried on the hub's version", err)
+	}
+	if conflicts != 1 {
+		t.Errorf("%d conflicts, want the one of the stale read", conflicts)
+	}
+	got, err := clusters.ClusterV1().ManagedClusters().Get(ctx, "c1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionClockSynced} {
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, typ) {
+			t.Errorf("%s is not True in %v: the agent's and the hub's conditions should both stay", typ, got.Status.Conditions)
+		}
 	}
 }
