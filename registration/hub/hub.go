@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/corral-dev/corral/registration/hub/clocksync"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
 	"github.com/corral-dev/corral/registration/hub/csrapproval"
@@ -167,6 +168,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Clock:    opts.Clock,
 		}).SetupWithManager(mgr, opts.Workers),
 		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr, opts.Workers),
+		(&clocksync.Reconciler{
+			Client:          mgr.GetClient(),
+			Recorder:        mgr.GetEventRecorder("corral-clocksync"),
+			Clock:           opts.Clock,
+			GraceMultiplier: opts.LeaseGraceMultiplier,
+		}).SetupWithManager(mgr, opts.Workers),
 		(&taint.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 		(&clusterset.Reconciler{
 			Client:   mgr.GetClient(),

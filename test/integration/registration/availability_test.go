@@ -7,12 +7,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/agent"
+	"github.com/corral-dev/corral/registration/hub/clocksync"
 )
 
 // agentReportsAvailable does what a healthy agent does: renew the lease and
@@ -27,10 +30,7 @@ func agentReportsAvailable(ctx context.Context, asAgent client.Client, name stri
 // is not live.
 func agentReports(ctx context.Context, asAgent client.Client, name string, status metav1.ConditionStatus) {
 	GinkgoHelper()
-	lease := &coordinationv1.Lease{}
-	Expect(asAgent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
-	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	Expect(asAgent.Update(ctx, lease)).To(Succeed())
+	renewAt(ctx, asAgent, name, time.Now())
 	mc := &clusterv1.ManagedCluster{}
 	Expect(asAgent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
 	patch := client.MergeFrom(mc.DeepCopy())
@@ -40,6 +40,16 @@ func agentReports(ctx context.Context, asAgent client.Client, name string, statu
 	}
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: status, Reason: reason})
 	Expect(asAgent.Status().Patch(ctx, mc, patch)).To(Succeed())
+}
+
+// renewAt renews the cluster's lease through its own identity, stamped
+// at: an agent whose clock reads at.
+func renewAt(ctx context.Context, asAgent client.Client, name string, at time.Time) {
+	GinkgoHelper()
+	lease := &coordinationv1.Lease{}
+	Expect(asAgent.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: at}
+	Expect(asAgent.Update(ctx, lease)).To(Succeed())
 }
 
 func taintKeys(ctx context.Context, name string) []string {
@@ -89,6 +99,30 @@ var _ = Describe("availability", func() {
 			g.Expect(again.UID).NotTo(Equal(gone))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		agentReportsAvailable(ctx, asCluster(name), name)
+	})
+
+	It("says when a cluster's clock disagrees with the hub's by more than the lease's grace, and when it agrees again", func(ctx context.Context) {
+		name := newClusterWithLease(ctx, true, 1) // a 5 s grace
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		expectAccess(ctx, agent, name)
+
+		renewAt(ctx, agent, name, time.Now())
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionClockSynced, metav1.ConditionTrue, clocksync.ReasonSynced)
+
+		By("an agent whose clock runs an hour ahead")
+		renewAt(ctx, agent, name, time.Now().Add(time.Hour))
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionClockSynced, metav1.ConditionFalse, clocksync.ReasonOutOfSync)
+		Eventually(func(g Gomega) {
+			list := &eventsv1.EventList{}
+			g.Expect(admin.List(ctx, list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+			g.Expect(list.Items).To(ContainElement(And(
+				HaveField("Regarding.Name", name), HaveField("Reason", clocksync.ReasonOutOfSync), HaveField("Type", corev1.EventTypeWarning))))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "a warning event says the clock is off")
+
+		By("the clock put right")
+		renewAt(ctx, agent, name, time.Now())
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionClockSynced, metav1.ConditionTrue, clocksync.ReasonSynced)
 	})
 
 	It("marks a cluster whose agent never reported unreachable", func(ctx context.Context) {
