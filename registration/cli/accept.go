@@ -89,7 +89,7 @@ created its ManagedCluster or its request yet.`,
 	return cmd
 }
 
-// Validate checks the cluster names, and takes each once, and the timeout.
+// Validate checks the timeout and the cluster names, keeping each name once.
 func (o *AcceptOptions) Validate() (err error) {
 	if o.Wait && o.Timeout <= 0 {
 		return fmt.Errorf("--timeout is %s: give --wait a positive time to wait, such as 5m", o.Timeout)

@@ -2,7 +2,6 @@ package clocksync
 
 import (
 	"context"
-	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,7 +79,7 @@ func (r *Reconciler) onRenewal(ctx context.Context, e event.UpdateEvent, q workq
 
 // status is the condition's status the lease's last renewal gives.
 func (r *Reconciler) status(cluster *clusterv1.ManagedCluster, l *coordinationv1.Lease) metav1.ConditionStatus {
-	grace := common.LeasePeriod(cluster.Spec.LeaseDurationSeconds) * time.Duration(r.GraceMultiplier)
+	grace := lease.Grace(cluster, r.GraceMultiplier)
 	skew := r.Clock.Since(l.Spec.RenewTime.Time)
 	if skew < grace && -skew < grace {
 		return metav1.ConditionTrue
@@ -91,15 +90,12 @@ func (r *Reconciler) status(cluster *clusterv1.ManagedCluster, l *coordinationv1
 // Reconcile writes the condition the cluster's lease gives, if it differs.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cluster := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil || !cluster.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	l := &coordinationv1.Lease{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: common.LeaseName}, l); err != nil {
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: common.LeaseName}, l); err != nil || l.Spec.RenewTime == nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !cluster.DeletionTimestamp.IsZero() || l.Spec.RenewTime == nil {
-		return ctrl.Result{}, nil
 	}
 	return corralreconcile.AfterWrite(ctx, r.setCondition(ctx, cluster, r.status(cluster, l)))
 }

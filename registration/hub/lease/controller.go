@@ -118,9 +118,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return corralreconcile.AfterWrite(ctx, r.markUnknown(ctx, cluster))
 }
 
+// Grace is how long the cluster's lease may go unrenewed: its period
+// times multiplier.
+func Grace(cluster *clusterv1.ManagedCluster, multiplier int) time.Duration {
+	return common.LeasePeriod(cluster.Spec.LeaseDurationSeconds) * time.Duration(multiplier)
+}
+
 // timeLeft is how long the lease stays fresh; zero or less means stale.
 func (r *Reconciler) timeLeft(cluster *clusterv1.ManagedCluster, lease *coordinationv1.Lease) time.Duration {
-	grace := common.LeasePeriod(cluster.Spec.LeaseDurationSeconds) * time.Duration(r.GraceMultiplier)
+	grace := Grace(cluster, r.GraceMultiplier)
 	renewed := lease.CreationTimestamp.Time
 	if lease.Spec.RenewTime != nil {
 		renewed = lease.Spec.RenewTime.Time
