@@ -35,6 +35,8 @@ type AgentOptions struct {
 	NoRegistration bool
 	HubKubeconfig  string
 	AddonNamespace string
+	// PprofAddr serves /debug/pprof there ("0": not at all).
+	PprofAddr string
 
 	selected []addons.Addon
 }
@@ -44,7 +46,7 @@ type AgentOptions struct {
 func NewAgentOptions(out io.Writer, builtins ...addons.Addon) *AgentOptions {
 	return &AgentOptions{
 		managedOptions: newManagedOptions(out), LeaseSeconds: common.DefaultLeaseDurationSeconds,
-		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace,
+		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace, PprofAddr: "0",
 	}
 }
 
@@ -93,6 +95,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' agent halves, with --hub-kubeconfig as their hub identity")
 	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")
 	f.StringVar(&o.AddonNamespace, "addon-namespace", o.AddonNamespace, "with --no-registration: the addons' install namespace on the managed cluster")
+	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof, for profiling (0 disables)")
 	return cmd
 }
 

@@ -46,6 +46,9 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := servePprof(ctx, o.PprofAddr); err != nil {
+		return err
+	}
 	if o.NoRegistration {
 		hub, err := clientcmd.BuildConfigFromFlags("", o.HubKubeconfig)
 		if err != nil {

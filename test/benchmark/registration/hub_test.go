@@ -3,10 +3,6 @@ package registration_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +68,7 @@ func (f *hubFixture) startCorral(b *testing.B, args ...string) *hubProcess {
 	addr := setup.FreeAddr(b)
 	h := &hubProcess{metrics: "http://" + addr + "/metrics"}
 	args = append([]string{"hub", "--kubeconfig", f.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
-	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
+	if addr := measure.PprofAddr(); addr != "" {
 		args = append(args, "--pprof-bind-address", addr)
 		h.pprof = addr
 	}
@@ -111,34 +107,7 @@ func (h *hubProcess) within(ctx context.Context, d time.Duration) (context.Conte
 // $CORRAL_BENCH_PROFILE_DIR/name.pprof, when the hub serves pprof
 // (CORRAL_BENCH_PPROF=127.0.0.1:6060); the returned func waits for it.
 func (h *hubProcess) profile(b *testing.B, name string, d time.Duration) func() {
-	dir := os.Getenv("CORRAL_BENCH_PROFILE_DIR")
-	if h.pprof == "" || dir == "" {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.pprof, int(d.Seconds()))
-		resp, err := http.Get(url) //nolint:noctx // a loopback profile
-		// The hub may still be starting: try for a second.
-		for tries := 0; err != nil && tries < 50; tries++ {
-			time.Sleep(20 * time.Millisecond)
-			resp, err = http.Get(url) //nolint:noctx // a loopback profile
-		}
-		if err != nil {
-			b.Logf("profiling the hub: %v", err)
-			return
-		}
-		defer resp.Body.Close()
-		path := filepath.Join(dir, name+".pprof")
-		out, err := os.Create(path)
-		if err == nil {
-			_, err = io.Copy(out, resp.Body)
-			_ = out.Close()
-		}
-		b.Logf("hub CPU profile: %s (%v)", path, err)
-	}()
-	return func() { <-done }
+	return measure.ProfileProcess(b, h.pprof, name, d)
 }
 
 // requests counts the hub's requests so far by method and response code

@@ -12,7 +12,8 @@
 //	WORKS=5000 go test -run '^$' -bench . -benchtime 1x ./test/benchmark/work/
 //
 // CORRAL_BENCH_PROFILE_DIR=/tmp also writes CPU profiles of the two API
-// servers over the first 5s of the apply.
+// servers over the first 5s of the apply, and with
+// CORRAL_BENCH_PPROF=127.0.0.1:6060 one of the agent.
 package work_test
 
 import (
@@ -101,11 +102,16 @@ func createWorks(ctx context.Context, b *testing.B, hub *controlPlane, n int) {
 }
 
 // startAgent runs the work addon's agent half alone, as a hosted
-// deployment would, with its default client limits.
+// deployment would, with its default client limits; with
+// CORRAL_BENCH_PPROF it serves /debug/pprof there.
 func startAgent(b *testing.B, hub, managed *controlPlane) *setup.Process {
 	b.Helper()
-	return setup.StartProcess(b, "work", "agent.log", setup.Corral(b), "agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
-		"--hub-kubeconfig", hub.Kubeconfig, "--kubeconfig", managed.Kubeconfig)
+	args := []string{"agent", "--addons", "work", "--no-registration", "--cluster-name", cluster,
+		"--hub-kubeconfig", hub.Kubeconfig, "--kubeconfig", managed.Kubeconfig}
+	if addr := measure.PprofAddr(); addr != "" {
+		args = append(args, "--pprof-bind-address", addr)
+	}
+	return setup.StartProcess(b, "work", "agent.log", setup.Corral(b), args...)
 }
 
 // done says a work is applied and available with both resources'
@@ -205,6 +211,7 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	defer measure.ProfileAPIServer(ctx, b, hub.kube, fmt.Sprintf("apply-%d-hub-apiserver", n), 5*time.Second)()
 	defer measure.ProfileAPIServer(ctx, b, managed.kube, fmt.Sprintf("apply-%d-managed-apiserver", n), 5*time.Second)()
+	defer measure.ProfileProcess(b, measure.PprofAddr(), fmt.Sprintf("apply-%d-agent", n), 8*time.Second)()
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := waitAllDone(waitCtx, hub, n, agent); err != nil {
