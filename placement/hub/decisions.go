@@ -91,12 +91,17 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 	}
 	if held == nil || !maps.Equal(held.Labels, want.Labels) {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": want.Labels}})
-		if _, err := client.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		labelled, err := client.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
 			return fmt.Errorf("labelling PlacementDecision %s: %w", want.Name, err)
 		}
+		held = labelled
 	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": want.Status.Decisions}})
-	written, err := client.Patch(ctx, want.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	// An update, not a patch: the API server spends less on it, and a
+	// page changed since it was read is a conflict, looked at again.
+	page := held.DeepCopy()
+	page.Status.Decisions = want.Status.Decisions
+	written, err := client.UpdateStatus(ctx, page, metav1.UpdateOptions{})
 	if err != nil {
 		return fmt.Errorf("writing the decisions of PlacementDecision %s: %w", want.Name, err)
 	}

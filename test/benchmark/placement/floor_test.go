@@ -2,13 +2,11 @@ package placement_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	placementhub "github.com/corral-dev/corral/placement/hub"
@@ -63,15 +61,15 @@ func (f *fixture) writeLikeTheScheduler(ctx context.Context, p *clusterv1beta1.P
 		Wanted: wanted, Selected: chosen, Groups: []scheduler.Group{{Clusters: chosen}}}
 	page := result.Pages(p.Name)[0]
 	decisions := f.clusters.ClusterV1beta1().PlacementDecisions(namespace)
-	_, err := decisions.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
+	created, err := decisions.Create(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
 		Namespace: namespace, Name: page.Name, Labels: page.Labels(p.Name),
 		OwnerReferences: []metav1.OwnerReference{placementhub.OwnerRef(p)},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"decisions": page.Decisions}})
-	if _, err := decisions.Patch(ctx, page.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+	created.Status.Decisions = page.Decisions
+	if _, err := decisions.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
 	now := metav1.Now()
@@ -84,7 +82,8 @@ func (f *fixture) writeLikeTheScheduler(ctx context.Context, p *clusterv1beta1.P
 	for j := range status.Conditions {
 		status.Conditions[j].LastTransitionTime = now
 	}
-	patch, _ = json.Marshal(map[string]any{"status": status})
-	_, err = f.clusters.ClusterV1beta1().Placements(namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	p = p.DeepCopy()
+	p.Status = status
+	_, err = f.clusters.ClusterV1beta1().Placements(namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 	return err
 }

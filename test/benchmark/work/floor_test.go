@@ -2,14 +2,11 @@ package work_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/test/benchmark/measure"
@@ -19,9 +16,9 @@ import (
 
 // BenchmarkApplyWorksFloor is what BenchmarkApplyWorks cannot beat on
 // this machine: the same writes per work the agent makes (the hub's
-// finalizer and status patches; the managed cluster's AppliedManifestWork,
+// finalizer and status updates; the managed cluster's AppliedManifestWork,
 // ConfigMap, Secret and AppliedManifestWork status), made by a bare client
-// that reads nothing, decides nothing and watches nothing, as many works
+// that reads one list, decides nothing and watches nothing, as many works
 // at a time as the agent reconciles (or $FLOOR_WORKERS). Its time is the
 // two API servers' (and etcds') own cost of those writes at that
 // concurrency; an agent's target below it cannot be met by the agent.
@@ -35,8 +32,13 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	began := time.Now()
-	err := measure.Parallel(measure.FloorWorkers(manifestwork.DefaultMaxConcurrentReconciles), n, func(i int) error {
-		return writeLikeTheAgent(ctx, hub, managed, fmt.Sprintf("w%d", i))
+	// The agent reads the works from its informer's list.
+	list, err := hub.works.WorkV1().ManifestWorks(cluster).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = measure.Parallel(measure.FloorWorkers(manifestwork.DefaultMaxConcurrentReconciles), n, func(i int) error {
+		return writeLikeTheAgent(ctx, hub, managed, &list.Items[i])
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -53,12 +55,15 @@ func BenchmarkApplyWorksFloor(b *testing.B) {
 	b.Logf("writes: hub %d, managed %d", hubTotal, managedTotal)
 }
 
-// writeLikeTheAgent makes the six writes the agent makes for work name,
-// with objects of the same shape.
-func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, name string) error {
+// writeLikeTheAgent makes the six writes the agent makes for work w,
+// with objects of the same shape: updates where the agent updates.
+func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, w *workv1.ManifestWork) error {
 	works := hub.works.WorkV1().ManifestWorks(cluster)
-	finalizer, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{workv1.ManifestWorkFinalizer}}})
-	if _, err := works.Patch(ctx, name, types.MergePatchType, finalizer, metav1.PatchOptions{}); err != nil {
+	name := w.Name
+	w = w.DeepCopy()
+	w.Finalizers = []string{workv1.ManifestWorkFinalizer}
+	w, err := works.Update(ctx, w, metav1.UpdateOptions{})
+	if err != nil {
 		return err
 	}
 	amw, err := managed.works.WorkV1().AppliedManifestWorks().Create(ctx, &workv1.AppliedManifestWork{
@@ -78,15 +83,15 @@ func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, name str
 	if err != nil {
 		return err
 	}
-	applied, _ := json.Marshal(map[string]any{"status": workv1.AppliedManifestWorkStatus{AppliedResources: []workv1.AppliedManifestResourceMeta{
+	amw.Status = workv1.AppliedManifestWorkStatus{AppliedResources: []workv1.AppliedManifestResourceMeta{
 		{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "default", Name: name}, Version: "v1", UID: string(cm.UID)},
 		{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "secrets", Namespace: "default", Name: name}, Version: "v1", UID: string(secret.UID)},
-	}}})
-	if _, err := managed.works.WorkV1().AppliedManifestWorks().Patch(ctx, amw.Name, types.MergePatchType, applied, metav1.PatchOptions{}, "status"); err != nil {
+	}}
+	if _, err := managed.works.WorkV1().AppliedManifestWorks().UpdateStatus(ctx, amw, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
-	status, _ := json.Marshal(map[string]any{"status": doneStatus(name)})
-	_, err = works.Patch(ctx, name, types.MergePatchType, status, metav1.PatchOptions{}, "status")
+	w.Status = doneStatus(name)
+	_, err = works.UpdateStatus(ctx, w, metav1.UpdateOptions{})
 	return err
 }
 

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/reconcile"
 	"github.com/corral-dev/corral/work/agent/apply"
@@ -217,7 +216,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 		return reconcile.Continue, nil
 	}
 	s.work.Status = *st
-	if err := r.hub.Status().Patch(ctx, s.work, client.MergeFrom(s.before)); err != nil {
+	if err := r.hub.Status().Update(ctx, s.work); err != nil {
 		r.statuses.forget(s.work.UID)
 		return reconcile.StopList, fmt.Errorf("writing the status: %w", err)
 	}

@@ -101,9 +101,8 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (reconcile.Resu
 	if controllerutil.ContainsFinalizer(s.work, workv1.ManifestWorkFinalizer) {
 		return reconcile.Continue, nil
 	}
-	old := s.work.DeepCopy()
 	controllerutil.AddFinalizer(s.work, workv1.ManifestWorkFinalizer)
-	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.hub.Update(ctx, s.work); err != nil {
 		return reconcile.StopList, fmt.Errorf("adding the finalizer: %w", err)
 	}
 	s.before = s.work.DeepCopy()
@@ -339,9 +338,8 @@ func (r *Reconciler) recordApplied(ctx context.Context, amw *workv1.AppliedManif
 	if equality.Semantic.DeepEqual(amw.Status.AppliedResources, applied) || r.applied.seen(amw.UID, applied) {
 		return nil
 	}
-	old := amw.DeepCopy()
 	amw.Status.AppliedResources = applied
-	if err := r.managed.Status().Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.managed.Status().Update(ctx, amw); err != nil {
 		r.applied.forget(amw.UID)
 		return fmt.Errorf("recording the applied resources in %s: %w", amw.Name, err)
 	}

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -103,9 +102,8 @@ func (r *Reconciler) evict(ctx context.Context, amw *workv1.AppliedManifestWork,
 
 // setEvictionStart sets (or, nil, clears) amw's eviction start time.
 func (r *Reconciler) setEvictionStart(ctx context.Context, amw *workv1.AppliedManifestWork, start *metav1.Time) error {
-	old := amw.DeepCopy()
 	amw.Status.EvictionStartTime = start
-	if err := r.managed.Status().Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.managed.Status().Update(ctx, amw); err != nil {
 		return fmt.Errorf("setting the eviction start time of %s: %w", amw.Name, err)
 	}
 	return nil
