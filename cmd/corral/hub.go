@@ -111,7 +111,7 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 	f.StringVar(&o.leaderElectNS, "leader-elect-namespace", o.leaderElectNS, "namespace of the leader election lease")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
-	f.StringVar(&o.pprofAddr, "pprof-bind-address", o.pprofAddr, "address of /debug/pprof, for profiling (0 disables)")
+	f.StringVar(&o.pprofAddr, "pprof-bind-address", o.pprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
 	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
 	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this")
 	f.IntVar(&o.webhook.Port, "webhook-port", o.webhook.Port, "port of the admission webhook server (0 serves no webhooks, and so no addon API conversion: another hub must)")

@@ -70,11 +70,16 @@ func OwnerRef(p *clusterv1beta1.Placement) metav1.OwnerReference {
 
 // writePage creates the page when the hub does not hold it, then patches
 // its labels and decisions.
-func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta1.PlacementDecision) error {
+func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta1.PlacementDecision) (err error) {
 	client := c.client.ClusterV1beta1().PlacementDecisions(w.key.Namespace)
 	held := w.held[want.Name]
 	c.setPending(w.key, want.Name, true)
-	defer c.setPending(w.key, want.Name, false)
+	defer func() {
+		c.setPending(w.key, want.Name, false)
+		if err != nil {
+			c.catchUp(w.key, want.Name)
+		}
+	}()
 	if held == nil {
 		obj := want.DeepCopy()
 		obj.Status = clusterv1beta1.PlacementDecisionStatus{}
@@ -110,6 +115,25 @@ func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta
 	c.state.setPage(w.key, want.Name, c.shared(written))
 	c.state.mu.Unlock()
 	return nil
+}
+
+// catchUp gives the state the informer's copy of page name of key when
+// it is newer than the state's, or forgets the page when the informer no
+// longer has it. onDecision ignores the events of a page being written,
+// so after a write that failed (it lost to another writer's edit, or the
+// page was deleted meanwhile) the state would otherwise keep the version
+// it lost to, and every later write of it would fail the same way.
+func (c *Controller) catchUp(key types.NamespacedName, name string) {
+	cached, err := c.decisions.PlacementDecisions(key.Namespace).Get(name)
+	c.state.mu.Lock()
+	defer c.state.mu.Unlock()
+	held, known := c.state.pages[key][name]
+	switch {
+	case apierrors.IsNotFound(err) && known:
+		c.state.setPage(key, name, nil)
+	case err == nil && (!known || newer(cached.ResourceVersion, held.ResourceVersion)):
+		c.state.setPage(key, name, cached)
+	}
 }
 
 // shared is the informer's copy of a PlacementDecision this scheduler

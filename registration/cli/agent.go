@@ -95,7 +95,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' agent halves, with --hub-kubeconfig as their hub identity")
 	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")
 	f.StringVar(&o.AddonNamespace, "addon-namespace", o.AddonNamespace, "with --no-registration: the addons' install namespace on the managed cluster")
-	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof, for profiling (0 disables)")
+	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
 	return cmd
 }
 

@@ -76,8 +76,9 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
+		old := amw.DeepCopy()
 		controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
-		if err := r.managed.Update(ctx, amw); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.managed.Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 			return reconcile.StopList, fmt.Errorf("removing the finalizer of %s: %w", name, err)
 		}
 	}
@@ -91,8 +92,9 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 }
 
 func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (reconcile.Result, error) {
+	old := s.work.DeepCopy()
 	controllerutil.RemoveFinalizer(s.work, workv1.ManifestWorkFinalizer)
-	if err := r.hub.Update(ctx, s.work); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.StopList, fmt.Errorf("removing the finalizer: %w", err)
 	}
 	return reconcile.Continue, nil

@@ -101,8 +101,11 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (reconcile.Resu
 	if controllerutil.ContainsFinalizer(s.work, workv1.ManifestWorkFinalizer) {
 		return reconcile.Continue, nil
 	}
+	// A patch, not an update: an update would send back the whole work as
+	// this agent's api types know it, dropping what a newer hub's CRD adds.
+	old := s.work.DeepCopy()
 	controllerutil.AddFinalizer(s.work, workv1.ManifestWorkFinalizer)
-	if err := r.hub.Update(ctx, s.work); err != nil {
+	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
 		return reconcile.StopList, fmt.Errorf("adding the finalizer: %w", err)
 	}
 	s.before = s.work.DeepCopy()
