@@ -85,6 +85,9 @@ func (o *Options) complete() error {
 type Agent struct {
 	opts    Options
 	managed kubernetes.Interface
+	// clockOutOfSync is what the hub last said of this cluster's clock
+	// (ClockSynced False), as the heartbeat saw it.
+	clockOutOfSync bool
 }
 
 // New checks opts and returns an agent.

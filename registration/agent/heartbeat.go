@@ -200,6 +200,7 @@ func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 		log(ctx).V(1).Info("Not accepted (yet); not heartbeating", "cluster", id.Cluster)
 		return period, nil
 	}
+	a.noteClock(ctx, mc)
 	now := a.opts.Clock.Now()
 	if err := a.renewLease(ctx, s.kube, id.Cluster, now); err != nil {
 		return 0, err
@@ -219,6 +220,27 @@ func (a *Agent) beat(ctx context.Context, s *session) (time.Duration, error) {
 		return 0, fmt.Errorf("reporting status: %w", err)
 	}
 	return period, nil
+}
+
+// noteClock says in the agent's log, once each time it changes, what the
+// hub's ClockSynced condition says of this cluster's clock. The hub judges
+// the lease by the renewal times this clock stamps, so a clock out of
+// sync can make a live cluster look unreachable there, or a dead one
+// look available; the agent's own log is where this cluster's admin
+// looks.
+func (a *Agent) noteClock(ctx context.Context, mc *clusterv1.ManagedCluster) {
+	c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionClockSynced)
+	out := c != nil && c.Status == metav1.ConditionFalse
+	if out == a.clockOutOfSync {
+		return
+	}
+	a.clockOutOfSync = out
+	if out {
+		log(ctx).Info("The hub says this cluster's clock is out of sync with its own; it judges the lease by this clock, so set it right (NTP)",
+			"cluster", mc.Name, "hub", c.Message)
+		return
+	}
+	log(ctx).Info("The hub says this cluster's clock is in sync again", "cluster", mc.Name)
 }
 
 // declareClientConfigs keeps the ManagedCluster's

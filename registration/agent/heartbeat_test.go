@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +95,39 @@ func TestSetConditionsRetriesAConflictWithTheHubsWrite(t *testing.T) {
 	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionClockSynced} {
 		if !meta.IsStatusConditionTrue(got.Status.Conditions, typ) {
 			t.Errorf("%s is not True in %v: the agent's and the hub's conditions should both stay", typ, got.Status.Conditions)
+		}
+	}
+}
+
+func TestNoteClockSaysOnceEachTimeTheHubsVerdictChanges(t *testing.T) {
+	var lines []string
+	ctx := logr.NewContext(context.Background(), funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}))
+	a := &Agent{}
+	cluster := func(conds ...metav1.Condition) *clusterv1.ManagedCluster {
+		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Status: clusterv1.ManagedClusterStatus{Conditions: conds}}
+	}
+	synced := metav1.Condition{Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionTrue}
+	skewed := metav1.Condition{Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionFalse, Message: "renewTime is 1h ahead"}
+	steps := []struct {
+		name string
+		mc   *clusterv1.ManagedCluster
+		want string // a part of the one line logged; "" for none
+	}{
+		{"no verdict yet", cluster(), ""},
+		{"in sync", cluster(synced), ""},
+		{"out of sync", cluster(skewed), "out of sync"},
+		{"still out of sync", cluster(skewed), ""},
+		{"in sync again", cluster(synced), "in sync again"},
+		{"still in sync", cluster(synced), ""},
+	}
+	for _, step := range steps {
+		lines = nil
+		a.noteClock(ctx, step.mc)
+		switch {
+		case step.want == "" && len(lines) > 0:
+			t.Errorf("%s: logged %q, want nothing", step.name, lines)
+		case step.want != "" && (len(lines) != 1 || !strings.Contains(lines[0], step.want)):
+			t.Errorf("%s: logged %q, want one line saying %q", step.name, lines, step.want)
 		}
 	}
 }
