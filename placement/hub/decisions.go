@@ -68,8 +68,9 @@ func OwnerRef(p *clusterv1beta1.Placement) metav1.OwnerReference {
 	return *metav1.NewControllerRef(p, schema.GroupVersionKind{Group: clusterv1beta1.GroupName, Version: clusterv1beta1.GroupVersion.Version, Kind: "Placement"})
 }
 
-// writePage creates the page when the hub does not hold it, then patches
-// its labels and decisions.
+// writePage creates the page when the hub does not hold it, patches its
+// labels when they differ, and updates its decisions; after a write that
+// failed, the state catches up with the informer (catchUp).
 func (c *Controller) writePage(ctx context.Context, w *work, want *clusterv1beta1.PlacementDecision) (err error) {
 	client := c.client.ClusterV1beta1().PlacementDecisions(w.key.Namespace)
 	held := w.held[want.Name]

@@ -17,6 +17,6 @@
 // is left alone, its decisions too, until the annotation goes.
 //
 // It writes PlacementDecisions (created owned by their Placement, labelled
-// with the placement and decision group, their status patched) and
+// with the placement and decision group, their status updated) and
 // Placements' status, each only when what it holds differs.
 package hub

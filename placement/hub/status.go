@@ -11,7 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
-// writeStatus patches the placement's status when the result changes it:
+// writeStatus updates the placement's status when the result changes it:
 // the number selected, the decision groups and the PlacementSatisfied and
 // PlacementMisconfigured conditions. A misconfigured placement keeps its
 // decisions and their groups.

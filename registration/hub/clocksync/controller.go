@@ -48,9 +48,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	if r.GraceMultiplier == 0 {
-		r.GraceMultiplier = lease.DefaultGraceMultiplier
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-clocksync").
 		Watches(&coordinationv1.Lease{}, handler.TypedFuncs[client.Object, reconcile.Request]{UpdateFunc: r.onRenewal}).

@@ -46,9 +46,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	if r.GraceMultiplier == 0 {
-		r.GraceMultiplier = DefaultGraceMultiplier
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-lease").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(leaseTermsChanged{})).
@@ -119,8 +116,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // Grace is how long the cluster's lease may go unrenewed: its period
-// times multiplier.
+// times multiplier, DefaultGraceMultiplier when 0.
 func Grace(cluster *clusterv1.ManagedCluster, multiplier int) time.Duration {
+	if multiplier == 0 {
+		multiplier = DefaultGraceMultiplier
+	}
 	return common.LeasePeriod(cluster.Spec.LeaseDurationSeconds) * time.Duration(multiplier)
 }
 

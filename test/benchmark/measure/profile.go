@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -36,29 +37,37 @@ func ProfileAPIServer(ctx context.Context, tb testing.TB, kube kubernetes.Interf
 	return func() { tb.Log(<-done) }
 }
 
-// PprofAddr is $CORRAL_BENCH_PPROF, the host:port where a benchmark asks
-// the process it measures to serve /debug/pprof; "" when unset.
-func PprofAddr() string { return os.Getenv("CORRAL_BENCH_PPROF") }
+// PprofFlags are the flags that make the corral process a benchmark
+// measures serve /debug/pprof at $CORRAL_BENCH_PPROF (host:port); none
+// when that is unset.
+func PprofFlags() []string {
+	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
+		return []string{"--pprof-bind-address", addr}
+	}
+	return nil
+}
 
-// ProfileProcess writes a CPU profile of the process serving /debug/pprof
-// at addr, over the next d, to $CORRAL_BENCH_PROFILE_DIR/name.pprof when
-// both are set. The process may still be starting: it is asked for a
-// second. The returned func waits for the profile and logs where it is.
-func ProfileProcess(tb testing.TB, addr, name string, d time.Duration) func() {
-	dir := os.Getenv("CORRAL_BENCH_PROFILE_DIR")
+// ProfileProcess writes a CPU profile of the process started with
+// PprofFlags, over the next d, to $CORRAL_BENCH_PROFILE_DIR/name.pprof
+// when both variables are set. The process may still be starting: it is
+// asked for up to a second. The returned func waits for the profile and
+// logs where it is.
+func ProfileProcess(tb testing.TB, name string, d time.Duration) func() {
+	addr, dir := os.Getenv("CORRAL_BENCH_PPROF"), os.Getenv("CORRAL_BENCH_PROFILE_DIR")
 	if addr == "" || dir == "" {
 		return func() {}
 	}
 	done := make(chan string, 1)
 	go func() {
 		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds()))
-		resp, err := http.Get(url) //nolint:noctx // a loopback profile
-		for tries := 0; err != nil && tries < 50; tries++ {
-			time.Sleep(20 * time.Millisecond)
-			resp, err = http.Get(url) //nolint:noctx // a loopback profile
-		}
+		var resp *http.Response
+		err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, time.Second, true, func(context.Context) (bool, error) {
+			var getErr error
+			resp, getErr = http.Get(url) //nolint:noctx,bodyclose // a loopback profile; closed below
+			return getErr == nil, nil
+		})
 		if err != nil {
-			done <- fmt.Sprintf("profiling %s: %v", addr, err)
+			done <- fmt.Sprintf("profiling %s: no answer within a second", addr)
 			return
 		}
 		defer resp.Body.Close()

@@ -113,7 +113,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	hub := start(f, b)
 	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("schedule-%d-apiserver", n), 4*time.Second)()
-	defer measure.ProfileProcess(b, measure.PprofAddr(), fmt.Sprintf("schedule-%d-scheduler", n), 4*time.Second)()
+	defer measure.ProfileProcess(b, fmt.Sprintf("schedule-%d-scheduler", n), 4*time.Second)()
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()
@@ -185,10 +185,7 @@ func (f *fixture) startScheduler(b *testing.B) *setup.Process {
 	f.metrics = "http://" + addr + "/metrics"
 	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "placement", "--no-registration",
 		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}
-	if addr := measure.PprofAddr(); addr != "" {
-		args = append(args, "--pprof-bind-address", addr)
-	}
-	return setup.StartProcess(b, "placement", "hub.log", f.corral, args...)
+	return setup.StartProcess(b, "placement", "hub.log", f.corral, append(args, measure.PprofFlags()...)...)
 }
 
 // createWorkload creates the set, its binding (Bound, as the registration

@@ -56,7 +56,6 @@ func (f *hubFixture) accepted(ctx context.Context, name string) error {
 type hubProcess struct {
 	*setup.Process
 	metrics string // http://…/metrics; empty when it has none to scrape
-	pprof   string // host:port of /debug/pprof, when CORRAL_BENCH_PPROF names one
 }
 
 // startCorral runs `corral hub` against the fixture's hub with its
@@ -68,10 +67,7 @@ func (f *hubFixture) startCorral(b *testing.B, args ...string) *hubProcess {
 	addr := setup.FreeAddr(b)
 	h := &hubProcess{metrics: "http://" + addr + "/metrics"}
 	args = append([]string{"hub", "--kubeconfig", f.Kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}, args...)
-	if addr := measure.PprofAddr(); addr != "" {
-		args = append(args, "--pprof-bind-address", addr)
-		h.pprof = addr
-	}
+	args = append(args, measure.PprofFlags()...)
 	h.Process = setup.StartProcess(b, "hub", "hub.Log", f.corral, args...)
 	return h
 }
@@ -101,13 +97,6 @@ func (h *hubProcess) within(ctx context.Context, d time.Duration) (context.Conte
 		}
 	}()
 	return ctx, func() { cancel(nil); cancelTimeout() }
-}
-
-// profile writes a CPU profile of the hub over the next d to
-// $CORRAL_BENCH_PROFILE_DIR/name.pprof, when the hub serves pprof
-// (CORRAL_BENCH_PPROF=127.0.0.1:6060); the returned func waits for it.
-func (h *hubProcess) profile(b *testing.B, name string, d time.Duration) func() {
-	return measure.ProfileProcess(b, h.pprof, name, d)
 }
 
 // requests counts the hub's requests so far by method and response code
