@@ -46,7 +46,7 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := servePprof(ctx, o.PprofAddr); err != nil {
+	if _, err := servePprof(ctx, o.PprofAddr); err != nil {
 		return err
 	}
 	if o.NoRegistration {

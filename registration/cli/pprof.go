@@ -12,16 +12,17 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// servePprof serves /debug/pprof on addr until ctx ends; "" or "0" serves
-// nothing. It returns once it listens, so that a port in use is an error
-// of the command, not a log line.
-func servePprof(ctx context.Context, addr string) error {
+// servePprof serves /debug/pprof on addr until ctx ends and returns the
+// address it listens on; "" or "0" serves nothing. It returns once it
+// listens, so that a port in use is an error of the command, not a log
+// line.
+func servePprof(ctx context.Context, addr string) (string, error) {
 	if addr == "" || addr == "0" {
-		return nil
+		return "", nil
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("--pprof-bind-address: %w", err)
+		return "", fmt.Errorf("--pprof-bind-address: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -40,5 +41,5 @@ func servePprof(ctx context.Context, addr string) error {
 		}
 	}()
 	klog.FromContext(ctx).V(1).Info("Serving /debug/pprof", "address", l.Addr().String())
-	return nil
+	return l.Addr().String(), nil
 }

@@ -9,20 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestServePprofServesProfilesUntilCancelled(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(t.Context())
+	addr, err := servePprof(ctx, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	ctx, cancel := context.WithCancel(t.Context())
-	if err := servePprof(ctx, addr); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/cmdline", addr)) //nolint:noctx // a loopback test
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Get(fmt.Sprintf("http://%s/debug/pprof/cmdline", addr)) //nolint:noctx // a loopback test
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,17 +30,15 @@ func TestServePprofServesProfilesUntilCancelled(t *testing.T) {
 		t.Fatalf("/debug/pprof/cmdline: %d %q, want 200 and the command line", resp.StatusCode, body)
 	}
 	cancel()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			return // closed
+	err = wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		c, dialErr := net.Dial("tcp", addr)
+		if c != nil {
+			_ = c.Close()
 		}
-		_ = c.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still accepts connections after the context ended", addr)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return dialErr != nil, nil // refused: closed
+	})
+	if err != nil {
+		t.Fatalf("%s still accepts connections after the context ended", addr)
 	}
 }
 
@@ -52,16 +48,16 @@ func TestServePprofRefusesABusyAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	err = servePprof(t.Context(), l.Addr().String())
+	_, err = servePprof(t.Context(), l.Addr().String())
 	if err == nil || !strings.HasPrefix(err.Error(), "--pprof-bind-address: ") {
 		t.Fatalf("serving on a busy address: %v, want an error naming --pprof-bind-address", err)
 	}
 }
 
 func TestServePprofOffServesNothing(t *testing.T) {
-	for _, addr := range []string{"", "0"} {
-		if err := servePprof(t.Context(), addr); err != nil {
-			t.Errorf("servePprof(%q): %v, want nothing served and no error", addr, err)
+	for _, flag := range []string{"", "0"} {
+		if addr, err := servePprof(t.Context(), flag); addr != "" || err != nil {
+			t.Errorf("servePprof(%q) = %q, %v; want nothing served and no error", flag, addr, err)
 		}
 	}
 }
