@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -244,7 +245,11 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	p := &clusterv1beta1.Placement{}
 	if err := o.client.Get(ctx, o.Placement, p); err != nil {
-		if o.edited == nil || client.IgnoreNotFound(err) != nil {
+		switch {
+		case apierrors.IsNotFound(err) && o.edited == nil:
+			return nil, fmt.Errorf("no Placement %s in namespace %s on the hub (see kubectl get placements -n %s); --what-if -f explains one yet to be created",
+				o.Placement.Name, o.Placement.Namespace, o.Placement.Namespace)
+		case !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("getting placement %s: %w", o.Placement, err)
 		}
 		p = nil // a what-if of a placement yet to be created

@@ -166,7 +166,7 @@ func TestExplainRefusals(t *testing.T) {
 		"what-if without -f": {args: []string{"apps/web"}, whatIf: true, want: "--what-if needs the edited Placement"},
 		"-f without what-if": {args: []string{"apps/web"}, file: "x.yaml", want: "-f is only read with --what-if"},
 		"bad output":         {args: []string{"apps/web"}, output: "wide", want: `--output "wide" is not supported`},
-		"unknown placement":  {args: []string{"apps/api"}, want: "getting placement apps/api"},
+		"unknown placement":  {args: []string{"apps/api"}, want: "no Placement api in namespace apps on the hub"},
 		"a file that is not a placement": {args: []string{"apps/web"}, whatIf: true, file: "testdata-missing.yaml",
 			want: "reading the edited placement"},
 	}

@@ -78,6 +78,6 @@ var _ = Describe("corral placement explain", func() {
 	It("refuses a placement that does not exist, in one line", func(ctx context.Context) {
 		f := newFixture(ctx)
 		_, err := explain(ctx, []string{f.ns + "/nope"}, nil)
-		Expect(err).To(MatchError(ContainSubstring("getting placement " + f.ns + "/nope")))
+		Expect(err).To(MatchError(ContainSubstring("no Placement nope in namespace " + f.ns + " on the hub")))
 	})
 })
