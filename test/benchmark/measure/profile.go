@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -37,24 +38,28 @@ func ProfileAPIServer(ctx context.Context, tb testing.TB, kube kubernetes.Interf
 	return func() { tb.Log(<-done) }
 }
 
+// pprofFlag is corral's flag that serves /debug/pprof.
+const pprofFlag = "--pprof-bind-address"
+
 // PprofFlags are the flags that make the corral process a benchmark
 // measures serve /debug/pprof at $CORRAL_BENCH_PPROF (host:port); none
 // when that is unset.
 func PprofFlags() []string {
 	if addr := os.Getenv("CORRAL_BENCH_PPROF"); addr != "" {
-		return []string{"--pprof-bind-address", addr}
+		return []string{pprofFlag, addr}
 	}
 	return nil
 }
 
-// ProfileProcess writes a CPU profile of the process started with
-// PprofFlags, over the next d, to $CORRAL_BENCH_PROFILE_DIR/name.pprof
-// when both variables are set. The process may still be starting: it is
+// ProfileProcess writes a CPU profile of the process run with args, over
+// the next d, to $CORRAL_BENCH_PROFILE_DIR/name.pprof when both variables
+// are set and args hold PprofFlags (upstream OCM's processes serve no
+// pprof: they are left alone). The process may still be starting: it is
 // asked for up to a second. The returned func waits for the profile and
 // logs where it is.
-func ProfileProcess(tb testing.TB, name string, d time.Duration) func() {
+func ProfileProcess(tb testing.TB, args []string, name string, d time.Duration) func() {
 	addr, dir := os.Getenv("CORRAL_BENCH_PPROF"), os.Getenv("CORRAL_BENCH_PROFILE_DIR")
-	if addr == "" || dir == "" {
+	if addr == "" || dir == "" || !slices.Contains(args, pprofFlag) {
 		return func() {}
 	}
 	done := make(chan string, 1)

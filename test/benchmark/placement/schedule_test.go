@@ -113,7 +113,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	hub := start(f, b)
 	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
 	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("schedule-%d-apiserver", n), 4*time.Second)()
-	defer measure.ProfileProcess(b, fmt.Sprintf("schedule-%d-scheduler", n), 4*time.Second)()
+	defer measure.ProfileProcess(b, hub.Args, fmt.Sprintf("schedule-%d-scheduler", n), 4*time.Second)()
 	var first, half time.Duration
 	if err := watch.until(ctx, 10*time.Minute, func(v *view) bool {
 		done := v.done()

@@ -99,7 +99,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	b.StartTimer()
 	begin := time.Now()
 	hub := start(f, b)
-	defer measure.ProfileProcess(b, fmt.Sprintf("accept-%d", n), 10*time.Second)()
+	defer measure.ProfileProcess(b, hub.Args, fmt.Sprintf("accept-%d", n), 10*time.Second)()
 	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("accept-%d-apiserver", n), 5*time.Second)()
 	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
 		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})

@@ -89,7 +89,7 @@ func benchmarkLeases(b *testing.B, n int) {
 	go func() { defer close(done); r.renew(renewing, t0) }()
 
 	waitUntil(t0.Add(steadyFrom * leasePeriod))
-	defer measure.ProfileProcess(b, "leases-renewing", (steadyUntil-steadyFrom)*leasePeriod)()
+	defer measure.ProfileProcess(b, hub.Args, "leases-renewing", (steadyUntil-steadyFrom)*leasePeriod)()
 	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver")})
 	hubWrites, hubReconciles, apiBefore := hub.writes(), hub.reconciles(), measure.APIWrites(ctx, f.kube)
 	waitUntil(t0.Add(steadyUntil * leasePeriod))

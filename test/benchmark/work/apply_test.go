@@ -208,7 +208,7 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
 	defer measure.ProfileAPIServer(ctx, b, hub.kube, fmt.Sprintf("apply-%d-hub-apiserver", n), 5*time.Second)()
 	defer measure.ProfileAPIServer(ctx, b, managed.kube, fmt.Sprintf("apply-%d-managed-apiserver", n), 5*time.Second)()
-	defer measure.ProfileProcess(b, fmt.Sprintf("apply-%d-agent", n), 8*time.Second)()
+	defer measure.ProfileProcess(b, agent.Args, fmt.Sprintf("apply-%d-agent", n), 8*time.Second)()
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := waitAllDone(waitCtx, hub, n, agent); err != nil {
