@@ -22,7 +22,7 @@ import (
 
 // writeDecisions makes the placement's PlacementDecisions hold the
 // result's pages: each page created (owned by the placement) when missing
-// and its status patched when its decisions differ; pages no longer
+// and its status updated when its decisions differ; pages no longer
 // needed are deleted. The state learns of each write at once, so the next
 // placement's Balance counts it.
 func (c *Controller) writeDecisions(ctx context.Context, w *work) error {
