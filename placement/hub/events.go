@@ -69,6 +69,10 @@ func nameOf[T interface{ GetName() string }](old, new T, isNil func(T) bool) str
 
 func (c *Controller) onCluster(old, new *clusterv1.ManagedCluster) {
 	name := nameOf(old, new, func(c *clusterv1.ManagedCluster) bool { return c == nil })
+	old, new = scheduler.Placeable(old), scheduler.Placeable(new)
+	if old == nil && new == nil {
+		return // deleted, and already let go of when it started to be
+	}
 	c.state.mu.Lock()
 	oldSets := c.state.SetsOf(name)
 	newSets := c.state.setCluster(name, new)

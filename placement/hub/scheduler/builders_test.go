@@ -41,6 +41,11 @@ func (b *clusterBuilder) cpu(alloc, capacity string) *clusterBuilder {
 	b.c.Status.Capacity[clusterv1.ResourceCPU] = resource.MustParse(capacity)
 	return b
 }
+func (b *clusterBuilder) deleting() *clusterBuilder {
+	b.c.DeletionTimestamp = &metav1.Time{Time: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
+	b.c.Finalizers = []string{clusterv1.ManagedClusterFinalizer}
+	return b
+}
 func (b *clusterBuilder) obj() clusterv1.ManagedCluster { return b.c }
 
 type placementBuilder struct{ p clusterv1beta1.Placement }

@@ -101,6 +101,14 @@ func TestNumberOfClusters(t *testing.T) {
 	}
 }
 
+func TestAClusterBeingDeletedIsNotPlaced(t *testing.T) {
+	f := newFleet(cluster("a"), cluster("b").deleting(), cluster("c")).decided("p", "a", "b")
+	r := f.schedule(placement().n(2).obj())
+	if diff := cmp.Diff([]string{"a", "c"}, selectedNames(r)); diff != "" {
+		t.Errorf("selected (-want +got):\n%s", diff)
+	}
+}
+
 func TestSpreadPolicy(t *testing.T) {
 	zones := newFleet(
 		cluster("a1").label("zone", "a"), cluster("a2").label("zone", "a"), cluster("a3").label("zone", "a"),

@@ -63,8 +63,20 @@ type MemSnapshot struct {
 
 var _ Snapshot = &MemSnapshot{}
 
-// NewSnapshot builds a snapshot of these objects. A set whose selector is
-// invalid holds no cluster.
+// Placeable is the cluster as placements see it: none (nil) when it is
+// being deleted. A cluster on its way out is given nothing new, and the
+// placements that chose it let it go, so that what they put there is
+// removed while its agent is still there to do it.
+func Placeable(c *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
+	if c == nil || !c.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	return c
+}
+
+// NewSnapshot builds a snapshot of these objects, without the clusters
+// being deleted (see Placeable). A set whose selector is invalid holds no
+// cluster.
 func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1beta2.ManagedClusterSet,
 	bindings []clusterv1beta2.ManagedClusterSetBinding, scores []clusterv1alpha1.AddOnPlacementScore,
 	decisions []clusterv1beta1.PlacementDecision,
@@ -75,7 +87,10 @@ func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1bet
 		alloc: map[string]map[clusterv1.ResourceName]float64{},
 	}
 	for i := range clusters {
-		c := &clusters[i]
+		c := Placeable(&clusters[i])
+		if c == nil {
+			continue
+		}
 		s.clusters = append(s.clusters, c)
 		s.setsOf[c.Name] = clusterset.SetsOf(c, clusterSets)
 		s.alloc[c.Name] = map[clusterv1.ResourceName]float64{}
