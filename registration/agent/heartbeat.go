@@ -22,6 +22,9 @@ const (
 	ReasonJoined      = "ManagedClusterJoined"
 	ReasonAvailable   = "ManagedClusterAvailable"
 	ReasonUnavailable = "ManagedClusterKubeAPIServerUnavailable"
+	// ReasonUnjoined is corral's: `corral unjoin` reports the stopped
+	// agent gone (Available Unknown) as it takes the cluster off the hub.
+	ReasonUnjoined = "ManagedClusterUnjoined"
 )
 
 // RotateAt is the share of a certificate's life after which the agent

@@ -8,11 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/registration/agent"
 )
@@ -42,14 +45,18 @@ func NewCmdUnjoin(out io.Writer) *cobra.Command {
 		Short: "Take this cluster off its hub: the hub removes its namespace and RBAC, and the agent's state goes",
 		Long: `Take the managed cluster (--kubeconfig) off its hub. With the cluster's own
 hub identity (open-cluster-management-agent/hub-kubeconfig-secret) unjoin
-deletes its ManagedCluster and waits until the hub has revoked the cluster's
-identity (its RBAC goes first; the namespace and what is in it follow, then
-the ManagedCluster), then deletes the agent's hub and bootstrap kubeconfigs
-on the managed cluster. A cluster the hub never accepted has no such
-identity: only its agent's state goes, and its join request stays on the
-hub until a hub admin runs 'corral deny'.
+reports its agent gone, deletes its ManagedCluster and waits until the hub
+has revoked the cluster's identity (the hub deletes the cluster's addons and
+ManifestWorks first, then its RBAC, then its namespace and the
+ManagedCluster), then deletes the agent's hub and bootstrap kubeconfigs on
+the managed cluster. A cluster the hub never accepted has no such identity:
+only its agent's state goes, and its join request stays on the hub until a
+hub admin runs 'corral deny'.
 
 Stop the cluster's agent first: a running agent would ask to join again.
+With the agent stopped, what the cluster's ManifestWorks applied stays on
+the managed cluster: delete the works (corral work delete) while the agent
+runs to have it removed.
 If the hub no longer accepts the cluster's identity, a hub admin deletes the
 ManagedCluster and --local-only removes what is left here.`,
 		Example: "  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig",
@@ -124,8 +131,9 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 }
 
 // leaveHub deletes the cluster's ManagedCluster with its own identity and
-// waits until the hub has revoked that identity (the first step of its
-// cleanup) or the ManagedCluster is gone; the namespace goes after the RBAC.
+// waits until the hub has revoked that identity (once the cluster's addons
+// and works are gone) or the ManagedCluster is gone; the namespace goes
+// after the RBAC.
 func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
@@ -133,6 +141,9 @@ func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
 	}
 	clusters, err := clusterclient.NewForConfig(cfg)
 	if err != nil {
+		return err
+	}
+	if err := markLeft(ctx, clusters, o.ClusterName); err != nil {
 		return err
 	}
 	err = clusters.ClusterV1().ManagedClusters().Delete(ctx, o.ClusterName, metav1.DeleteOptions{})
@@ -146,7 +157,7 @@ func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
 	case err != nil:
 		return fmt.Errorf("deleting ManagedCluster %s on the hub: %w", o.ClusterName, err)
 	}
-	fmt.Fprintf(o.Out, "%s: deleted from the hub; waiting for the hub to remove its namespace and RBAC\n", o.ClusterName)
+	fmt.Fprintf(o.Out, "%s: deleted from the hub; waiting for the hub to remove its addons, works, RBAC and namespace\n", o.ClusterName)
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
 		_, last = clusters.ClusterV1().ManagedClusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
@@ -161,4 +172,31 @@ func (o *UnjoinOptions) leaveHub(ctx context.Context, kubeconfig []byte) error {
 		fmt.Fprintf(o.Out, "%s: the hub revoked its identity and is removing its namespace\n", o.ClusterName)
 	}
 	return nil
+}
+
+// markLeft reports the cluster's agent gone (Available Unknown), as it is
+// once stopped: the hub then lets go of the cluster's works at once instead
+// of waiting for the agent to finalize them, or for its lease to go stale.
+// A hub that refuses the identity, or has no such cluster, is left to the
+// delete that follows to report.
+func markLeft(ctx context.Context, clusters clusterclient.Interface, name string) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
+			Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionUnknown,
+			Reason: agent.ReasonUnjoined, Message: "The cluster's agent stopped: corral unjoin is taking the cluster off the hub.",
+			ObservedGeneration: mc.Generation,
+		}) {
+			return nil
+		}
+		_, err = clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
+		return err
+	})
+	if err == nil || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		return nil
+	}
+	return fmt.Errorf("reporting cluster %s's agent gone on the hub: %w", name, err)
 }

@@ -35,8 +35,13 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
 	// Live reads what the cache does not hold (a namespace that is not a
-	// cluster's); the manager's API reader when nil.
+	// cluster's, what a deleted cluster's namespace holds); the manager's
+	// API reader when nil.
 	Live client.Reader
+	// WorkAddOns are the ManagedClusterAddOns whose agents apply the
+	// cluster's ManifestWorks: a deleted cluster's go after its works (see
+	// deleteContent). DefaultWorkAddOns when nil.
+	WorkAddOns []string
 }
 
 // scope is what one reconcile works on.
@@ -94,6 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	switch {
 	case !cluster.DeletionTimestamp.IsZero():
 		return steps.Run(ctx, s,
+			steps.Step[*scope]{Name: "delete content", Run: r.deleteContent},
 			steps.Step[*scope]{Name: "delete RBAC", Run: r.deleteRBAC},
 			steps.Step[*scope]{Name: "delete namespace", Run: r.deleteNamespace},
 			steps.Step[*scope]{Name: "remove finalizer", Run: r.removeFinalizer},

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -228,5 +229,77 @@ var _ = Describe("deleting a cluster", func() {
 		expectAccepted(ctx, other)
 		Expect(admin.Get(ctx, client.ObjectKey{Name: other}, &corev1.Namespace{})).To(Succeed())
 		Expect(admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:" + other}, &rbacv1.ClusterRole{})).To(Succeed())
+	})
+})
+
+// agentWork creates a ManifestWork in cluster's namespace with the
+// finalizer its work agent puts on it.
+func agentWork(ctx context.Context, cluster string) *workv1.ManifestWork {
+	w := &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: cluster, Finalizers: []string{workv1.ManifestWorkFinalizer}},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
+			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","namespace":"default"}}`),
+		}}}}},
+	}
+	Expect(admin.Create(ctx, w)).To(Succeed())
+	return w
+}
+
+// expectGone waits until the cluster, its namespace and its RBAC are gone.
+func expectGone(ctx context.Context, cluster string) {
+	GinkgoHelper()
+	role := "open-cluster-management:managedcluster:" + cluster
+	for _, obj := range []client.Object{
+		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role}},
+	} {
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKeyFromObject(obj), obj))
+		}).WithContext(ctx).WithTimeout(2*timeout).Should(BeTrue(), "%T %s should be gone", obj, obj.GetName())
+	}
+}
+
+var _ = Describe("deleting a cluster with works", func() {
+	It("deletes the works first and keeps the cluster's RBAC until its agent has removed what they applied", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		By("the agent heartbeating")
+		Eventually(func(g Gomega) {
+			mc := &clusterv1.ManagedCluster{}
+			g.Expect(agent.Get(ctx, client.ObjectKey{Name: name}, mc)).To(Succeed())
+			patch := client.MergeFrom(mc.DeepCopy())
+			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable"})
+			g.Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		w := agentWork(ctx, name)
+
+		Expect(admin.Delete(ctx, getCluster(ctx, name))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(w), w)).To(Succeed())
+			g.Expect(w.DeletionTimestamp).NotTo(BeNil(), "the hub should delete the cluster's works")
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectCondition(ctx, name, clusterv1.ManagedClusterConditionDeleting, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining)
+		Expect(meta.FindStatusCondition(getCluster(ctx, name).Status.Conditions, clusterv1.ManagedClusterConditionDeleting).Message).
+			To(ContainSubstring("app (" + workv1.ManifestWorkFinalizer + ")"))
+
+		By("the agent, its RBAC still there, removing its finalizer once it has deleted what the work applied")
+		Expect(agent.Get(ctx, client.ObjectKeyFromObject(w), w)).To(Succeed())
+		Expect(w.Finalizers).To(ConsistOf(workv1.ManifestWorkFinalizer), "the hub should leave a heartbeating agent's finalizer alone")
+		w.Finalizers = nil
+		Expect(agent.Update(ctx, w)).To(Succeed())
+		expectGone(ctx, name)
+	})
+
+	It("lets go of the works of an agent that no longer heartbeats, and finishes", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		w := agentWork(ctx, name)
+
+		Expect(admin.Delete(ctx, getCluster(ctx, name))).To(Succeed())
+		expectGone(ctx, name)
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKeyFromObject(w), w))).To(BeTrue())
 	})
 })

@@ -87,7 +87,7 @@ func expectNoAgentState(ctx context.Context) {
 // The join specs use the managed cluster's default secrets, so they run
 // one after the other.
 var _ = Describe("corral join and corral unjoin", Serial, func() {
-	It("joins with the hub's published CA, is accepted, and unjoins: the hub removes the cluster, its namespace and RBAC", func(ctx context.Context) {
+	It("joins with the hub's published CA, is accepted, and unjoins: the hub removes the cluster, its works, namespace and RBAC", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		var out bytes.Buffer
 		o := newJoin(ctx, name, &out)
@@ -111,7 +111,8 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		expectAvailable(ctx, name)
 		Expect(getCluster(ctx, name).Spec.ManagedClusterClientConfigs).To(ConsistOf(HaveField("URL", o.ClusterURL)), "--cluster-url reaches the hub")
 
-		By("stopping the agent and unjoining")
+		By("stopping the agent and unjoining, with a work its agent would finalize")
+		w := agentWork(ctx, name)
 		run.cancel()
 		Eventually(run.finished).WithTimeout(timeout).Should(BeClosed())
 		Expect(run.err).NotTo(HaveOccurred())
@@ -126,6 +127,7 @@ var _ = Describe("corral join and corral unjoin", Serial, func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{}))
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue(), "its namespace goes")
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKeyFromObject(w), w))).To(BeTrue(), "the hub lets go of the work of the agent unjoin reported gone")
 		Expect(asCluster(name).Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})).To(MatchError(forbidden, "forbidden"))
 		expectNoAgentState(ctx)
 	})

@@ -1,0 +1,236 @@
+package managedcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/fieldpatch"
+	steps "github.com/corral-dev/corral/internal/reconcile"
+)
+
+// DefaultWorkAddOns are the ManagedClusterAddOns whose agents apply a
+// cluster's ManifestWorks when the Reconciler is given none: corral's work
+// addon.
+var DefaultWorkAddOns = []string{"work"}
+
+// contentCheck is how often what is left in a deleted cluster's namespace
+// is looked at again.
+const contentCheck = 2 * time.Second
+
+// Reasons of the Deleting condition that are corral's own.
+const (
+	// ReasonReleased says works were let go without their agent.
+	ReasonReleased = "ManifestWorksReleased"
+)
+
+// stage is one part of a deleted cluster's namespace, all gone before the
+// next is deleted.
+type stage struct {
+	// what names it in the Deleting condition.
+	what string
+	list schema.GroupVersionKind
+	// holds says whether an object of that kind is of this stage.
+	holds func(name string) bool
+	// works says the stage's objects are ManifestWorks.
+	works bool
+}
+
+// stages are, in order: the ManagedClusterAddOns (as OCM deletes them
+// first, their hub halves may remove their agents through ManifestWorks),
+// except those of the work addons; the ManifestWorks, while the work
+// addon's agent and the cluster's RBAC are still there to remove what they
+// applied; then the work addons.
+func (r *Reconciler) stages() []stage {
+	workAddOns := r.WorkAddOns
+	if workAddOns == nil {
+		workAddOns = DefaultWorkAddOns
+	}
+	addOns := listOf(addonv1alpha1.GroupVersion, "ManagedClusterAddOnList")
+	return []stage{
+		{what: "ManagedClusterAddOns", list: addOns, holds: func(name string) bool { return !slices.Contains(workAddOns, name) }},
+		{what: "ManifestWorks", list: listOf(workv1.GroupVersion, "ManifestWorkList"), holds: func(string) bool { return true }, works: true},
+		{what: "work ManagedClusterAddOns", list: addOns, holds: func(name string) bool { return slices.Contains(workAddOns, name) }},
+	}
+}
+
+func listOf(gv metav1.GroupVersion, kind string) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: kind}
+}
+
+// deleteContent deletes the ManagedClusterAddOns and ManifestWorks in a
+// deleted cluster's namespace, a stage at a time (see stages) and, within
+// one, the lowest open-cluster-management.io/cleanup-priority first, and
+// stops the list until all are gone: the cluster's RBAC, which its agent
+// needs to finalize them, and the namespace go after. The Deleting
+// condition says what is left, as OCM's does.
+//
+// A ManifestWork's finalizer is its agent's to remove once it has deleted
+// what the work applied. When the cluster's agent has stopped
+// heartbeating (corral unjoin, a cluster gone for good), nobody will: the
+// hub removes the finalizer itself, leaving what the work applied on the
+// cluster, and says so in an event.
+func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result, error) {
+	ns := s.cluster.Name
+	for _, st := range r.stages() {
+		items, err := r.listContent(ctx, ns, st)
+		if err != nil {
+			return steps.StopList, err
+		}
+		if len(items) == 0 {
+			continue
+		}
+		var errs []error
+		for _, obj := range firstToDelete(items) {
+			if obj.DeletionTimestamp.IsZero() {
+				ctrl.LoggerFrom(ctx).V(1).Info("Deleting what a deleted cluster's namespace holds", "cluster", ns, "kind", obj.Kind, "name", obj.Name)
+				if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &obj.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+					errs = append(errs, err)
+				}
+			}
+		}
+		if st.works && !agentHeartbeats(s.cluster) {
+			errs = append(errs, r.releaseWorks(ctx, s, items))
+		}
+		if err := r.setDeleting(ctx, s, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining(st, items)); err != nil {
+			errs = append(errs, err)
+		}
+		return steps.Result{Stop: true, RequeueAfter: contentCheck}, errors.Join(errs...)
+	}
+	return steps.Continue, r.setDeleting(ctx, s, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
+		"No ManagedClusterAddOns or ManifestWorks are left in the cluster namespace")
+}
+
+// listContent lists the objects of st in namespace ns, metadata only, past
+// the cache; none when their kind is not installed.
+func (r *Reconciler) listContent(ctx context.Context, ns string, st stage) ([]*metav1.PartialObjectMetadata, error) {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(st.list)
+	err := r.live().List(ctx, list, client.InNamespace(ns))
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the %s of cluster namespace %s: %w", st.what, ns, err)
+	}
+	kind := strings.TrimSuffix(st.list.Kind, "List")
+	var items []*metav1.PartialObjectMetadata
+	for i := range list.Items {
+		if obj := &list.Items[i]; st.holds(obj.Name) {
+			obj.SetGroupVersionKind(st.list.GroupVersion().WithKind(kind))
+			items = append(items, obj)
+		}
+	}
+	return items, nil
+}
+
+// cleanupPriority is the object's open-cluster-management.io/cleanup-priority,
+// 0 (first) when it has none or one outside 0..100, as the api says.
+func cleanupPriority(obj *metav1.PartialObjectMetadata) int {
+	p, err := strconv.Atoi(obj.Annotations[clusterv1.CleanupPriorityAnnotationKey])
+	if err != nil || p < 0 || p > 100 {
+		return 0
+	}
+	return p
+}
+
+// firstToDelete are the objects of the lowest cleanup priority: those
+// deleted (or being deleted) before any other.
+func firstToDelete(items []*metav1.PartialObjectMetadata) []*metav1.PartialObjectMetadata {
+	lowest := cleanupPriority(slices.MinFunc(items, func(a, b *metav1.PartialObjectMetadata) int {
+		return cleanupPriority(a) - cleanupPriority(b)
+	}))
+	return slices.DeleteFunc(slices.Clone(items), func(obj *metav1.PartialObjectMetadata) bool { return cleanupPriority(obj) != lowest })
+}
+
+// agentHeartbeats says whether the cluster's agent is there to finalize
+// its works: the hub has not found its lease stale.
+func agentHeartbeats(cluster *clusterv1.ManagedCluster) bool {
+	c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	return c != nil && c.Status != metav1.ConditionUnknown
+}
+
+// releaseWorks removes the work agent's finalizer from the works being
+// deleted.
+func (r *Reconciler) releaseWorks(ctx context.Context, s *scope, works []*metav1.PartialObjectMetadata) error {
+	var errs []error
+	released := 0
+	for _, w := range works {
+		if w.DeletionTimestamp.IsZero() || !slices.Contains(w.Finalizers, workv1.ManifestWorkFinalizer) {
+			continue
+		}
+		want := slices.DeleteFunc(slices.Clone(w.Finalizers), func(f string) bool { return f == workv1.ManifestWorkFinalizer })
+		patch, err := fieldpatch.Set("/metadata/finalizers", w.Finalizers, want)
+		if err == nil {
+			err = r.Client.Patch(ctx, w, patch)
+		}
+		if err != nil && !apierrors.IsNotFound(err) && !fieldpatch.Changed(err) {
+			errs = append(errs, fmt.Errorf("releasing ManifestWork %s/%s: %w", w.Namespace, w.Name, err))
+			continue
+		}
+		released++
+	}
+	if released > 0 && r.Recorder != nil {
+		r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeWarning, ReasonReleased, "Deleting",
+			"The cluster's agent is not heartbeating: removed its finalizer from %d ManifestWorks; what they applied stays on the cluster", released)
+	}
+	return errors.Join(errs...)
+}
+
+// remaining says what of stage st is left and what holds it.
+func remaining(st stage, items []*metav1.PartialObjectMetadata) string {
+	var held []string
+	for _, obj := range items {
+		if len(obj.Finalizers) > 0 {
+			held = append(held, fmt.Sprintf("%s (%s)", obj.Name, strings.Join(obj.Finalizers, ", ")))
+		}
+	}
+	msg := fmt.Sprintf("%d %s left in the cluster namespace", len(items), st.what)
+	if len(held) == 0 {
+		return msg
+	}
+	const shown = 5
+	if len(held) > shown {
+		held = append(held[:shown], fmt.Sprintf("and %d more", len(held)-shown))
+	}
+	return msg + "; waiting for their finalizers: " + strings.Join(held, "; ")
+}
+
+// setDeleting writes the cluster's Deleting condition when it changed.
+func (r *Reconciler) setDeleting(ctx context.Context, s *scope, status metav1.ConditionStatus, reason, message string) error {
+	cond := metav1.Condition{Type: clusterv1.ManagedClusterConditionDeleting, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: s.cluster.Generation}
+	if !meta.SetStatusCondition(&s.cluster.Status.Conditions, cond) {
+		return nil
+	}
+	patch, err := ConditionsPatch(s.original, s.cluster.Status.Conditions)
+	if err != nil {
+		return err
+	}
+	err = r.Client.Status().Patch(ctx, s.cluster, patch)
+	switch {
+	case err == nil:
+		s.original = s.cluster.DeepCopy()
+		return nil
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err) || fieldpatch.Changed(err):
+		// Gone, or its conditions changed meanwhile: the next look writes it.
+		s.cluster.Status.Conditions = slices.Clone(s.original.Status.Conditions)
+		return nil
+	}
+	return fmt.Errorf("writing the cluster's Deleting condition: %w", err)
+}

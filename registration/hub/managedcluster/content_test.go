@@ -1,0 +1,218 @@
+package managedcluster
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/corral-dev/corral/internal/fieldpatch"
+)
+
+func heartbeating(mc *clusterv1.ManagedCluster) {
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable",
+	})
+}
+
+func addOn(name string) *addonv1alpha1.ManagedClusterAddOn {
+	return &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name}}
+}
+
+// agentWork is a work the cluster's agent finalizes, deleted at priority
+// ("" for none).
+func agentWork(name, priority string) *workv1.ManifestWork {
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name, Finalizers: []string{workv1.ManifestWorkFinalizer}}}
+	if priority != "" {
+		w.Annotations = map[string]string{clusterv1.CleanupPriorityAnnotationKey: priority}
+	}
+	return w
+}
+
+func contentClient(t *testing.T, objs ...client.Object) client.Client {
+	s := scheme(t)
+	for _, install := range []func(*runtime.Scheme) error{addonv1alpha1.Install, workv1.Install} {
+		if err := install(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
+		WithStatusSubresource(&clusterv1.ManagedCluster{}).
+		WithInterceptorFuncs(interceptor.Funcs{Patch: fieldpatch.AsAPIServer, SubResourcePatch: statusAsAPIServer}).Build()
+}
+
+// exists says whether obj is still there, and whether it is being deleted.
+func exists(t *testing.T, c client.Client, obj client.Object) (there, deleting bool) {
+	t.Helper()
+	err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+	if apierrors.IsNotFound(err) {
+		return false, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true, !obj.GetDeletionTimestamp().IsZero()
+}
+
+func deletingCondition(t *testing.T, c client.Client) *metav1.Condition {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "c1"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	return meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionDeleting)
+}
+
+// finalize removes the agent's finalizer, as the agent does once it has
+// deleted what the work applied.
+func finalize(t *testing.T, c client.Client, w *workv1.ManifestWork) {
+	t.Helper()
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(w), w); err != nil {
+		t.Fatal(err)
+	}
+	w.Finalizers = nil
+	if err := c.Update(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeleteContentInOrder(t *testing.T) {
+	ctx := context.Background()
+	placementAddOn, workAddOn := addOn("placement"), addOn("work")
+	first, last := agentWork("first", ""), agentWork("last", "10")
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}
+	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), ownNamespace(), binding,
+		placementAddOn, workAddOn, first, last)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	reconcile := func() {
+		t.Helper()
+		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}})
+		if err != nil {
+			t.Fatalf("Reconcile() = %v", err)
+		}
+		if res.RequeueAfter == 0 {
+			t.Fatalf("Reconcile() = %+v, want a requeue while the cluster is being deleted", res)
+		}
+	}
+	reconcile()
+	if there, _ := exists(t, c, placementAddOn); there {
+		t.Error("the placement addon should be deleted first")
+	}
+	if _, deleting := exists(t, c, first); deleting {
+		t.Error("no work should be deleted before the addons other than work are gone")
+	}
+
+	reconcile()
+	if _, deleting := exists(t, c, first); !deleting {
+		t.Error("the work of the lowest cleanup priority should be deleted once the addons are gone")
+	}
+	if _, deleting := exists(t, c, last); deleting {
+		t.Error("the work of cleanup priority 10 should wait for the one of priority 0")
+	}
+	cond := deletingCondition(t, c)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != clusterv1.ConditionDeletingReasonResourceRemaining ||
+		!strings.Contains(cond.Message, "2 ManifestWorks left") || !strings.Contains(cond.Message, workv1.ManifestWorkFinalizer) {
+		t.Errorf("Deleting condition = %+v, want False, %s, saying which works are left and their finalizers", cond, clusterv1.ConditionDeletingReasonResourceRemaining)
+	}
+
+	reconcile()
+	if there, _ := exists(t, c, first); !there {
+		t.Error("the hub should leave the finalizer of a heartbeating agent's work alone")
+	}
+	if there, _ := exists(t, c, binding); !there {
+		t.Error("the cluster's RBAC should stay while its agent has works to finalize")
+	}
+
+	finalize(t, c, first)
+	reconcile()
+	if _, deleting := exists(t, c, last); !deleting {
+		t.Error("the work of priority 10 should be deleted once the one of priority 0 is gone")
+	}
+	if there, _ := exists(t, c, workAddOn); !there {
+		t.Error("the work addon should stay while works are left")
+	}
+
+	finalize(t, c, last)
+	reconcile()
+	if there, _ := exists(t, c, workAddOn); there {
+		t.Error("the work addon should be deleted once the works are gone")
+	}
+
+	reconcile()
+	if cond := deletingCondition(t, c); cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != clusterv1.ConditionDeletingReasonNoResource {
+		t.Errorf("Deleting condition = %+v, want True, %s", cond, clusterv1.ConditionDeletingReasonNoResource)
+	}
+	if there, _ := exists(t, c, binding); there {
+		t.Error("the cluster's RBAC should go once its namespace holds no addons or works")
+	}
+}
+
+func TestDeleteContentReleasesTheWorksOfAnAgentGone(t *testing.T) {
+	ctx := context.Background()
+	w := agentWork("w", "")
+	c := contentClient(t, cluster(accepted, finalized, deleting), ownNamespace(), w)
+	recorder := events.NewFakeRecorder(4)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now), Recorder: recorder}
+
+	for range 2 { // the first deletes it, the next releases it
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
+			t.Fatalf("Reconcile() = %v", err)
+		}
+	}
+	if there, _ := exists(t, c, w); there {
+		t.Error("the hub should remove the finalizer of a work whose agent does not heartbeat")
+	}
+	select {
+	case e := <-recorder.Events:
+		if !strings.Contains(e, ReasonReleased) || !strings.Contains(e, "stays on the cluster") {
+			t.Errorf("event = %q, want %s saying what the work applied stays", e, ReasonReleased)
+		}
+	default:
+		t.Error("releasing a work should be told in an event")
+	}
+}
+
+func TestFirstToDelete(t *testing.T) {
+	obj := func(name, priority string) *metav1.PartialObjectMetadata {
+		o := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if priority != "" {
+			o.Annotations = map[string]string{clusterv1.CleanupPriorityAnnotationKey: priority}
+		}
+		return o
+	}
+	cases := map[string]struct {
+		items []*metav1.PartialObjectMetadata
+		want  []string
+	}{
+		"none annotated: all at once":              {[]*metav1.PartialObjectMetadata{obj("a", ""), obj("b", "")}, []string{"a", "b"}},
+		"the lowest priority first":                {[]*metav1.PartialObjectMetadata{obj("a", "50"), obj("b", "20"), obj("c", "20")}, []string{"b", "c"}},
+		"none before 0":                            {[]*metav1.PartialObjectMetadata{obj("a", "0"), obj("b", "")}, []string{"a", "b"}},
+		"a value outside 0..100 counts as 0":       {[]*metav1.PartialObjectMetadata{obj("a", "101"), obj("b", "-1"), obj("c", "5")}, []string{"a", "b"}},
+		"a value that is not a number counts as 0": {[]*metav1.PartialObjectMetadata{obj("a", "soon"), obj("b", "1")}, []string{"a"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, o := range firstToDelete(tc.items) {
+				got = append(got, o.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("firstToDelete = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
