@@ -40,6 +40,13 @@ func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralr
 		if wanted.Has(cluster) || mca.Annotations[InstalledByAnnotation] != InstalledByStrategy || mca.DeletionTimestamp != nil {
 			continue
 		}
+		// A cluster being deleted is let go by its placements; the
+		// registration core deletes its addons, in an order that keeps the
+		// work addon until the cluster's works are gone.
+		if leaving, err := r.beingDeleted(ctx, cluster); leaving || err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		err := r.Client.Delete(ctx, mca, client.Preconditions{UID: &mca.UID})
 		if client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("deleting addon %s from cluster %s: %w", mca.Name, cluster, err))
@@ -50,16 +57,33 @@ func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralr
 	return corralreconcile.Continue, errors.Join(errs...)
 }
 
-// create enables the addon on cluster, if the cluster exists.
+// beingDeleted says whether the ManagedCluster named cluster is being
+// deleted.
+func (r *Reconciler) beingDeleted(ctx context.Context, cluster string) (bool, error) {
+	mc := &clusterv1.ManagedCluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, mc)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil && !mc.DeletionTimestamp.IsZero(), err
+}
+
+// create enables the addon on cluster, if the cluster exists and is not
+// being deleted (a decision not yet updated).
 func (r *Reconciler) create(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, cluster string) error {
 	log := ctrl.LoggerFrom(ctx).WithValues("cluster", cluster)
-	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, &clusterv1.ManagedCluster{})
+	mc := &clusterv1.ManagedCluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, mc)
 	if apierrors.IsNotFound(err) {
 		log.V(1).Info("Not installing the addon: a placement decides on a cluster that does not exist")
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if !mc.DeletionTimestamp.IsZero() {
+		log.V(1).Info("Not installing the addon: a placement decides on a cluster being deleted")
+		return nil
 	}
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{
 		Name: cma.Name, Namespace: cluster,

@@ -91,13 +91,15 @@ func clusterOfLease(_ context.Context, obj client.Object) []reconcile.Request {
 }
 
 // Reconcile sets Available=Unknown on an accepted cluster whose lease is
-// stale, and otherwise comes back when it would be.
+// stale, and otherwise comes back when it would be. A cluster being deleted
+// is judged too: its deletion waits for its agent to finalize its works
+// only while the agent heartbeats.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cluster := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !cluster.DeletionTimestamp.IsZero() || !meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
+	if !meta.IsStatusConditionTrue(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
 		return ctrl.Result{}, nil
 	}
 	lease := &coordinationv1.Lease{}

@@ -29,6 +29,7 @@ func TestReconcile(t *testing.T) {
 		conditions    []metav1.Condition
 		leaseSeconds  int32
 		renewedAgo    *time.Duration // nil: no lease
+		deleting      bool
 		wantUnknown   bool
 		wantRequeueIn time.Duration
 	}{
@@ -52,6 +53,10 @@ func TestReconcile(t *testing.T) {
 			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 2, renewedAgo: ago(11 * time.Second),
 			wantUnknown: true,
 		},
+		"being deleted, stale lease: Available Unknown, which the deletion waits on": {
+			conditions: []metav1.Condition{accepted, availableTrue}, leaseSeconds: 60, renewedAgo: ago(301 * time.Second), deleting: true,
+			wantUnknown: true,
+		},
 		"not accepted: left alone however old the lease": {
 			conditions: []metav1.Condition{availableTrue}, leaseSeconds: 60, renewedAgo: ago(time.Hour),
 		},
@@ -69,6 +74,9 @@ func TestReconcile(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "c1", Generation: 3},
 				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: tc.leaseSeconds},
 				Status:     clusterv1.ManagedClusterStatus{Conditions: tc.conditions},
+			}
+			if tc.deleting {
+				mc.Finalizers, mc.DeletionTimestamp = []string{clusterv1.ManagedClusterFinalizer}, &metav1.Time{Time: now}
 			}
 			objs := []client.Object{mc}
 			if tc.renewedAgo != nil {

@@ -47,9 +47,10 @@ type stage struct {
 	list schema.GroupVersionKind
 	// holds says whether an object of that kind is of this stage.
 	holds func(name string) bool
-	// works says the stage's objects are ManifestWorks.
-	works bool
 }
+
+// worksStage is the index of the ManifestWorks' stage in stages.
+const worksStage = 1
 
 // stages are, in order: the ManagedClusterAddOns (as OCM deletes them
 // first, their hub halves may remove their agents through ManifestWorks),
@@ -62,9 +63,10 @@ func (r *Reconciler) stages() []stage {
 		workAddOns = DefaultWorkAddOns
 	}
 	addOns := listOf(addonv1alpha1.GroupVersion, "ManagedClusterAddOnList")
+	// In the order of the stage indexes below.
 	return []stage{
 		{what: "ManagedClusterAddOns", list: addOns, holds: func(name string) bool { return !slices.Contains(workAddOns, name) }},
-		{what: "ManifestWorks", list: listOf(workv1.GroupVersion, "ManifestWorkList"), holds: func(string) bool { return true }, works: true},
+		{what: "ManifestWorks", list: listOf(workv1.GroupVersion, "ManifestWorkList"), holds: func(string) bool { return true }},
 		{what: "work ManagedClusterAddOns", list: addOns, holds: func(name string) bool { return slices.Contains(workAddOns, name) }},
 	}
 }
@@ -75,20 +77,41 @@ func listOf(gv metav1.GroupVersion, kind string) schema.GroupVersionKind {
 
 // deleteContent deletes the ManagedClusterAddOns and ManifestWorks in a
 // deleted cluster's namespace, a stage at a time (see stages) and, within
-// one, the lowest open-cluster-management.io/cleanup-priority first, and
-// stops the list until all are gone: the cluster's RBAC, which its agent
-// needs to finalize them, and the namespace go after. The Deleting
-// condition says what is left, as OCM's does.
+// one, in the order of their open-cluster-management.io/cleanup-priority
+// (see cleanupRank), and stops the list until all are gone: the cluster's
+// RBAC, which its agent needs to finalize them, and the namespace go
+// after. The Deleting condition says what is left, as OCM's does. A
+// namespace that is not the cluster's own (see applyNamespace) is never
+// touched.
 //
 // A ManifestWork's finalizer is its agent's to remove once it has deleted
-// what the work applied. When the cluster's agent has stopped
-// heartbeating (corral unjoin, a cluster gone for good), nobody will: the
-// hub removes the finalizer itself, leaving what the work applied on the
-// cluster, and says so in an event.
+// what the work applied. When the agent cannot (see agentCanFinalize), or
+// no longer may (the namespace is going, the RBAC gone), the hub removes
+// the finalizer itself, leaving what the work applied on the cluster, and
+// says so in an event.
 func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result, error) {
-	ns := s.cluster.Name
+	ns, err := r.ownNamespace(ctx, s.cluster.Name)
+	if err != nil {
+		return steps.StopList, err
+	}
+	if ns == nil {
+		return steps.Continue, nil
+	}
+	going := !ns.DeletionTimestamp.IsZero()
+	if going || !agentCanFinalize(s.cluster) {
+		works, err := r.listContent(ctx, ns.Name, r.stages()[worksStage])
+		if err != nil {
+			return steps.StopList, err
+		}
+		if err := r.releaseWorks(ctx, s, works); err != nil {
+			return steps.StopList, err
+		}
+	}
+	if going {
+		return steps.Continue, nil // its content goes with it
+	}
 	for _, st := range r.stages() {
-		items, err := r.listContent(ctx, ns, st)
+		items, err := r.listContent(ctx, ns.Name, st)
 		if err != nil {
 			return steps.StopList, err
 		}
@@ -98,14 +121,11 @@ func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result,
 		var errs []error
 		for _, obj := range firstToDelete(items) {
 			if obj.DeletionTimestamp.IsZero() {
-				ctrl.LoggerFrom(ctx).V(1).Info("Deleting what a deleted cluster's namespace holds", "cluster", ns, "kind", obj.Kind, "name", obj.Name)
+				ctrl.LoggerFrom(ctx).V(1).Info("Deleting what a deleted cluster's namespace holds", "cluster", ns.Name, "kind", obj.Kind, "name", obj.Name)
 				if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &obj.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 					errs = append(errs, err)
 				}
 			}
-		}
-		if st.works && !agentHeartbeats(s.cluster) {
-			errs = append(errs, r.releaseWorks(ctx, s, items))
 		}
 		if err := r.setDeleting(ctx, s, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining(st, items)); err != nil {
 			errs = append(errs, err)
@@ -139,30 +159,37 @@ func (r *Reconciler) listContent(ctx context.Context, ns string, st stage) ([]*m
 	return items, nil
 }
 
-// cleanupPriority is the object's open-cluster-management.io/cleanup-priority,
-// 0 (first) when it has none or one outside 0..100, as the api says.
-func cleanupPriority(obj *metav1.PartialObjectMetadata) int {
-	p, err := strconv.Atoi(obj.Annotations[clusterv1.CleanupPriorityAnnotationKey])
+// cleanupRank orders objects for deletion as the api documents
+// open-cluster-management.io/cleanup-priority: those without it first,
+// then those whose value is not an integer from 0 to 100, then by value.
+func cleanupRank(obj *metav1.PartialObjectMetadata) int {
+	v, ok := obj.Annotations[clusterv1.CleanupPriorityAnnotationKey]
+	if !ok {
+		return -2
+	}
+	p, err := strconv.Atoi(v)
 	if err != nil || p < 0 || p > 100 {
-		return 0
+		return -1
 	}
 	return p
 }
 
-// firstToDelete are the objects of the lowest cleanup priority: those
-// deleted (or being deleted) before any other.
+// firstToDelete are the objects of the lowest cleanup rank: those deleted
+// (or being deleted) before any other.
 func firstToDelete(items []*metav1.PartialObjectMetadata) []*metav1.PartialObjectMetadata {
-	lowest := cleanupPriority(slices.MinFunc(items, func(a, b *metav1.PartialObjectMetadata) int {
-		return cleanupPriority(a) - cleanupPriority(b)
+	lowest := cleanupRank(slices.MinFunc(items, func(a, b *metav1.PartialObjectMetadata) int {
+		return cleanupRank(a) - cleanupRank(b)
 	}))
-	return slices.DeleteFunc(slices.Clone(items), func(obj *metav1.PartialObjectMetadata) bool { return cleanupPriority(obj) != lowest })
+	return slices.DeleteFunc(slices.Clone(items), func(obj *metav1.PartialObjectMetadata) bool { return cleanupRank(obj) != lowest })
 }
 
-// agentHeartbeats says whether the cluster's agent is there to finalize
-// its works: the hub has not found its lease stale.
-func agentHeartbeats(cluster *clusterv1.ManagedCluster) bool {
+// agentCanFinalize says whether the cluster's agent is there to finalize
+// its works: the cluster is accepted (its RBAC stands) and the hub has not
+// found its lease stale (Available is reported and not Unknown; a cluster
+// whose API server is down, False, still has its agent).
+func agentCanFinalize(cluster *clusterv1.ManagedCluster) bool {
 	c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
-	return c != nil && c.Status != metav1.ConditionUnknown
+	return cluster.Spec.HubAcceptsClient && c != nil && c.Status != metav1.ConditionUnknown
 }
 
 // releaseWorks removes the work agent's finalizer from the works being
@@ -179,15 +206,18 @@ func (r *Reconciler) releaseWorks(ctx context.Context, s *scope, works []*metav1
 		if err == nil {
 			err = r.Client.Patch(ctx, w, patch)
 		}
-		if err != nil && !apierrors.IsNotFound(err) && !fieldpatch.Changed(err) {
+		switch {
+		case err == nil:
+			released++
+		case apierrors.IsNotFound(err) || fieldpatch.Changed(err):
+			// Gone, or its finalizers changed: looked at again next time.
+		default:
 			errs = append(errs, fmt.Errorf("releasing ManifestWork %s/%s: %w", w.Namespace, w.Name, err))
-			continue
 		}
-		released++
 	}
 	if released > 0 && r.Recorder != nil {
 		r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeWarning, ReasonReleased, "Deleting",
-			"The cluster's agent is not heartbeating: removed its finalizer from %d ManifestWorks; what they applied stays on the cluster", released)
+			"The cluster's agent cannot finalize them (not heartbeating, not accepted, or its RBAC gone): removed its finalizer from %d ManifestWorks; what they applied stays on the cluster", released)
 	}
 	return errors.Join(errs...)
 }

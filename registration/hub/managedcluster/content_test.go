@@ -2,9 +2,11 @@ package managedcluster
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -198,11 +200,13 @@ func TestFirstToDelete(t *testing.T) {
 		items []*metav1.PartialObjectMetadata
 		want  []string
 	}{
-		"none annotated: all at once":              {[]*metav1.PartialObjectMetadata{obj("a", ""), obj("b", "")}, []string{"a", "b"}},
-		"the lowest priority first":                {[]*metav1.PartialObjectMetadata{obj("a", "50"), obj("b", "20"), obj("c", "20")}, []string{"b", "c"}},
-		"none before 0":                            {[]*metav1.PartialObjectMetadata{obj("a", "0"), obj("b", "")}, []string{"a", "b"}},
-		"a value outside 0..100 counts as 0":       {[]*metav1.PartialObjectMetadata{obj("a", "101"), obj("b", "-1"), obj("c", "5")}, []string{"a", "b"}},
-		"a value that is not a number counts as 0": {[]*metav1.PartialObjectMetadata{obj("a", "soon"), obj("b", "1")}, []string{"a"}},
+		"none annotated: all at once":           {[]*metav1.PartialObjectMetadata{obj("a", ""), obj("b", "")}, []string{"a", "b"}},
+		"the lowest priority first":             {[]*metav1.PartialObjectMetadata{obj("a", "50"), obj("b", "20"), obj("c", "20")}, []string{"b", "c"}},
+		"those without one before 0":            {[]*metav1.PartialObjectMetadata{obj("a", "0"), obj("b", "")}, []string{"b"}},
+		"those without one before invalid ones": {[]*metav1.PartialObjectMetadata{obj("a", "101"), obj("b", "-1"), obj("c", "")}, []string{"c"}},
+		"invalid ones (outside 0..100, not a number) before 0": {
+			[]*metav1.PartialObjectMetadata{obj("a", "101"), obj("b", "soon"), obj("c", "0"), obj("d", "-1")}, []string{"a", "b", "d"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -214,5 +218,75 @@ func TestFirstToDelete(t *testing.T) {
 				t.Errorf("firstToDelete = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAgentCanFinalize(t *testing.T) {
+	available := func(s metav1.ConditionStatus) clusterOpt {
+		return func(mc *clusterv1.ManagedCluster) {
+			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: s, Reason: "Test"})
+		}
+	}
+	cases := map[string]struct {
+		cluster *clusterv1.ManagedCluster
+		want    bool
+	}{
+		"heartbeating":                          {cluster(accepted, available(metav1.ConditionTrue)), true},
+		"heartbeating, its API server down":     {cluster(accepted, available(metav1.ConditionFalse)), true},
+		"its lease stale":                       {cluster(accepted, available(metav1.ConditionUnknown)), false},
+		"never reported":                        {cluster(accepted), false},
+		"denied: its RBAC revoked":              {cluster(available(metav1.ConditionTrue)), false},
+		"denied and stale: nothing to wait for": {cluster(available(metav1.ConditionUnknown)), false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := agentCanFinalize(tc.cluster); got != tc.want {
+				t.Errorf("agentCanFinalize = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDeleteContentLeavesANamespaceNotItsOwn(t *testing.T) {
+	ctx := context.Background()
+	notOurs := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
+	a, w := addOn("placement"), agentWork("w", "")
+	c := contentClient(t, cluster(accepted, finalized, deleting), notOurs, a, w)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	for _, obj := range []client.Object{a, w} {
+		if there, deleting := exists(t, c, obj); !there || deleting {
+			t.Errorf("%T %s in a namespace that is not the cluster's: exists %t, being deleted %t; want untouched", obj, obj.GetName(), there, deleting)
+		}
+	}
+	if w.Finalizers == nil {
+		t.Error("the work's finalizer in a namespace not the cluster's should stay")
+	}
+	if there, _ := exists(t, c, cluster()); there {
+		t.Error("the cluster should be released: it has nothing of its own to clean up")
+	}
+}
+
+func TestDeleteContentReleasesTheWorksOfANamespaceGoing(t *testing.T) {
+	ctx := context.Background()
+	going := ownNamespace()
+	going.Finalizers, going.DeletionTimestamp = []string{"test/hold"}, &metav1.Time{Time: now}
+	w := agentWork("w", "")
+	w.Finalizers, w.DeletionTimestamp = append(w.Finalizers, "test/hold"), &metav1.Time{Time: now}
+	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), going, w)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(w.Finalizers, workv1.ManifestWorkFinalizer) {
+		t.Errorf("finalizers = %v: once the namespace goes (and the RBAC is gone) the agent cannot remove its finalizer, the hub should", w.Finalizers)
+	}
+	if !slices.Contains(w.Finalizers, "test/hold") {
+		t.Errorf("finalizers = %v: the hub should remove only the work agent's", w.Finalizers)
 	}
 }

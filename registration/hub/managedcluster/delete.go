@@ -57,16 +57,12 @@ func (r *Reconciler) revokeRBAC(ctx context.Context, s *scope) (steps.Result, er
 // it — and stops the list until it is gone. Only a namespace labelled as
 // this cluster's is touched.
 func (r *Reconciler) deleteNamespace(ctx context.Context, s *scope) (steps.Result, error) {
-	ns := &corev1.Namespace{}
-	err := r.Client.Get(ctx, types.NamespacedName{Name: s.cluster.Name}, ns)
-	if apierrors.IsNotFound(err) {
-		return steps.Continue, nil
-	}
+	ns, err := r.ownNamespace(ctx, s.cluster.Name)
 	if err != nil {
 		return steps.StopList, err
 	}
-	if ns.Labels[clusterv1.ClusterNameLabelKey] != s.cluster.Name {
-		return steps.Continue, nil // not ours to delete
+	if ns == nil {
+		return steps.Continue, nil // none, or not ours to delete
 	}
 	if ns.DeletionTimestamp.IsZero() {
 		if err := r.Client.Delete(ctx, ns, client.Preconditions{UID: &ns.UID}); err != nil && !apierrors.IsNotFound(err) {
@@ -74,6 +70,21 @@ func (r *Reconciler) deleteNamespace(ctx context.Context, s *scope) (steps.Resul
 		}
 	}
 	return steps.Result{Stop: true, RequeueAfter: namespaceGoneCheck}, nil
+}
+
+// ownNamespace is the cluster's namespace, nil when there is none or the
+// namespace of that name is not the cluster's (not labelled so): never
+// emptied nor deleted.
+func (r *Reconciler) ownNamespace(ctx context.Context, cluster string) (*corev1.Namespace, error) {
+	ns := &corev1.Namespace{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, ns)
+	if apierrors.IsNotFound(err) || err == nil && ns.Labels[clusterv1.ClusterNameLabelKey] != cluster {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ns, nil
 }
 
 // removeFinalizer lets the ManagedCluster go once its footprint is gone.

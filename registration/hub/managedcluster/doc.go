@@ -8,14 +8,19 @@
 //     namespace, the managed-cluster-lease its agent renews, and the
 //     HubAcceptedManagedCluster condition;
 //   - when it turns false: that RBAC revoked and the condition False;
-//   - when the ManagedCluster is deleted: behind its finalizer, the RBAC and
-//     the namespace with everything in it.
+//   - when the ManagedCluster is deleted: behind its finalizer, its
+//     ManagedClusterAddOns, then its ManifestWorks (by cleanup priority), the
+//     work addons last, reported in the Deleting condition (content.go);
+//     then the RBAC and the namespace with everything left in it.
 //
 // It watches ManagedClusters and the namespaces, ClusterRoles,
 // ClusterRoleBindings, RoleBindings and Leases (their deletion) labelled
-// with a cluster name; it
-// writes those, Leases and the ManagedCluster's finalizer (with its first
-// availability taint, see package taint) and status. It
+// with a cluster name, and lists (metadata only, past the cache) the
+// ManagedClusterAddOns and ManifestWorks of a deleted cluster's namespace;
+// it writes those namespaces, RBAC objects and Leases, deletes those
+// addons and works and removes the work agent's finalizer from works whose
+// agent cannot (with an Event), and writes the ManagedCluster's finalizer
+// (with its first availability taint, see package taint) and status. It
 // writes only what its cache shows missing or different, so that accepting
 // many clusters at once, or restarting, costs the API server no more than
 // the objects that are not there yet.

@@ -7,11 +7,15 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/manager/install"
@@ -86,6 +90,66 @@ var _ = Describe("Install strategy Placements", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(installedOn(ctx, g, "third-party")).To(ConsistOf(c1, c2, byHand))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
+	It("leaves the work addon of a cluster being deleted to the registration core, which deletes it after the cluster's works", func(ctx context.Context) {
+		doomed, witness := newCluster(ctx, true), newCluster(ctx, true)
+		agent := asCluster(doomed)
+		mc := &clusterv1.ManagedCluster{}
+		Expect(agent.Get(ctx, client.ObjectKey{Name: doomed}, mc)).To(Succeed())
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable"})
+		Expect(agent.Status().Update(ctx, mc)).To(Succeed(), "the agent heartbeating")
+
+		ns := newNamespace(ctx)
+		Expect(admin.Create(ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fleet"}})).To(Succeed())
+		decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: "fleet-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "fleet"},
+		}}
+		Expect(admin.Create(ctx, decision)).To(Succeed())
+		decide(ctx, decision, doomed, witness)
+		cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "work"}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
+			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements, Placements: []addonv1alpha1.PlacementStrategy{{
+				PlacementRef: addonv1alpha1.PlacementRef{Namespace: ns, Name: "fleet"}, RolloutStrategy: rolloutAll(),
+			}}},
+		}}
+		Expect(admin.Create(ctx, cma)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, cma) })
+		Eventually(func(g Gomega) {
+			g.Expect(installedOn(ctx, g, "work")).To(ConsistOf(doomed, witness))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		work := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: doomed, Name: "app", Finalizers: []string{workv1.ManifestWorkFinalizer}},
+			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
+				Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","namespace":"default"}}`),
+			}}}}}}
+		Expect(admin.Create(ctx, work)).To(Succeed())
+
+		By("deleting the cluster, and its placement letting it go (and the witness)")
+		Expect(admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: doomed}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(work), work)).To(Succeed())
+			g.Expect(work.DeletionTimestamp).NotTo(BeNil())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the registration core deletes the cluster's works")
+		newcomer := newCluster(ctx, true)
+		decide(ctx, decision, newcomer)
+		Eventually(func(g Gomega) {
+			g.Expect(installedOn(ctx, g, "work")).NotTo(ContainElement(witness))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the strategy removes the witness's addon")
+		// A later reconcile installs on the witness again: the one that
+		// removed its addon has finished by then, deleted cluster's
+		// included.
+		decide(ctx, decision, newcomer, witness)
+		Eventually(func(g Gomega) {
+			g.Expect(installedOn(ctx, g, "work")).To(ContainElement(witness))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Expect(installedOn(ctx, Default, "work")).To(ConsistOf(doomed, newcomer, witness), "the strategy leaves the deleted cluster's addon to the registration core")
+
+		By("the agent finalizing the work: then the addon and the cluster go")
+		Expect(agent.Get(ctx, client.ObjectKeyFromObject(work), work)).To(Succeed())
+		work.Finalizers = nil
+		Expect(agent.Update(ctx, work)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: doomed}, &clusterv1.ManagedCluster{}))
+		}).WithContext(ctx).WithTimeout(2 * timeout).Should(BeTrue())
 	})
 
 	It("installs nothing for a decision whose placement does not exist, or under Manual", func(ctx context.Context) {

@@ -18,6 +18,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/kubernetes"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -69,6 +70,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(manager.AddToScheme(testScheme)).To(Succeed())
 	Expect(addonv1beta1.Install(testScheme)).To(Succeed())
 	Expect(apiextensionsv1.AddToScheme(testScheme)).To(Succeed())
+	Expect(workv1.Install(testScheme)).To(Succeed())
 	admin, err = client.New(hubCluster.Config, client.Options{Scheme: testScheme})
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
