@@ -218,6 +218,9 @@ type Explanation struct {
 	// Current are the clusters the placement's PlacementDecisions hold.
 	Current []string `json:"current"`
 	// Gained and Lost compare the result's selection with Current.
+	// Deleting are the clusters being deleted, which no placement
+	// selects (scheduler.Placeable): not in Result.
+	Deleting   []string          `json:"deleting,omitempty"`
 	Gained     []string          `json:"gained"`
 	Lost       []string          `json:"lost"`
 	Conditions []ConditionReport `json:"conditions"`
@@ -262,7 +265,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		}
 		p = edited
 	}
-	snap, err := o.snapshot(ctx)
+	snap, deleting, err := o.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +280,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		selected.Insert(d.Cluster)
 	}
 	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
-		Current: nonNil(current), Result: r}
+		Current: nonNil(current), Deleting: deleting, Result: r}
 	if r.Misconfigured == nil {
 		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
 		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
@@ -295,8 +298,9 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// snapshot lists what the scheduler reads.
-func (o *ExplainOptions) snapshot(ctx context.Context) (*scheduler.MemSnapshot, error) {
+// snapshot lists what the scheduler reads, and names the clusters being
+// deleted, which it leaves out.
+func (o *ExplainOptions) snapshot(ctx context.Context) (*scheduler.MemSnapshot, []string, error) {
 	clusters := &clusterv1.ManagedClusterList{}
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
@@ -305,10 +309,16 @@ func (o *ExplainOptions) snapshot(ctx context.Context) (*scheduler.MemSnapshot, 
 	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets,
 		"ManagedClusterSetBindings": bindings, "AddOnPlacementScores": scores, "PlacementDecisions": decisions} {
 		if err := o.client.List(ctx, list); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", what, err)
+			return nil, nil, fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
-	return scheduler.NewSnapshot(clusters.Items, sets.Items, bindings.Items, scores.Items, decisions.Items), nil
+	var deleting []string
+	for i := range clusters.Items {
+		if scheduler.Placeable(&clusters.Items[i]) == nil {
+			deleting = append(deleting, clusters.Items[i].Name)
+		}
+	}
+	return scheduler.NewSnapshot(clusters.Items, sets.Items, bindings.Items, scores.Items, decisions.Items), deleting, nil
 }
 
 func printExplanation(w io.Writer, e *Explanation) {
@@ -363,6 +373,9 @@ func printExplanation(w io.Writer, e *Explanation) {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	_ = tw.Flush()
+	if len(e.Deleting) > 0 {
+		fmt.Fprintf(w, "\nNot considered, being deleted: %s\n", strings.Join(e.Deleting, ", "))
+	}
 	if e.WhatIf || len(e.Gained)+len(e.Lost) > 0 {
 		fmt.Fprintf(w, "\nAgainst the current decisions (%s): gained %s; lost %s\n", orNone(e.Current), orNone(e.Gained), orNone(e.Lost))
 	}

@@ -89,6 +89,33 @@ func TestExplainTable(t *testing.T) {
 	}
 }
 
+func TestExplainNamesTheClustersBeingDeleted(t *testing.T) {
+	c := hub(t)
+	ctx := context.Background()
+	b := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: "b"}, b); err != nil {
+		t.Fatal(err)
+	}
+	b.Finalizers = []string{clusterv1.ManagedClusterFinalizer}
+	if err := c.Update(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	o := NewExplainOptions(nil)
+	o.client = c
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"of 2 candidates", "Not considered, being deleted: b", "lost b"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestExplainWhatIfShowsGainedAndLost(t *testing.T) {
 	edited := filepath.Join(t.TempDir(), "web.yaml")
 	if err := os.WriteFile(edited, []byte(`apiVersion: cluster.open-cluster-management.io/v1beta1

@@ -225,9 +225,11 @@ func (r *Reconciler) releaseWorks(ctx context.Context, s *scope, works []*metav1
 // remaining says what of stage st is left and what holds it.
 func remaining(st stage, items []*metav1.PartialObjectMetadata) string {
 	var held []string
+	byAgent := false
 	for _, obj := range items {
 		if len(obj.Finalizers) > 0 {
 			held = append(held, fmt.Sprintf("%s (%s)", obj.Name, strings.Join(obj.Finalizers, ", ")))
+			byAgent = byAgent || slices.Contains(obj.Finalizers, workv1.ManifestWorkFinalizer)
 		}
 	}
 	msg := fmt.Sprintf("%d %s left in the cluster namespace", len(items), st.what)
@@ -238,7 +240,12 @@ func remaining(st stage, items []*metav1.PartialObjectMetadata) string {
 	if len(held) > shown {
 		held = append(held[:shown], fmt.Sprintf("and %d more", len(held)-shown))
 	}
-	return msg + "; waiting for their finalizers: " + strings.Join(held, "; ")
+	msg += "; waiting for their finalizers: " + strings.Join(held, "; ")
+	if byAgent {
+		msg += ". The cluster's work agent removes " + workv1.ManifestWorkFinalizer +
+			" once it has deleted what the work applied; if no work agent runs for the cluster any more, remove the finalizer by hand"
+	}
+	return msg
 }
 
 // setDeleting writes the cluster's Deleting condition when it changed.

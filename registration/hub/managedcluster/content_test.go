@@ -127,7 +127,8 @@ func TestDeleteContentInOrder(t *testing.T) {
 	}
 	cond := deletingCondition(t, c)
 	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != clusterv1.ConditionDeletingReasonResourceRemaining ||
-		!strings.Contains(cond.Message, "2 ManifestWorks left") || !strings.Contains(cond.Message, workv1.ManifestWorkFinalizer) {
+		!strings.Contains(cond.Message, "2 ManifestWorks left") || !strings.Contains(cond.Message, "first ("+workv1.ManifestWorkFinalizer+")") ||
+		!strings.Contains(cond.Message, "remove the finalizer by hand") {
 		t.Errorf("Deleting condition = %+v, want False, %s, saying which works are left and their finalizers", cond, clusterv1.ConditionDeletingReasonResourceRemaining)
 	}
 
