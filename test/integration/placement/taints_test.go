@@ -46,11 +46,22 @@ var _ = Describe("taints and tolerations", func() {
 		f.bind(ctx, f.set)
 		Expect(admin.Create(ctx, f.placement("old", nil))).To(Succeed())
 		f.eventuallyDecided(ctx, "old", clusters)
+		// A probe that selects the tainted cluster once the scheduler has
+		// seen it tainted: only then is "new" created, or the scheduler
+		// could decide "new" before it sees the taint, and keep it.
+		Expect(admin.Create(ctx, f.placement("probe", func(p *clusterv1beta1.Placement) {
+			p.Spec.Predicates = []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"probe": "tainted"}}}}}
+			p.Spec.Tolerations = []clusterv1beta1.Toleration{{Key: "draining", Operator: clusterv1beta1.TolerationOpExists}}
+		}))).To(Succeed())
+		f.eventuallyDecided(ctx, "probe", nil)
 
 		c := &clusterv1.ManagedCluster{}
 		Expect(admin.Get(ctx, client.ObjectKey{Name: clusters[0]}, c)).To(Succeed())
 		c.Spec.Taints = []clusterv1.Taint{{Key: "draining", Effect: clusterv1.TaintEffectNoSelectIfNew, TimeAdded: metav1.NewTime(fakeClock.Now())}}
+		c.Labels["probe"] = "tainted"
 		Expect(admin.Update(ctx, c)).To(Succeed())
+		f.eventuallyDecided(ctx, "probe", clusters[:1])
 		Expect(admin.Create(ctx, f.placement("new", nil))).To(Succeed())
 		f.eventuallyDecided(ctx, "new", clusters[1:])
 		Consistently(func() []string { return f.decided(ctx, "old") }).WithTimeout(2 * time.Second).Should(Equal(clusters))
