@@ -100,7 +100,6 @@ func acceptedFootprint() map[client.Object]bool {
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                                  true,
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           true,
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: true,
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}:         true,
 		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName}}:                    true,
 	}
 }
@@ -147,12 +146,12 @@ func TestReconcile(t *testing.T) {
 			existing: []client.Object{
 				ownNamespace(),
 				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}},
-				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}},
+				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}},
 			},
 			wantObjects: map[client.Object]bool{
 				ownNamespace(): true,
-				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                   false,
-				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "work")}}: false,
+				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}:                           false,
+				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}: false,
 			},
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionFalse),

@@ -12,15 +12,14 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// RBAC names, as OCM's agents and tools expect them.
-const (
-	// RegistrationClusterRole is shared by every cluster, bound in each
-	// cluster namespace: leases, its addons' status, events.
-	RegistrationClusterRole = "open-cluster-management:managedcluster:registration"
-	// WorkClusterRole is shared by every cluster, bound in each cluster
-	// namespace: ManifestWorks and their status, events.
-	WorkClusterRole = "open-cluster-management:managedcluster:work"
-)
+// RegistrationClusterRole is shared by every cluster, bound in each
+// cluster namespace (OCM's name): leases, its addons' status, events, and
+// ManifestWorks and their status. OCM binds the ManifestWork rules through
+// a second shared role and RoleBinding, which it holds with a finalizer
+// until the cluster's works are gone; corral deletes a cluster's RBAC only
+// once its works are gone (see deleteContent), so one binding does, and
+// accepting a cluster is one write fewer.
+const RegistrationClusterRole = "open-cluster-management:managedcluster:registration"
 
 // clusterRoleName names the per-cluster ClusterRole and its binding.
 func clusterRoleName(cluster string) string {
@@ -65,29 +64,19 @@ func clusterRoleBinding(cluster string) *rbacac.ClusterRoleBindingApplyConfigura
 		WithSubjects(groupSubject(cluster))
 }
 
-// roleBindings bind the shared roles in the cluster's own namespace only.
-func roleBindings(cluster string) []*rbacac.RoleBindingApplyConfiguration {
-	bind := func(role, clusterRole string) *rbacac.RoleBindingApplyConfiguration {
-		return rbacac.RoleBinding(roleBindingName(cluster, role), cluster).
-			WithLabels(clusterLabels(cluster)).
-			WithRoleRef(rbacac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(clusterRole)).
-			WithSubjects(groupSubject(cluster))
-	}
-	return []*rbacac.RoleBindingApplyConfiguration{
-		bind("registration", RegistrationClusterRole),
-		bind("work", WorkClusterRole),
-	}
+// roleBinding binds the shared role in the cluster's own namespace only.
+func roleBinding(cluster string) *rbacac.RoleBindingApplyConfiguration {
+	return rbacac.RoleBinding(roleBindingName(cluster, "registration"), cluster).
+		WithLabels(clusterLabels(cluster)).
+		WithRoleRef(rbacac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(RegistrationClusterRole)).
+		WithSubjects(groupSubject(cluster))
 }
 
 // RBAC is what accepting a cluster grants its identity, in the order the
 // hub writes it: its ClusterRole and ClusterRoleBinding, then the
-// RoleBindings in its namespace.
+// RoleBinding in its namespace.
 func RBAC(cluster string) []runtime.ApplyConfiguration {
-	out := []runtime.ApplyConfiguration{clusterRole(cluster), clusterRoleBinding(cluster)}
-	for _, rb := range roleBindings(cluster) {
-		out = append(out, rb)
-	}
-	return out
+	return []runtime.ApplyConfiguration{clusterRole(cluster), clusterRoleBinding(cluster), roleBinding(cluster)}
 }
 
 // SharedClusterRoles are the roles every cluster namespace binds; the hub
@@ -98,11 +87,8 @@ func SharedClusterRoles() []*rbacac.ClusterRoleApplyConfiguration {
 			rule("coordination.k8s.io", []string{"leases"}, "get", "list", "watch", "update"),
 			rule("addon.open-cluster-management.io", []string{"managedclusteraddons"}, "get", "list", "watch"),
 			rule("addon.open-cluster-management.io", []string{"managedclusteraddons/status"}, "patch", "update"),
-			rule("events.k8s.io", []string{"events"}, "create", "list", "watch"),
-		),
-		rbacac.ClusterRole(WorkClusterRole).WithRules(
 			rule("", []string{"events"}, "create", "patch", "update"),
-			rule("events.k8s.io", []string{"events"}, "create", "patch", "update"),
+			rule("events.k8s.io", []string{"events"}, "create", "list", "watch", "patch", "update"),
 			rule("work.open-cluster-management.io", []string{"manifestworks"}, "get", "list", "watch", "update", "patch", "delete"),
 			rule("work.open-cluster-management.io", []string{"manifestworks/status"}, "patch", "update"),
 		),
@@ -118,6 +104,5 @@ func rbacObjects(cluster string) []client.Object {
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(cluster)}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(cluster)}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: roleBindingName(cluster, "registration"), Namespace: cluster}},
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: roleBindingName(cluster, "work"), Namespace: cluster}},
 	}
 }

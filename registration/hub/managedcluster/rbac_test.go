@@ -33,18 +33,17 @@ func TestClusterRoleIsScopedToItsCluster(t *testing.T) {
 }
 
 // TestBindingsNameOnlyTheClusterGroup: the bindings grant to the cluster's
-// group and nobody else, and the role bindings live in its namespace.
+// group and nobody else, and the role binding lives in its namespace.
 func TestBindingsNameOnlyTheClusterGroup(t *testing.T) {
 	crb := clusterRoleBinding("c1")
 	if len(crb.Subjects) != 1 || *crb.Subjects[0].Name != "system:open-cluster-management:c1" {
 		t.Errorf("ClusterRoleBinding subjects = %+v", crb.Subjects)
 	}
-	for _, rb := range roleBindings("c1") {
-		if *rb.Namespace != "c1" {
-			t.Errorf("RoleBinding %s is in %s, want c1", *rb.Name, *rb.Namespace)
-		}
-		if len(rb.Subjects) != 1 || *rb.Subjects[0].Name != "system:open-cluster-management:c1" {
-			t.Errorf("RoleBinding %s subjects = %+v", *rb.Name, rb.Subjects)
-		}
+	rb := roleBinding("c1")
+	if *rb.Namespace != "c1" {
+		t.Errorf("RoleBinding %s is in %s, want c1", *rb.Name, *rb.Namespace)
+	}
+	if len(rb.Subjects) != 1 || *rb.Subjects[0].Name != "system:open-cluster-management:c1" {
+		t.Errorf("RoleBinding %s subjects = %+v", *rb.Name, rb.Subjects)
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func TestRBACEvents(t *testing.T) {
-	labelled := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: roleBindingName("c1", "work"), Namespace: "c1", Labels: clusterLabels("c1")}}
+	labelled := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: roleBindingName("c1", "registration"), Namespace: "c1", Labels: clusterLabels("c1")}}
 	unlabelled := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "c1"}}
 	cases := map[string]struct {
 		cluster    *clusterv1.ManagedCluster

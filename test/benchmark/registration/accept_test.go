@@ -29,6 +29,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,7 +174,16 @@ func footprintComplete(ctx context.Context, kube kubernetes.Interface, n int) bo
 		return false
 	}
 	rbs, err := kube.RbacV1().RoleBindings("").List(ctx, selector)
-	return err == nil && len(rbs.Items) >= 2*n && countRoles(ctx, kube) >= n
+	if err != nil {
+		return false
+	}
+	clusters := 0 // the RoleBinding of each cluster's own, not its addons'
+	for _, rb := range rbs.Items {
+		if strings.HasPrefix(rb.Name, "open-cluster-management:managedcluster:") {
+			clusters++
+		}
+	}
+	return clusters >= n && countRoles(ctx, kube) >= n
 }
 
 func countActive(ns []corev1.Namespace) int {

@@ -97,7 +97,6 @@ var _ = Describe("accepting a cluster", func() {
 		Expect(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRole{})).To(Succeed())
 		Expect(admin.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRoleBinding{})).To(Succeed())
 		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: role + ":registration"}, &rbacv1.RoleBinding{})).To(Succeed())
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: role + ":work"}, &rbacv1.RoleBinding{})).To(Succeed())
 	})
 
 	It("lets the cluster's identity reach its own ManagedCluster, lease and works, and nothing of another cluster's", func(ctx context.Context) {
@@ -160,7 +159,7 @@ var _ = Describe("accepting a cluster whose name is not its own", func() {
 		ns := &corev1.Namespace{}
 		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, ns)).To(Succeed())
 		Expect(ns.Labels).NotTo(HaveKey(clusterv1.ClusterNameLabelKey))
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "open-cluster-management:managedcluster:" + name + ":work"}, &rbacv1.RoleBinding{})).
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "open-cluster-management:managedcluster:" + name + ":registration"}, &rbacv1.RoleBinding{})).
 			To(Satisfy(apierrors.IsNotFound))
 		Expect(asCluster(name).Get(ctx, client.ObjectKey{Namespace: name, Name: "theirs"}, &corev1.ConfigMap{})).To(MatchError(forbidden, "forbidden"))
 
