@@ -31,7 +31,7 @@ var DefaultWorkAddOns = []string{"work"}
 
 // contentCheck is how often what is left in a deleted cluster's namespace
 // is looked at again.
-const contentCheck = 2 * time.Second
+const contentCheck = 3 * time.Second
 
 // Reasons of the Deleting condition that are corral's own.
 const (
@@ -137,11 +137,14 @@ func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result,
 }
 
 // listContent lists the objects of st in namespace ns, metadata only, past
-// the cache; none when their kind is not installed.
+// the manager's cache (which holds no addons or works) but from the API
+// server's (resourceVersion 0: no etcd read, for a look repeated every few
+// seconds while many clusters may be deleted at once; a look that comes
+// too early is repeated); none when their kind is not installed.
 func (r *Reconciler) listContent(ctx context.Context, ns string, st stage) ([]*metav1.PartialObjectMetadata, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(st.list)
-	err := r.live().List(ctx, list, client.InNamespace(ns))
+	err := r.live().List(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
 	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return nil, nil
 	}
