@@ -156,7 +156,7 @@ func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, sets ma
 		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
-			health(mc.Status.Conditions), orDash(mc.Status.Version.Kubernetes), orDash(claim(mc.Status.ClusterClaims, propertiesapi.ClaimNodes)),
+			health(&mc), orDash(mc.Status.Version.Kubernetes), orDash(claim(mc.Status.ClusterClaims, propertiesapi.ClaimNodes)),
 			quantity(mc.Status.Capacity, clusterv1.ResourceCPU), quantity(mc.Status.Capacity, clusterv1.ResourceMemory),
 			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), joinOrDash(sets[mc.Name]), taints(mc.Spec.Taints))
 	}
@@ -164,10 +164,13 @@ func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, sets ma
 }
 
 // health is the health addon's verdict: Healthy, the reason it is not,
-// Unknown, or - when the addon does not run on the cluster.
-func health(conditions []metav1.Condition) string {
-	c := meta.FindStatusCondition(conditions, healthapi.ConditionHealthy)
+// Unknown, or - when the addon does not run on the cluster; Deleting, for a
+// cluster the hub is removing.
+func health(mc *clusterv1.ManagedCluster) string {
+	c := meta.FindStatusCondition(mc.Status.Conditions, healthapi.ConditionHealthy)
 	switch {
+	case !mc.DeletionTimestamp.IsZero():
+		return "Deleting"
 	case c == nil:
 		return "-"
 	case c.Status == metav1.ConditionTrue:

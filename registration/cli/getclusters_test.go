@@ -41,6 +41,13 @@ func TestPrintClusterTable(t *testing.T) {
 				{Type: healthapi.ConditionHealthy, Status: metav1.ConditionFalse, Reason: healthapi.ReasonReportStale},
 			}},
 		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "c3", CreationTimestamp: metav1.NewTime(now.Add(-time.Hour)), DeletionTimestamp: &metav1.Time{Time: now}},
+			Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true},
+			Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
+				{Type: healthapi.ConditionHealthy, Status: metav1.ConditionTrue, Reason: healthapi.ReasonHealthy},
+			}},
+		},
 	}
 	var out bytes.Buffer
 	PrintClusterTable(&out, clusters, map[string][]string{"c1": {"global", "prod"}}, now)
@@ -49,6 +56,7 @@ func TestPrintClusterTable(t *testing.T) {
 		{"NAME", "ACCEPTED", "JOINED", "AVAILABLE", "HEALTH", "VERSION", "NODES", "CPU", "MEMORY", "AGE", "SETS", "TAINTS"},
 		{"c1", "true", "True", "True", "Healthy", "v1.35.4", "3", "12", "48Gi", "90m", "global,prod", "-"},
 		{"c2", "false", "-", "-", "ReportStale", "-", "-", "-", "-", "2m", "-", "unreachable:NoSelect"},
+		{"c3", "true", "-", "-", "Deleting", "-", "-", "-", "-", "60m", "-", "-"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
