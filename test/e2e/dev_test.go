@@ -208,6 +208,24 @@ spec:
 		expectOneLineError(r, "already running", "dev down")
 	})
 
+	It("deletes cluster1 from the hub: what its works applied goes from it first, what a user made there stays, then its namespace goes", func() {
+		r := kubectl(hubKubeconfig, "delete", "managedcluster", "cluster1", "--wait=false")
+		Expect(r.code).To(Equal(0), "%s", r)
+		gone := func(kubeconfig string, args ...string) {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				r := kubectl(kubeconfig, append(args, "--ignore-not-found", "-o", "name")...)
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				g.Expect(r.out).To(BeEmpty())
+			}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed(), "%v", args)
+		}
+		gone(cluster1Kubeconfig, "-n", "default", "get", "configmap", "e2e-hello") // a ManifestWork's, made on the hub
+		gone(cluster1Kubeconfig, "-n", "default", "get", "deployment", "hello")    // the sample app's
+		gone(hubKubeconfig, "get", "namespace", "cluster1")
+		r = kubectl(cluster1Kubeconfig, "-n", "default", "get", "deployment", "web", "-o", "name")
+		Expect(r.code).To(Equal(0), "the Deployment made by hand on cluster1 stays: %s", r)
+	})
+
 	It("dev down stops every process of the fleet and removes its directory", func() {
 		r := corral(downTimeout, "dev", "down", "--dir", dir)
 		Expect(r.code).To(Equal(0), "%s", r)
