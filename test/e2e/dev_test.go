@@ -217,7 +217,7 @@ spec:
 				r := kubectl(kubeconfig, append(args, "--ignore-not-found", "-o", "name")...)
 				g.Expect(r.code).To(Equal(0), "%s", r)
 				g.Expect(r.out).To(BeEmpty())
-			}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed(), "%v", args)
+			}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed(), "%v", args)
 		}
 		gone(cluster1Kubeconfig, "-n", "default", "get", "configmap", "e2e-hello") // a ManifestWork's, made on the hub
 		gone(cluster1Kubeconfig, "-n", "default", "get", "deployment", "hello")    // the sample app's
