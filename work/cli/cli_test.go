@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -216,8 +217,10 @@ func reportedWork(cluster string) *workv1.ManifestWork {
 }
 
 func TestGet(t *testing.T) {
-	c := fakeHub(t, cluster("c1", true), cluster("c2", true), reportedWork("c1"),
-		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}})
+	c := fakeHub(t, cluster("c1", true), cluster("c2", true), cluster("c3", true), reportedWork("c1"),
+		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}},
+		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "new"}},
+		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}})
 	run := func(o *GetOptions) (string, error) {
 		out := &bytes.Buffer{}
 		o.Out, o.client = out, c
@@ -236,7 +239,8 @@ func TestGet(t *testing.T) {
 c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; Available: 1 of 2 manifests not available
 c1       web    Deployment default/web  True     True       readyReplicas=3
 c1       web    Widget w               False    -          Applied: no kind Widget is installed
-c2       other  (work)                 -        -          not picked up by the cluster's work agent yet
+c2       other  (work)                 -        -          not picked up: the work addon is not enabled on c2 (corral addon enable work --clusters c2)
+c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)

@@ -12,13 +12,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/registration/common"
+	"github.com/corral-dev/corral/work"
 )
 
 // GetOptions are the options of `corral work get`.
@@ -88,7 +92,26 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	for i := range list.Items {
 		list.Items[i].APIVersion, list.Items[i].Kind = workv1.GroupVersion.String(), "ManifestWork"
 	}
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) { PrintTable(w, works) })
+	agentless := o.clustersWithoutWorkAddon(ctx)
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works, agentless) })
+}
+
+// clustersWithoutWorkAddon says which clusters the work addon is not
+// enabled on, for the hint on a work nobody picked up; nil (no hint) when
+// the addons cannot be read.
+func (o *GetOptions) clustersWithoutWorkAddon(ctx context.Context) func(cluster string) bool {
+	addons := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := o.client.List(ctx, addons); err != nil {
+		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the addons; no hint on works nobody picked up", "err", err)
+		return nil
+	}
+	enabled := sets.New[string]()
+	for _, a := range addons.Items {
+		if a.Name == work.AddonName && a.DeletionTimestamp.IsZero() {
+			enabled.Insert(a.Namespace)
+		}
+	}
+	return func(cluster string) bool { return !enabled.Has(cluster) }
 }
 
 // list finds the works asked for, sorted by cluster and name; none is an
@@ -124,7 +147,12 @@ func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 
 // PrintTable prints a line per work and one per resource of it, the
 // table of `corral work get`.
-func PrintTable(out io.Writer, works []workv1.ManifestWork) {
+func PrintTable(out io.Writer, works []workv1.ManifestWork) { printTable(out, works, nil) }
+
+// printTable is PrintTable; agentless, when not nil, says which clusters
+// have no work addon, so that a work nobody picked up there says how to
+// have it applied.
+func printTable(out io.Writer, works []workv1.ManifestWork, agentless func(cluster string) bool) {
 	if len(works) == 0 {
 		fmt.Fprintln(out, "No ManifestWorks found.")
 		return
@@ -135,7 +163,7 @@ func PrintTable(out io.Writer, works []workv1.ManifestWork) {
 	for _, mw := range works {
 		conds := mw.Status.Conditions
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, "(work)",
-			status(conds, workv1.WorkApplied), status(conds, workv1.WorkAvailable), workDetail(mw))
+			status(conds, workv1.WorkApplied), status(conds, workv1.WorkAvailable), workDetail(mw, agentless))
 		for _, m := range mw.Status.ResourceStatus.Manifests {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, resourceName(m.ResourceMeta),
 				status(m.Conditions, workv1.ManifestApplied), status(m.Conditions, workv1.ManifestAvailable), resourceDetail(m))
@@ -152,12 +180,17 @@ func status(conds []metav1.Condition, t string) string {
 }
 
 // workDetail says where a work comes from and what is wrong with it.
-func workDetail(mw workv1.ManifestWork) string {
+func workDetail(mw workv1.ManifestWork, agentless func(cluster string) bool) string {
 	var parts []string
 	if set := mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]; set != "" {
 		parts = append(parts, "from ManifestWorkReplicaSet "+strings.Replace(set, ".", "/", 1))
 	}
-	if len(mw.Status.Conditions) == 0 {
+	switch {
+	case len(mw.Status.Conditions) > 0:
+	case agentless != nil && agentless(mw.Namespace):
+		parts = append(parts, fmt.Sprintf("not picked up: the work addon is not enabled on %s (corral addon enable %s --clusters %s)",
+			mw.Namespace, work.AddonName, mw.Namespace))
+	default:
 		parts = append(parts, "not picked up by the cluster's work agent yet")
 	}
 	parts = append(parts, problems(mw.Status.Conditions, workv1.WorkApplied, workv1.WorkAvailable, workv1.WorkDegraded)...)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,7 +45,7 @@ func (h *hub) complete() error {
 // Scheme holds the kinds `corral work` reads and writes.
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, install := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, workhub.AddToScheme} {
+	for _, install := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, addonv1alpha1.Install, workhub.AddToScheme} {
 		if err := install(s); err != nil {
 			return nil, err
 		}
