@@ -25,19 +25,17 @@ import (
 )
 
 // DefaultWorkAddOns are the ManagedClusterAddOns whose agents apply a
-// cluster's ManifestWorks when the Reconciler is given none: corral's work
-// addon.
+// cluster's ManifestWorks, unless Reconciler.WorkAddOns says otherwise:
+// corral's work addon.
 var DefaultWorkAddOns = []string{"work"}
 
 // contentCheck is how often what is left in a deleted cluster's namespace
 // is looked at again.
 const contentCheck = 3 * time.Second
 
-// Reasons of the Deleting condition that are corral's own.
-const (
-	// ReasonReleased says works were let go without their agent.
-	ReasonReleased = "ManifestWorksReleased"
-)
+// ReasonReleased is the reason of the Warning event that says a deleted
+// cluster's works were let go without their agent (see releaseWorks).
+const ReasonReleased = "ManifestWorksReleased"
 
 // stage is one part of a deleted cluster's namespace, all gone before the
 // next is deleted.
