@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -216,11 +217,34 @@ func reportedWork(cluster string) *workv1.ManifestWork {
 	return w
 }
 
+// appliedWork is a work its agent reported applied.
+func appliedWork(cluster, name string) *workv1.ManifestWork {
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
+	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test"}}
+	return w
+}
+
+// deleting is w being deleted, held by its agent's finalizer.
+func deleting(w *workv1.ManifestWork) *workv1.ManifestWork {
+	w.Finalizers = []string{workv1.ManifestWorkFinalizer}
+	w.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	return w
+}
+
+// unavailable is mc with a stale lease.
+func unavailable(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
+		Status: metav1.ConditionUnknown, Reason: "ManagedClusterLeaseUpdateStopped"})
+	return mc
+}
+
 func TestGet(t *testing.T) {
 	c := fakeHub(t, cluster("c1", true), cluster("c2", true), cluster("c3", true), reportedWork("c1"),
 		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}},
 		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "new"}},
-		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}})
+		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}},
+		unavailable(cluster("c4", true)), deleting(appliedWork("c4", "gone")), deleting(appliedWork("c2", "old")),
+		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c4", Name: "work"}})
 	run := func(o *GetOptions) (string, error) {
 		out := &bytes.Buffer{}
 		o.Out, o.client = out, c
@@ -239,8 +263,10 @@ func TestGet(t *testing.T) {
 c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; Available: 1 of 2 manifests not available
 c1       web    Deployment default/web  True     True       readyReplicas=3
 c1       web    Widget w               False    -          Applied: no kind Widget is installed
+c2       old    (work)                 True     -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c2       other  (work)                 -        -          not picked up: the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
+c4       gone   (work)                 True     -          deleting: waiting for the work agent on c4 to remove what it applied; cluster c4 is not available (ManagedClusterLeaseUpdateStopped): this status may be out of date
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)

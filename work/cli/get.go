@@ -48,7 +48,9 @@ func NewCmdGet(out io.Writer) *cobra.Command {
 --cluster only: for each work a line with its own Applied and Available
 conditions, then a line per resource it delivers with that resource's
 conditions and its status feedback (e.g. readyReplicas), or why it is not
-applied or available.`,
+applied or available. A work being deleted says what its deletion waits
+for, and a work on a cluster that is not Available says that what it shows
+may be out of date.`,
 		Example: `  corral work get
   corral work get web
   corral work get web --cluster cluster1 -o yaml`,
@@ -92,26 +94,53 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	for i := range list.Items {
 		list.Items[i].APIVersion, list.Items[i].Kind = workv1.GroupVersion.String(), "ManifestWork"
 	}
-	agentless := o.clustersWithoutWorkAddon(ctx)
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works, agentless) })
+	hints := o.readHints(ctx)
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works, hints) })
 }
 
-// clustersWithoutWorkAddon says which clusters the work addon is not
-// enabled on, for the hint on a work nobody picked up; nil (no hint) when
-// the addons cannot be read.
-func (o *GetOptions) clustersWithoutWorkAddon(ctx context.Context) func(cluster string) bool {
+// hints are what `work get` knows of the clusters beside their works, for
+// the details of a work's line; the zero value gives none.
+type hints struct {
+	// workAddon holds the clusters the work addon is enabled on; nil when
+	// the addons could not be read.
+	workAddon sets.Set[string]
+	// unavailable holds, by cluster, why the hub does not take the cluster
+	// for Available: its works' status may be out of date.
+	unavailable map[string]string
+}
+
+// readHints reads the hints; what cannot be read gives no hint.
+func (o *GetOptions) readHints(ctx context.Context) hints {
+	var h hints
 	addons := &addonv1alpha1.ManagedClusterAddOnList{}
 	if err := o.client.List(ctx, addons); err != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the addons; no hint on works nobody picked up", "err", err)
-		return nil
-	}
-	enabled := sets.New[string]()
-	for _, a := range addons.Items {
-		if a.Name == work.AddonName && a.DeletionTimestamp.IsZero() {
-			enabled.Insert(a.Namespace)
+	} else {
+		h.workAddon = sets.New[string]()
+		for _, a := range addons.Items {
+			if a.Name == work.AddonName && a.DeletionTimestamp.IsZero() {
+				h.workAddon.Insert(a.Namespace)
+			}
 		}
 	}
-	return func(cluster string) bool { return !enabled.Has(cluster) }
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := o.client.List(ctx, clusters); err != nil {
+		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the clusters; no hint on stale status", "err", err)
+		return h
+	}
+	h.unavailable = map[string]string{}
+	for _, mc := range clusters.Items {
+		// A cluster that never reported is one whose works nobody picked up.
+		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil && c.Status != metav1.ConditionTrue {
+			h.unavailable[mc.Name] = c.Reason
+		}
+	}
+	return h
+}
+
+// agentless says the work addon is known not to be enabled on cluster.
+func (h hints) agentless(cluster string) bool {
+	return h.workAddon != nil && !h.workAddon.Has(cluster)
 }
 
 // list finds the works asked for, sorted by cluster and name; none is an
@@ -147,12 +176,11 @@ func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 
 // PrintTable prints a line per work and one per resource of it, the
 // table of `corral work get`.
-func PrintTable(out io.Writer, works []workv1.ManifestWork) { printTable(out, works, nil) }
+func PrintTable(out io.Writer, works []workv1.ManifestWork) { printTable(out, works, hints{}) }
 
-// printTable is PrintTable; agentless, when not nil, says which clusters
-// have no work addon, so that a work nobody picked up there says how to
-// have it applied.
-func printTable(out io.Writer, works []workv1.ManifestWork, agentless func(cluster string) bool) {
+// printTable is PrintTable, with what hints knows of the clusters in the
+// works' details.
+func printTable(out io.Writer, works []workv1.ManifestWork, h hints) {
 	if len(works) == 0 {
 		fmt.Fprintln(out, "No ManifestWorks found.")
 		return
@@ -163,7 +191,7 @@ func printTable(out io.Writer, works []workv1.ManifestWork, agentless func(clust
 	for _, mw := range works {
 		conds := mw.Status.Conditions
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, "(work)",
-			status(conds, workv1.WorkApplied), status(conds, workv1.WorkAvailable), workDetail(mw, agentless))
+			status(conds, workv1.WorkApplied), status(conds, workv1.WorkAvailable), workDetail(mw, h))
 		for _, m := range mw.Status.ResourceStatus.Manifests {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", mw.Namespace, mw.Name, resourceName(m.ResourceMeta),
 				status(m.Conditions, workv1.ManifestApplied), status(m.Conditions, workv1.ManifestAvailable), resourceDetail(m))
@@ -180,18 +208,31 @@ func status(conds []metav1.Condition, t string) string {
 }
 
 // workDetail says where a work comes from and what is wrong with it.
-func workDetail(mw workv1.ManifestWork, agentless func(cluster string) bool) string {
+func workDetail(mw workv1.ManifestWork, h hints) string {
 	var parts []string
 	if set := mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]; set != "" {
 		parts = append(parts, "from ManifestWorkReplicaSet "+strings.Replace(set, ".", "/", 1))
 	}
+	enable := fmt.Sprintf("corral addon enable %s --clusters %s", work.AddonName, mw.Namespace)
+	switch {
+	case mw.DeletionTimestamp == nil:
+	case !slices.Contains(mw.Finalizers, workv1.ManifestWorkFinalizer):
+		parts = append(parts, "deleting")
+	case h.agentless(mw.Namespace):
+		parts = append(parts, fmt.Sprintf("deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on %s (%s)",
+			mw.Namespace, enable))
+	default:
+		parts = append(parts, fmt.Sprintf("deleting: waiting for the work agent on %s to remove what it applied", mw.Namespace))
+	}
 	switch {
 	case len(mw.Status.Conditions) > 0:
-	case agentless != nil && agentless(mw.Namespace):
-		parts = append(parts, fmt.Sprintf("not picked up: the work addon is not enabled on %s (corral addon enable %s --clusters %s)",
-			mw.Namespace, work.AddonName, mw.Namespace))
+	case h.agentless(mw.Namespace):
+		parts = append(parts, fmt.Sprintf("not picked up: the work addon is not enabled on %s (%s)", mw.Namespace, enable))
 	default:
 		parts = append(parts, "not picked up by the cluster's work agent yet")
+	}
+	if reason, ok := h.unavailable[mw.Namespace]; ok {
+		parts = append(parts, fmt.Sprintf("cluster %s is not available (%s): this status may be out of date", mw.Namespace, reason))
 	}
 	parts = append(parts, problems(mw.Status.Conditions, workv1.WorkApplied, workv1.WorkAvailable, workv1.WorkDegraded)...)
 	return strings.Join(parts, "; ")
