@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // ClusterSetBindOptions are the options of `corral clusterset bind` and
@@ -89,12 +90,17 @@ func (o *ClusterSetBindOptions) Validate() error {
 }
 
 // Bind creates the binding, once the set and the namespace are known to
-// exist.
+// exist. A user who may bind in a namespace but not read it (a team's own
+// rights, not an admin's) is not stopped: the API server's answer to the
+// create says whether the namespace exists.
 func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
-	if _, err := o.kube.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("there is no namespace %s on the hub: create it first (kubectl create namespace %s)", o.Namespace, o.Namespace)
-		}
+	_, err := o.kube.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return noNamespace(o.Namespace)
+	case apierrors.IsForbidden(err):
+		ctrl.LoggerFrom(ctx).V(4).Info("May not read the namespace; the create will say whether it exists", "namespace", o.Namespace)
+	case err != nil:
 		return fmt.Errorf("getting namespace %s: %w", o.Namespace, err)
 	}
 	if _, err := getSet(ctx, o.clusters, o.Name); err != nil {
@@ -104,10 +110,13 @@ func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: o.Name},
 	}
-	_, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Create(ctx, binding, metav1.CreateOptions{})
+	_, err = o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Create(ctx, binding, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		fmt.Fprintf(o.Out, "cluster set %s is already bound in namespace %s\n", o.Name, o.Namespace)
 		return nil
+	}
+	if apierrors.IsNotFound(err) {
+		return noNamespace(o.Namespace)
 	}
 	if err != nil {
 		return fmt.Errorf("binding cluster set %s in namespace %s: %w", o.Name, o.Namespace, err)
@@ -128,4 +137,9 @@ func (o *ClusterSetBindOptions) Unbind(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "cluster set %s unbound from namespace %s\n", o.Name, o.Namespace)
 	return nil
+}
+
+// noNamespace is the error for binding in a namespace that does not exist.
+func noNamespace(ns string) error {
+	return fmt.Errorf("there is no namespace %s on the hub: create it first (kubectl create namespace %s)", ns, ns)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -71,6 +72,9 @@ type ClusterSetRow struct {
 	Clusters int
 	// Namespaces are where it is bound.
 	Namespaces []string
+	// BindingsHidden says the bindings could not be read: Namespaces is
+	// not known.
+	BindingsHidden bool
 }
 
 // Run lists the sets, or the named ones, and prints them.
@@ -95,16 +99,26 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
+	// A team's user may read the sets but not every namespace's bindings:
+	// the table then shows the sets, and says what it cannot.
 	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
+	hidden := apierrors.IsForbidden(err)
+	if err != nil && !hidden {
 		return fmt.Errorf("listing cluster set bindings: %w", err)
 	}
 	rows := make([]ClusterSetRow, 0, len(out.Items))
 	for i := range out.Items {
 		set := &out.Items[i]
-		rows = append(rows, ClusterSetRow{Set: set, Clusters: countIn(set, clusters.Items), Namespaces: bindingsOf(set.Name, bindings.Items)})
+		row := ClusterSetRow{Set: set, Clusters: countIn(set, clusters.Items), BindingsHidden: hidden}
+		if !hidden {
+			row.Namespaces = bindingsOf(set.Name, bindings.Items)
+		}
+		rows = append(rows, row)
 	}
 	PrintClusterSetTable(o.Out, rows, time.Now())
+	if hidden {
+		fmt.Fprintln(o.Out, "BINDINGS ?: you may not list ManagedClusterSetBindings in every namespace (kubectl get managedclustersetbindings -n NAMESPACE shows one namespace's)")
+	}
 	return nil
 }
 
@@ -136,12 +150,16 @@ func PrintClusterSetTable(w io.Writer, rows []ClusterSetRow, now time.Time) {
 		if r.Clusters < 0 {
 			count = "?"
 		}
+		bindings := joinOrDash(r.Namespaces)
+		if r.BindingsHidden {
+			bindings = "?"
+		}
 		selectorType := string(r.Set.Spec.ClusterSelector.SelectorType)
 		if selectorType == "" {
 			selectorType = string(clusterv1beta2.ExclusiveClusterSetLabel)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Set.Name, selectorType, describeSelector(r.Set), count,
-			joinOrDash(r.Namespaces), conditionStatus(r.Set.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty),
+			bindings, conditionStatus(r.Set.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty),
 			duration.HumanDuration(now.Sub(r.Set.CreationTimestamp.Time)))
 	}
 	_ = tw.Flush()

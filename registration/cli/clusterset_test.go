@@ -123,12 +123,14 @@ func TestPrintClusterSetTable(t *testing.T) {
 		{Set: eu, Clusters: -1},
 		{Set: global, Clusters: 3, Namespaces: []string{"team-a"}},
 		{Set: prod, Clusters: 2, Namespaces: []string{"team-a", "team-b"}},
+		{Set: prod, Clusters: 2, BindingsHidden: true},
 	}, now)
 	want := [][]string{
 		{"NAME", "TYPE", "SELECTOR", "CLUSTERS", "BINDINGS", "EMPTY", "AGE"},
 		{"eu", "LabelSelector", "region=eu", "?", "-", "-", "3h"},
 		{"global", "LabelSelector", "<all>", "3", "team-a", "-", "3h"},
 		{"prod", "ExclusiveClusterSetLabel", "cluster.open-cluster-management.io/clusterset=prod", "2", "team-a,team-b", "False", "3h"},
+		{"prod", "ExclusiveClusterSetLabel", "cluster.open-cluster-management.io/clusterset=prod", "2", "?", "False", "3h"},
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != len(want) {

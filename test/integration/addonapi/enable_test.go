@@ -1,11 +1,12 @@
 package addonapi_test
 
 import (
-	"bytes"
 	"context"
+	"io"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -14,19 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addoncli "github.com/corral-dev/corral/addons/cli"
+	"github.com/corral-dev/corral/internal/testenv"
 )
 
 // corralAddon runs `corral addon ARGS... --kubeconfig <hub>` as a user
 // would, returning what it printed and its error.
 func corralAddon(ctx context.Context, args ...string) (string, error) {
-	out := &bytes.Buffer{}
-	cmd := addoncli.NewCmdAddon(out)
-	cmd.SetArgs(append(args, "--kubeconfig", hubKubeconfig))
-	cmd.SetOut(out)
-	cmd.SetErr(out)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(ctx)
-	return out.String(), err
+	addon := func(out io.Writer) *cobra.Command { return addoncli.NewCmdAddon(out) }
+	return testenv.RunCommand(ctx, addon, append(args, "--kubeconfig", hubKubeconfig)...)
 }
 
 // newCluster creates a ManagedCluster, accepted or not, removed after the

@@ -1,7 +1,6 @@
 package placement_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,6 +12,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testenv"
 	placementcli "github.com/corral-dev/corral/placement/cli"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
@@ -20,16 +20,11 @@ import (
 var _ = Describe("corral placement explain", func() {
 	// explain runs the verb as the binary does, against the hub.
 	explain := func(ctx context.Context, args []string, flags map[string]string) (string, error) {
-		var out bytes.Buffer
-		cmd := placementcli.NewCmdExplain(&out)
-		cmd.SetArgs(append(args, "--kubeconfig", hubCluster.Kubeconfig))
+		args = append(args, "--kubeconfig", hubCluster.Kubeconfig)
 		for k, v := range flags {
-			Expect(cmd.Flags().Set(k, v)).To(Succeed())
+			args = append(args, "--"+k+"="+v)
 		}
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		err := cmd.ExecuteContext(ctx)
-		return out.String(), err
+		return testenv.RunCommand(ctx, placementcli.NewCmdExplain, args...)
 	}
 
 	It("explains what the scheduler decided, and what an edited placement would gain and lose, writing nothing", func(ctx context.Context) {

@@ -20,6 +20,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
@@ -274,14 +275,7 @@ var _ = Describe("cluster set bindings", func() {
 // corral runs `corral clusterset ARGS…` against the suite's hub, as a user
 // would, and returns what it printed.
 func corralClusterSet(ctx context.Context, args ...string) (string, error) {
-	var out bytes.Buffer
-	cmd := registrationcli.NewCmdClusterSet(&out)
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetArgs(append(args, "--kubeconfig", hubCluster.Kubeconfig))
-	err := cmd.ExecuteContext(ctx)
-	return out.String(), err
+	return testenv.RunCommand(ctx, registrationcli.NewCmdClusterSet, append(args, "--kubeconfig", hubCluster.Kubeconfig)...)
 }
 
 // mustClusterSet is corralClusterSet that must succeed.

@@ -6,6 +6,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -157,4 +159,24 @@ func newNamespace(ctx context.Context) string {
 	Expect(admin.Create(ctx, ns)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, ns))).To(Succeed()) })
 	return ns.Name
+}
+
+// kubeconfigAs writes a kubeconfig of the hub that impersonates user (in
+// system:authenticated), for the CLI; it is removed after the spec.
+func kubeconfigAs(user string) string {
+	GinkgoHelper()
+	cfg, err := clientcmd.LoadFromFile(hubCluster.Kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate, auth.ImpersonateGroups = user, []string{"system:authenticated"}
+	}
+	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(clientcmd.WriteToFile(*cfg, path)).To(Succeed())
+	return path
+}
+
+// corralClusterSet runs `corral clusterset ARGS…` with kubeconfig, as a
+// user would, and returns what it printed.
+func corralClusterSet(ctx context.Context, kubeconfig string, args ...string) (string, error) {
+	return testenv.RunCommand(ctx, registrationcli.NewCmdClusterSet, append(args, "--kubeconfig", kubeconfig)...)
 }

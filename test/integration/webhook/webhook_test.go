@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -187,6 +188,43 @@ var _ = Describe("Binding a cluster set to a namespace", func() {
 		ns, set := newNamespace(ctx), uniqueName("set")
 		err := admin.Create(ctx, binding(ns, "my-binding", set))
 		expectRefused(err, http.StatusBadRequest, fmt.Sprintf("binds cluster set %q: a binding must have the name of the set it binds (name it %q)", set, set))
+	})
+})
+
+var _ = Describe("corral clusterset, run by a team's user", func() {
+	It("binds the set the user may bind, refuses another in one line, and lists sets without the bindings the user may not read", func(ctx context.Context) {
+		ns, user, mine, theirs := newNamespace(ctx), uniqueName("ivan"), uniqueName("set"), uniqueName("set")
+		for _, set := range []string{mine, theirs} {
+			Expect(admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set}})).To(Succeed())
+			DeferCleanup(func(ctx context.Context) {
+				Expect(client.IgnoreNotFound(admin.Delete(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set}}))).To(Succeed())
+			})
+		}
+		// Not get on namespaces, not list on bindings: what a team is given.
+		grant(ctx, user, rule(clusterGroup, "managedclustersets", []string{"get", "list"}),
+			rule(clusterGroup, "managedclusters", []string{"list"}),
+			rule(clusterGroup, "managedclustersetbindings", []string{"create"}),
+			rule(clusterGroup, "managedclustersets/bind", []string{"create"}, mine))
+		ivan := kubeconfigAs(user)
+		bound := func(set string) error {
+			return admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: set}, &clusterv1beta2.ManagedClusterSetBinding{})
+		}
+
+		Expect(corralClusterSet(ctx, ivan, "bind", mine, "--namespace", ns)).To(Equal("cluster set " + mine + " bound in namespace " + ns + "\n"))
+		Expect(bound(mine)).To(Succeed())
+
+		out, err := corralClusterSet(ctx, ivan, "bind", theirs, "--namespace", ns)
+		Expect(err).To(MatchError(ContainSubstring(fmt.Sprintf("user %q may not bind cluster set %q to namespace %q", user, theirs, ns))), out)
+		Expect(strings.Count(err.Error(), "\n")).To(BeZero())
+		Expect(apierrors.IsNotFound(bound(theirs))).To(BeTrue(), "no binding of %s was created", theirs)
+
+		_, err = corralClusterSet(ctx, ivan, "bind", mine, "--namespace", "no-such-namespace")
+		Expect(err).To(MatchError("there is no namespace no-such-namespace on the hub: create it first (kubectl create namespace no-such-namespace)"))
+
+		out, err = corralClusterSet(ctx, ivan, "get", mine)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(strings.Fields(strings.Split(out, "\n")[1])).To(HaveExactElements(mine, "ExclusiveClusterSetLabel", HaveSuffix("="+mine), "0", "?", Not(BeEmpty()), Not(BeEmpty())))
+		Expect(out).To(ContainSubstring("you may not list ManagedClusterSetBindings in every namespace"))
 	})
 })
 

@@ -1,7 +1,6 @@
 package workhub_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -15,20 +14,14 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testenv"
 	workcli "github.com/corral-dev/corral/work/cli"
 )
 
 // corralWork runs `corral work ARGS --kubeconfig <hub>` and returns what
 // it printed.
 func corralWork(ctx context.Context, args ...string) (string, error) {
-	out := &bytes.Buffer{}
-	cmd := workcli.NewCmdWork(out)
-	cmd.SetArgs(append(args, "--kubeconfig", hubCluster.Kubeconfig))
-	cmd.SetOut(out)
-	cmd.SetErr(out)
-	cmd.SilenceUsage = true
-	err := cmd.ExecuteContext(ctx)
-	return out.String(), err
+	return testenv.RunCommand(ctx, workcli.NewCmdWork, append(args, "--kubeconfig", hubCluster.Kubeconfig)...)
 }
 
 // managedCluster creates a ManagedCluster whose namespace exists, accepted
