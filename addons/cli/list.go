@@ -108,12 +108,12 @@ func printList(w io.Writer, states []AddonState) {
 		for i, c := range s.Clusters {
 			clusters[i] = c.Cluster
 		}
-		install, description := orDash(s.InstallStrategy), orDash(s.Description)
+		install, description := output.OrDash(s.InstallStrategy), output.OrDash(s.Description)
 		if !s.Known {
 			install, description = "-", "not known to the hub (no ClusterManagementAddOn)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\n", s.Name, install, len(s.Clusters), s.availableCount(), len(s.Clusters),
-			orDash(strings.Join(clusters, ",")), description)
+			output.OrDash(strings.Join(clusters, ",")), description)
 	}
 	_ = tw.Flush()
 }

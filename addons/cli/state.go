@@ -171,11 +171,3 @@ func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
 	}
 	return "waiting for the addon manager and agent to report"
 }
-
-// orDash shows an empty value as "-".
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

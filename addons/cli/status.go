@@ -104,8 +104,8 @@ func printStatus(w io.Writer, s AddonState) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLUSTER\tAVAILABLE\tDEGRADED\tPROGRESSING\tREGISTRATIONS\tCREDENTIALS\tMESSAGE")
 	for _, c := range s.Clusters {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Cluster, orDash(c.Available), orDash(c.Degraded), orDash(c.Progressing),
-			orDash(strings.Join(c.Registrations, ",")), c.Credentials, c.Message)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Cluster, output.OrDash(c.Available), output.OrDash(c.Degraded), output.OrDash(c.Progressing),
+			output.OrDash(strings.Join(c.Registrations, ",")), c.Credentials, c.Message)
 	}
 	_ = tw.Flush()
 }

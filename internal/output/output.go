@@ -66,3 +66,11 @@ func ValueKind(v any) string {
 	}
 	return "number"
 }
+
+// OrDash is s, or "-" for an empty cell of a table.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

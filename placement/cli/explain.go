@@ -220,7 +220,11 @@ type Explanation struct {
 	// Gained and Lost compare the result's selection with Current.
 	// Deleting are the clusters being deleted, which no placement
 	// selects (scheduler.Placeable): not in Result.
-	Deleting   []string          `json:"deleting,omitempty"`
+	Deleting []string `json:"deleting,omitempty"`
+	// Unseen is what the user may not read, left out of the scheduling
+	// here (with the prioritizers it feeds): scores may differ from the
+	// scheduler's.
+	Unseen     []string          `json:"unseen,omitempty"`
 	Gained     []string          `json:"gained"`
 	Lost       []string          `json:"lost"`
 	Conditions []ConditionReport `json:"conditions"`
@@ -265,7 +269,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		}
 		p = edited
 	}
-	snap, deleting, err := o.snapshot(ctx)
+	snap, deleting, unseen, err := o.snapshot(ctx, p.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +285,11 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	}
 	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
 		Current: nonNil(current), Deleting: deleting, Result: r}
+	for _, u := range unseen {
+		if affects(u, r) {
+			e.Unseen = append(e.Unseen, u)
+		}
+	}
 	if r.Misconfigured == nil {
 		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
 		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
@@ -298,27 +307,61 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// snapshot lists what the scheduler reads, and names the clusters being
-// deleted, which it leaves out.
-func (o *ExplainOptions) snapshot(ctx context.Context) (*scheduler.MemSnapshot, []string, error) {
+// What a team's user may not read, and the prioritizers it feeds.
+const (
+	unseenDecisions = "other namespaces' PlacementDecisions (Balance)"
+	unseenScores    = "AddOnPlacementScores (AddOn)"
+)
+
+// affects says whether what is unseen feeds one of r's prioritizers.
+func affects(unseen string, r *scheduler.Result) bool {
+	for _, p := range r.Prioritizers {
+		if p.Weight != 0 && (unseen == unseenDecisions && p.Name == scheduler.Balance || unseen == unseenScores && strings.HasPrefix(p.Name, "AddOn/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot lists what the scheduler reads for the placement in ns, and
+// names the clusters being deleted, which it leaves out. Only ns's
+// bindings count. A user who may not list every namespace's
+// PlacementDecisions or AddOnPlacementScores (a team's, not an admin's)
+// gets the explanation from what they may read, and unseen says what was
+// left out.
+func (o *ExplainOptions) snapshot(ctx context.Context, ns string) (snap *scheduler.MemSnapshot, deleting, unseen []string, err error) {
 	clusters := &clusterv1.ManagedClusterList{}
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
-	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-	decisions := &clusterv1beta1.PlacementDecisionList{}
-	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets,
-		"ManagedClusterSetBindings": bindings, "AddOnPlacementScores": scores, "PlacementDecisions": decisions} {
+	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets} {
 		if err := o.client.List(ctx, list); err != nil {
-			return nil, nil, fmt.Errorf("listing %s: %w", what, err)
+			return nil, nil, nil, fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
-	var deleting []string
+	if err := o.client.List(ctx, bindings, client.InNamespace(ns)); err != nil {
+		return nil, nil, nil, fmt.Errorf("listing ManagedClusterSetBindings in namespace %s: %w", ns, err)
+	}
+	decisions := &clusterv1beta1.PlacementDecisionList{}
+	err = o.client.List(ctx, decisions)
+	if apierrors.IsForbidden(err) {
+		unseen = append(unseen, unseenDecisions)
+		err = o.client.List(ctx, decisions, client.InNamespace(ns))
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("listing PlacementDecisions: %w", err)
+	}
+	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
+	if err := o.client.List(ctx, scores); apierrors.IsForbidden(err) {
+		unseen = append(unseen, unseenScores)
+	} else if err != nil {
+		return nil, nil, nil, fmt.Errorf("listing AddOnPlacementScores: %w", err)
+	}
 	for i := range clusters.Items {
 		if scheduler.Placeable(&clusters.Items[i]) == nil {
 			deleting = append(deleting, clusters.Items[i].Name)
 		}
 	}
-	return scheduler.NewSnapshot(clusters.Items, sets.Items, bindings.Items, scores.Items, decisions.Items), deleting, nil
+	return scheduler.NewSnapshot(clusters.Items, sets.Items, bindings.Items, scores.Items, decisions.Items), deleting, unseen, nil
 }
 
 func printExplanation(w io.Writer, e *Explanation) {
@@ -375,6 +418,9 @@ func printExplanation(w io.Writer, e *Explanation) {
 	_ = tw.Flush()
 	if len(e.Deleting) > 0 {
 		fmt.Fprintf(w, "\nNot considered, being deleted: %s\n", strings.Join(e.Deleting, ", "))
+	}
+	if len(e.Unseen) > 0 {
+		fmt.Fprintf(w, "\nNot readable by you, so left out here: %s; the scheduler's scores may differ\n", strings.Join(e.Unseen, ", "))
 	}
 	if e.WhatIf || len(e.Gained)+len(e.Lost) > 0 {
 		fmt.Fprintf(w, "\nAgainst the current decisions (%s): gained %s; lost %s\n", orNone(e.Current), orNone(e.Gained), orNone(e.Lost))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -20,9 +23,13 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
-func hub(t *testing.T) client.Client {
+func hub(t *testing.T) client.Client { t.Helper(); return hubBuilder(t).Build() }
+
+// hubBuilder builds hub's objects.
+func hubBuilder(t *testing.T) *fake.ClientBuilder {
 	t.Helper()
 	s := runtime.NewScheme()
 	for _, install := range []func(*runtime.Scheme) error{clusterv1.Install, clusterv1alpha1.Install, clusterv1beta1.Install, clusterv1beta2.Install} {
@@ -48,7 +55,7 @@ func hub(t *testing.T) client.Client {
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-decision-1",
 			Labels: map[string]string{clusterv1beta1.PlacementLabel: "web"}},
 			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "a"}, {ClusterName: "b"}}}},
-	).Build()
+	)
 }
 
 func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
@@ -113,6 +120,59 @@ func TestExplainNamesTheClustersBeingDeleted(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestExplainForATeamsUser(t *testing.T) {
+	// A team's user may list decisions and bindings only in its namespace,
+	// and no AddOnPlacementScores.
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: clusterv1.GroupName, Resource: "some"}, "", errors.New("not yours"))
+	c := hubBuilder(t).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			switch list.(type) {
+			case *clusterv1alpha1.AddOnPlacementScoreList:
+				return forbidden
+			case *clusterv1beta1.PlacementDecisionList, *clusterv1beta2.ManagedClusterSetBindingList:
+				if (&client.ListOptions{}).ApplyOptions(opts).Namespace != "apps" {
+					return forbidden
+				}
+			}
+			return c.List(ctx, list, opts...)
+		},
+	}).Build()
+	o := NewExplainOptions(nil)
+	o.client = c
+	out, err := run(t, o, "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Placement apps/web: 2 selected, 2 wanted, of 3 candidates (2 passed the filters)",
+		"Not readable by you, so left out here: other namespaces' PlacementDecisions (Balance); the scheduler's scores may differ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gained") || strings.Contains(out, "AddOnPlacementScores") {
+		t.Errorf("the decisions of apps were read, and no prioritizer reads scores, yet the output says otherwise:\n%s", out)
+	}
+
+	p := &clusterv1beta1.Placement{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "apps", Name: "web"}, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.PrioritizerPolicy = clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
+		Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+			Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}}}
+	if err := c.Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = run(t, o, "apps/web"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Not readable by you, so left out here: AddOnPlacementScores (AddOn); the scheduler's scores may differ"; !strings.Contains(out, want) {
+		t.Errorf("the output does not say %q:\n%s", want, out)
 	}
 }
 

@@ -156,7 +156,7 @@ func PrintClusterTable(w io.Writer, clusters []clusterv1.ManagedCluster, sets ma
 		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mc.Name, mc.Spec.HubAcceptsClient,
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
 			conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
-			health(&mc), orDash(mc.Status.Version.Kubernetes), orDash(claim(mc.Status.ClusterClaims, propertiesapi.ClaimNodes)),
+			health(&mc), output.OrDash(mc.Status.Version.Kubernetes), output.OrDash(claim(mc.Status.ClusterClaims, propertiesapi.ClaimNodes)),
 			quantity(mc.Status.Capacity, clusterv1.ResourceCPU), quantity(mc.Status.Capacity, clusterv1.ResourceMemory),
 			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)), joinOrDash(sets[mc.Name]), taints(mc.Spec.Taints))
 	}
@@ -196,13 +196,6 @@ func quantity(l clusterv1.ResourceList, name clusterv1.ResourceName) string {
 		return "-"
 	}
 	return q.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func conditionStatus(conditions []metav1.Condition, typ string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -20,6 +22,7 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
@@ -294,6 +297,87 @@ c4       gone   (work)                 True     -          deleting: waiting for
 				t.Errorf("error %v, want one with %q", err, tc.err)
 			}
 		})
+	}
+}
+
+func TestGetSets(t *testing.T) {
+	web := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}}
+	web.Status.Conditions = []metav1.Condition{
+		{Type: workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified, Status: metav1.ConditionTrue, Reason: "Test", Message: "fine"},
+		{Type: workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, Status: metav1.ConditionFalse, Reason: "Test", Message: "1 of 2 not applied"},
+	}
+	web.Status.PlacementsSummary = []workv1alpha1.PlacementSummary{
+		{Name: "eu", AvailableDecisionGroups: "1/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 2, DesiredTotal: 2, Applied: 1, Available: 1}},
+		{Name: "us", AvailableDecisionGroups: "0/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 1, DesiredTotal: 3, Degraded: 1}},
+	}
+	c := fakeHub(t, web, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
+		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "theirs"}})
+	run := func(o *GetOptions) (string, error) {
+		out := &bytes.Buffer{}
+		o.Out, o.client = out, c
+		if err := o.Validate(); err != nil {
+			return "", err
+		}
+		err := o.Run(context.Background())
+		return out.String(), err
+	}
+
+	table, err := run(&GetOptions{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `NAMESPACE  SET  PLACEMENT  GROUPS  WORKS  APPLIED  AVAILABLE  DEGRADED  DETAIL
+team-a     new  -          -       0/0    0        0          0         not looked at by the hub's work addon yet
+team-a     web  eu         1/1     2/2    1        1          0         ManifestworkApplied: 1 of 2 not applied
+team-a     web  us         0/1     1/3    0        0          1
+`
+	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
+		t.Errorf("table (-want +got):\n%s\n%s", diff, table)
+	}
+
+	js, err := run(&GetOptions{Namespace: "team-a", Name: "web", Output: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := json.Unmarshal([]byte(js), list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "web" || list.Kind != "ManifestWorkReplicaSetList" {
+		t.Errorf("-o json of web: %v %+v", err, list)
+	}
+
+	if out, err := run(&GetOptions{Namespace: "team-c"}); err != nil || out != "No ManifestWorkReplicaSets in namespace team-c.\n" {
+		t.Errorf("an empty namespace: %q, %v", out, err)
+	}
+	for name, tc := range map[string]struct {
+		o   *GetOptions
+		err string
+	}{
+		"no set of that name":       {o: &GetOptions{Namespace: "team-a", Name: "theirs"}, err: "no ManifestWorkReplicaSet theirs in namespace team-a"},
+		"a cluster and a namespace": {o: &GetOptions{Namespace: "team-a", Cluster: "c1"}, err: "give one of them"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := run(tc.o); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error %v, want one with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestGetSaysWhatATeamMaySee(t *testing.T) {
+	scheme, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if _, ok := list.(*workv1.ManifestWorkList); ok {
+				return apierrors.NewForbidden(workv1.Resource("manifestworks"), "", errors.New("not yours"))
+			}
+			return c.List(ctx, list, opts...)
+		},
+	}).Build()
+	o := &GetOptions{hub: hub{Out: &bytes.Buffer{}, client: c}}
+	if err := o.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE") {
+		t.Errorf("error %v, want one that says what to do", err)
 	}
 }
 

@@ -32,7 +32,11 @@ type GetOptions struct {
 	Name string
 	// Cluster, when set, shows only that cluster's ManifestWorks.
 	Cluster string
-	Output  string
+	// Namespace, when set, shows the ManifestWorkReplicaSets of that
+	// namespace instead of ManifestWorks: what a team that may not read
+	// the clusters' namespaces sees of its works.
+	Namespace string
+	Output    string
 }
 
 // NewGetOptions returns the defaults: a table of every ManifestWork.
@@ -42,18 +46,25 @@ func NewGetOptions(out io.Writer) *GetOptions { return &GetOptions{hub: newHub(o
 func NewCmdGet(out io.Writer) *cobra.Command {
 	o := NewGetOptions(out)
 	cmd := &cobra.Command{
-		Use:   "get [NAME] [--cluster C]",
-		Short: "Show ManifestWorks per cluster and per resource: applied, available, status feedback",
+		Use:   "get [NAME] [--cluster C | -n NAMESPACE]",
+		Short: "Show ManifestWorks per cluster and per resource, or a namespace's ManifestWorkReplicaSets",
 		Long: `Show the hub's ManifestWorks (those NAME, or all), on every cluster or on
 --cluster only: for each work a line with its own Applied and Available
 conditions, then a line per resource it delivers with that resource's
 conditions and its status feedback (e.g. readyReplicas), or why it is not
 applied or available. A work being deleted says what its deletion waits
 for, and a work on a cluster that is not Available says that what it shows
-may be out of date.`,
+may be out of date.
+
+With -n NAMESPACE it shows that namespace's ManifestWorkReplicaSets instead
+(those NAME, or all), a line per placement each follows: its decision
+groups available, and how many of its works exist, are applied, available
+and degraded, of how many wanted. That needs no access to the clusters'
+namespaces, so it is what a team bound to a cluster set sees of its works.`,
 		Example: `  corral work get
   corral work get web
-  corral work get web --cluster cluster1 -o yaml`,
+  corral work get web --cluster cluster1 -o yaml
+  corral work get web -n team-a`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -70,12 +81,16 @@ may be out of date.`,
 	}
 	o.Flags.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "show only this cluster's ManifestWorks")
+	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", "", "show this namespace's ManifestWorkReplicaSets instead of ManifestWorks")
 	output.AddFlag(cmd.Flags(), &o.Output)
 	return cmd
 }
 
 // Validate checks the cluster name and the output format.
 func (o *GetOptions) Validate() error {
+	if o.Cluster != "" && o.Namespace != "" {
+		return fmt.Errorf("--cluster shows a cluster's ManifestWorks and -n a namespace's ManifestWorkReplicaSets: give one of them")
+	}
 	if o.Cluster != "" {
 		if err := common.ValidateClusterName(o.Cluster); err != nil {
 			return err
@@ -84,8 +99,11 @@ func (o *GetOptions) Validate() error {
 	return output.Validate(o.Output)
 }
 
-// Run lists and prints the works.
+// Run lists and prints the works, or the namespace's sets.
 func (o *GetOptions) Run(ctx context.Context) error {
+	if o.Namespace != "" {
+		return o.runSets(ctx)
+	}
 	works, err := o.list(ctx)
 	if err != nil {
 		return err
@@ -157,7 +175,9 @@ func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 		opts = append(opts, client.InNamespace(o.Cluster))
 	}
 	list := &workv1.ManifestWorkList{}
-	if err := o.client.List(ctx, list, opts...); err != nil {
+	if err := o.client.List(ctx, list, opts...); apierrors.IsForbidden(err) {
+		return nil, fmt.Errorf("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE (%w)", err)
+	} else if err != nil {
 		return nil, fmt.Errorf("listing ManifestWorks: %w", err)
 	}
 	works := slices.DeleteFunc(list.Items, func(w workv1.ManifestWork) bool { return o.Name != "" && w.Name != o.Name })

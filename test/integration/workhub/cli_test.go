@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -63,7 +64,7 @@ var _ = Describe("corral work", func() {
 		Expect(out).To(Equal("manifestwork web deleted from cluster " + cls[0] + "\n"))
 	})
 
-	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows", func(ctx context.Context) {
+	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows, and get -n the set's summary", func(ctx context.Context) {
 		ns := newNamespace(ctx, "cli")
 		cls := clusters(ctx, 1)
 		managedCluster(ctx, cls[0], true)
@@ -82,6 +83,14 @@ var _ = Describe("corral work", func() {
 			out, err := corralWork(ctx, "get", "web", "--cluster", cls[0])
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(out).To(ContainSubstring("from ManifestWorkReplicaSet " + ns + "/web"))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func(g Gomega) {
+			out, err := corralWork(ctx, "get", "web", "-n", ns)
+			g.Expect(err).NotTo(HaveOccurred())
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			g.Expect(lines).To(HaveLen(2), out)
+			// No agent reports here: the work exists, none applied yet.
+			g.Expect(strings.Fields(lines[1])[:8]).To(Equal([]string{ns, "web", "place", "0/1", "1/1", "0", "0", "0"}), out)
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		_, err = corralWork(ctx, "delete", "web", "-n", ns)

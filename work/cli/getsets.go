@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/output"
+)
+
+// runSets lists and prints the namespace's ManifestWorkReplicaSets.
+func (o *GetOptions) runSets(ctx context.Context) error {
+	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := o.client.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
+		return fmt.Errorf("listing ManifestWorkReplicaSets in namespace %s: %w", o.Namespace, err)
+	}
+	list.Items = slices.DeleteFunc(list.Items, func(s workv1alpha1.ManifestWorkReplicaSet) bool { return o.Name != "" && s.Name != o.Name })
+	if len(list.Items) == 0 && o.Name != "" {
+		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s (see corral work get -n %s)", o.Name, o.Namespace, o.Namespace)
+	}
+	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int { return strings.Compare(a.Name, b.Name) })
+	list.TypeMeta = metav1.TypeMeta{APIVersion: workv1alpha1.GroupVersion.String(), Kind: "ManifestWorkReplicaSetList"}
+	for i := range list.Items {
+		list.Items[i].APIVersion, list.Items[i].Kind = workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet"
+	}
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printSets(w, o.Namespace, list.Items) })
+}
+
+// printSets prints a line per placement of each set, with the set's
+// conditions that are not True on its first line.
+func printSets(out io.Writer, namespace string, items []workv1alpha1.ManifestWorkReplicaSet) {
+	if len(items) == 0 {
+		fmt.Fprintf(out, "No ManifestWorkReplicaSets in namespace %s.\n", namespace)
+		return
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	defer func() { _ = w.Flush() }()
+	fmt.Fprintln(w, "NAMESPACE\tSET\tPLACEMENT\tGROUPS\tWORKS\tAPPLIED\tAVAILABLE\tDEGRADED\tDETAIL")
+	for _, set := range items {
+		var detail []string
+		for _, c := range set.Status.Conditions {
+			if c.Status != metav1.ConditionTrue && c.Message != "" {
+				detail = append(detail, c.Type+": "+c.Message)
+			}
+		}
+		if len(set.Status.Conditions) == 0 {
+			detail = append(detail, "not looked at by the hub's work addon yet")
+		}
+		summaries := set.Status.PlacementsSummary
+		if len(summaries) == 0 {
+			summaries = []workv1alpha1.PlacementSummary{{AvailableDecisionGroups: "-", Summary: set.Status.Summary}}
+		}
+		for i, p := range summaries {
+			name, line := p.Name, ""
+			if name == "" {
+				name = "-"
+			}
+			if i == 0 {
+				line = strings.Join(detail, "; ")
+			}
+			sum := p.Summary
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\n", set.Namespace, set.Name, name, output.OrDash(p.AvailableDecisionGroups),
+				sum.Total, sum.DesiredTotal, sum.Applied, sum.Available, sum.Degraded, line)
+		}
+	}
+}
