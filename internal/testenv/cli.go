@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // RunCommand runs the command newCmd builds with args, as the corral
@@ -20,4 +22,19 @@ func RunCommand(ctx context.Context, newCmd func(out io.Writer) *cobra.Command, 
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err := cmd.ExecuteContext(ctx)
 	return out.String(), err
+}
+
+// KubeconfigAs writes into dir a copy of kubeconfig that impersonates user
+// (in system:authenticated), for running the CLI as that user, and
+// returns its path.
+func KubeconfigAs(kubeconfig, dir, user string) (string, error) {
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		return "", err
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate, auth.ImpersonateGroups = user, []string{"system:authenticated"}
+	}
+	path := filepath.Join(dir, "kubeconfig-"+user)
+	return path, clientcmd.WriteToFile(*cfg, path)
 }

@@ -362,12 +362,15 @@ team-a     web  us         0/1     1/3    0        0          1
 	}
 }
 
-func TestGetSaysWhatATeamMaySee(t *testing.T) {
+// teamHub is a hub whose user may not list ManifestWorks, as a team's
+// user bound to a cluster set.
+func teamHub(t *testing.T, objs ...client.Object) client.Client {
+	t.Helper()
 	scheme, err := Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if _, ok := list.(*workv1.ManifestWorkList); ok {
 				return apierrors.NewForbidden(workv1.Resource("manifestworks"), "", errors.New("not yours"))
@@ -375,9 +378,26 @@ func TestGetSaysWhatATeamMaySee(t *testing.T) {
 			return c.List(ctx, list, opts...)
 		},
 	}).Build()
-	o := &GetOptions{hub: hub{Out: &bytes.Buffer{}, client: c}}
-	if err := o.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE") {
-		t.Errorf("error %v, want one that says what to do", err)
+}
+
+func TestWhatATeamMayDo(t *testing.T) {
+	ctx := context.Background()
+	c := teamHub(t, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}})
+	get := &GetOptions{hub: hub{Out: &bytes.Buffer{}, client: c}}
+	if err := get.Run(ctx); err == nil || !strings.Contains(err.Error(), "you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE") {
+		t.Errorf("get: error %v, want one that says what to do", err)
+	}
+
+	out := &bytes.Buffer{}
+	del := &DeleteOptions{hub: hub{Out: out, client: c}, Name: "web", Namespace: "team-a"}
+	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n" {
+		t.Errorf("delete of the team's set: %q, %v", out, err)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the set is still there: %v", err)
+	}
+	if err := del.Run(ctx); err == nil || err.Error() != "no ManifestWorkReplicaSet web in namespace team-a, and you may not list ManifestWorks on the clusters (see corral work get -n team-a)" {
+		t.Errorf("delete of a set that is gone: %v", err)
 	}
 }
 

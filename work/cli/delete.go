@@ -12,6 +12,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/common"
@@ -100,7 +101,15 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("reading ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 	}
 	list := &workv1.ManifestWorkList{}
-	if err := o.client.List(ctx, list); err != nil {
+	err = o.client.List(ctx, list)
+	switch {
+	case apierrors.IsForbidden(err) && deleted > 0:
+		// A team's user: the set was theirs, the clusters' namespaces are not.
+		ctrl.LoggerFrom(ctx).V(4).Info("May not list ManifestWorks; no standalone works looked for", "err", err)
+		return nil
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s, and you may not list ManifestWorks on the clusters (see corral work get -n %s)", o.Name, o.Namespace, o.Namespace)
+	case err != nil:
 		return fmt.Errorf("listing ManifestWorks: %w", err)
 	}
 	for i := range list.Items {

@@ -6,7 +6,6 @@ package webhook_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -165,13 +163,8 @@ func newNamespace(ctx context.Context) string {
 // system:authenticated), for the CLI; it is removed after the spec.
 func kubeconfigAs(user string) string {
 	GinkgoHelper()
-	cfg, err := clientcmd.LoadFromFile(hubCluster.Kubeconfig)
+	path, err := testenv.KubeconfigAs(hubCluster.Kubeconfig, GinkgoT().TempDir(), user)
 	Expect(err).NotTo(HaveOccurred())
-	for _, auth := range cfg.AuthInfos {
-		auth.Impersonate, auth.ImpersonateGroups = user, []string{"system:authenticated"}
-	}
-	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(clientcmd.WriteToFile(*cfg, path)).To(Succeed())
 	return path
 }
 

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -22,7 +23,12 @@ import (
 // corralWork runs `corral work ARGS --kubeconfig <hub>` and returns what
 // it printed.
 func corralWork(ctx context.Context, args ...string) (string, error) {
-	return testenv.RunCommand(ctx, workcli.NewCmdWork, append(args, "--kubeconfig", hubCluster.Kubeconfig)...)
+	return corralWorkWith(ctx, hubCluster.Kubeconfig, args...)
+}
+
+// corralWorkWith is corralWork with another kubeconfig of the hub.
+func corralWorkWith(ctx context.Context, kubeconfig string, args ...string) (string, error) {
+	return testenv.RunCommand(ctx, workcli.NewCmdWork, append(args, "--kubeconfig", kubeconfig)...)
 }
 
 // managedCluster creates a ManagedCluster whose namespace exists, accepted
@@ -95,6 +101,46 @@ var _ = Describe("corral work", func() {
 
 		_, err = corralWork(ctx, "delete", "web", "-n", ns)
 		Expect(err).NotTo(HaveOccurred())
+		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
+	})
+
+	It("serves a team's user, who may use its own namespace only: create on a placement, get -n, delete", func(ctx context.Context) {
+		ns := newNamespace(ctx, "team")
+		cls := clusters(ctx, 1)
+		managedCluster(ctx, cls[0], true)
+		createPlacement(ctx, ns, "place")
+		decide(ctx, ns, "place", 0, "", cls[0])
+		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
+		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"), 0o600)).To(Succeed())
+
+		user := uniqueName("team-user")
+		rules := []rbacv1.PolicyRule{
+			{APIGroups: []string{clusterv1.GroupName}, Resources: []string{"placements"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{workv1alpha1.GroupName}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"get", "list", "create", "delete"}},
+		}
+		Expect(admin.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Rules: rules})).To(Succeed())
+		Expect(admin.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "team"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}})).To(Succeed())
+		Eventually(func() (bool, error) { return testenv.Granted(ctx, admin, user, ns, rules...) }).
+			WithContext(ctx).WithTimeout(timeout).Should(BeTrue(), "the team's Role takes effect")
+		kubeconfig, err := testenv.KubeconfigAs(hubCluster.Kubeconfig, GinkgoT().TempDir(), user)
+		Expect(err).NotTo(HaveOccurred())
+
+		out, err := corralWorkWith(ctx, kubeconfig, "create", "web", "-f", file, "--placement", "place", "-n", ns)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(func(g Gomega) {
+			out, err := corralWorkWith(ctx, kubeconfig, "get", "web", "-n", ns)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(out).To(MatchRegexp(`(?m)^%s\s+web\s+place\s+\S+\s+1/1\s`, ns))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
+		_, err = corralWorkWith(ctx, kubeconfig, "get", "web")
+		Expect(err).To(MatchError(ContainSubstring("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE")))
+
+		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(Equal("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n"))
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})
 })
