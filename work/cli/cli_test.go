@@ -247,6 +247,7 @@ func TestGet(t *testing.T) {
 		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "new"}},
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}},
 		unavailable(cluster("c4", true)), deleting(appliedWork("c4", "gone")), deleting(appliedWork("c2", "old")),
+		cluster("c5", false), appliedWork("c5", "denied"),
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c4", Name: "work"}})
 	run := func(o *GetOptions) (string, error) {
 		out := &bytes.Buffer{}
@@ -270,6 +271,7 @@ c2       old    (work)                 True     -          deleting: waiting for
 c2       other  (work)                 -        -          not picked up: the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
 c4       gone   (work)                 True     -          deleting: waiting for the work agent on c4 to remove what it applied; cluster c4 is not available (ManagedClusterLeaseUpdateStopped): this status may be out of date
+c5       denied (work)                 True     -          cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)

@@ -53,8 +53,8 @@ func NewCmdGet(out io.Writer) *cobra.Command {
 conditions, then a line per resource it delivers with that resource's
 conditions and its status feedback (e.g. readyReplicas), or why it is not
 applied or available. A work being deleted says what its deletion waits
-for, and a work on a cluster that is not Available says that what it shows
-may be out of date.
+for, and a work on a cluster that is not Available, or no longer accepted,
+says that what it shows may be out of date.
 
 With -n NAMESPACE it shows that namespace's ManifestWorkReplicaSets instead
 (those NAME, or all), a line per placement each follows: its decision
@@ -122,9 +122,9 @@ type hints struct {
 	// workAddon holds the clusters the work addon is enabled on; nil when
 	// the addons could not be read.
 	workAddon sets.Set[string]
-	// unavailable holds, by cluster, why the hub does not take the cluster
-	// for Available: its works' status may be out of date.
-	unavailable map[string]string
+	// stale holds, by cluster, why its agent may not be reporting: its
+	// works' status may be out of date.
+	stale map[string]string
 }
 
 // readHints reads the hints; what cannot be read gives no hint.
@@ -146,11 +146,16 @@ func (o *GetOptions) readHints(ctx context.Context) hints {
 		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the clusters; no hint on stale status", "err", err)
 		return h
 	}
-	h.unavailable = map[string]string{}
+	h.stale = map[string]string{}
 	for _, mc := range clusters.Items {
 		// A cluster that never reported is one whose works nobody picked up.
-		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil && c.Status != metav1.ConditionTrue {
-			h.unavailable[mc.Name] = c.Reason
+		available := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+		switch {
+		case !mc.Spec.HubAcceptsClient:
+			// Its agent may no longer write; the hub leaves its last report.
+			h.stale[mc.Name] = "not accepted by the hub (corral accept " + mc.Name + ")"
+		case available != nil && available.Status != metav1.ConditionTrue:
+			h.stale[mc.Name] = "not available (" + available.Reason + ")"
 		}
 	}
 	return h
@@ -251,8 +256,8 @@ func workDetail(mw workv1.ManifestWork, h hints) string {
 	default:
 		parts = append(parts, "not picked up by the cluster's work agent yet")
 	}
-	if reason, ok := h.unavailable[mw.Namespace]; ok {
-		parts = append(parts, fmt.Sprintf("cluster %s is not available (%s): this status may be out of date", mw.Namespace, reason))
+	if why, ok := h.stale[mw.Namespace]; ok {
+		parts = append(parts, fmt.Sprintf("cluster %s is %s: this status may be out of date", mw.Namespace, why))
 	}
 	parts = append(parts, problems(mw.Status.Conditions, workv1.WorkApplied, workv1.WorkAvailable, workv1.WorkDegraded)...)
 	return strings.Join(parts, "; ")
