@@ -241,6 +241,18 @@ func unavailable(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
 	return mc
 }
 
+// runGet runs `corral work get` as o says against c, and returns what it
+// printed.
+func runGet(c client.Client, o *GetOptions) (string, error) {
+	out := &bytes.Buffer{}
+	o.Out, o.client = out, c
+	if err := o.Validate(); err != nil {
+		return "", err
+	}
+	err := o.Run(context.Background())
+	return out.String(), err
+}
+
 func TestGet(t *testing.T) {
 	c := fakeHub(t, cluster("c1", true), cluster("c2", true), cluster("c3", true), reportedWork("c1"),
 		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}},
@@ -249,15 +261,7 @@ func TestGet(t *testing.T) {
 		unavailable(cluster("c4", true)), deleting(appliedWork("c4", "gone")), deleting(appliedWork("c2", "old")),
 		cluster("c5", false), appliedWork("c5", "denied"),
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c4", Name: "work"}})
-	run := func(o *GetOptions) (string, error) {
-		out := &bytes.Buffer{}
-		o.Out, o.client = out, c
-		if err := o.Validate(); err != nil {
-			return "", err
-		}
-		err := o.Run(context.Background())
-		return out.String(), err
-	}
+	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
 	table, err := run(&GetOptions{})
 	if err != nil {
@@ -314,15 +318,7 @@ func TestGetSets(t *testing.T) {
 	}
 	c := fakeHub(t, web, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "theirs"}})
-	run := func(o *GetOptions) (string, error) {
-		out := &bytes.Buffer{}
-		o.Out, o.client = out, c
-		if err := o.Validate(); err != nil {
-			return "", err
-		}
-		err := o.Run(context.Background())
-		return out.String(), err
-	}
+	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
 	table, err := run(&GetOptions{Namespace: "team-a"})
 	if err != nil {

@@ -31,6 +31,21 @@ func corralWorkWith(ctx context.Context, kubeconfig string, args ...string) (str
 	return testenv.RunCommand(ctx, workcli.NewCmdWork, append(args, "--kubeconfig", kubeconfig)...)
 }
 
+// placedOnOneCluster makes a namespace prefix-… with a Placement "place"
+// that selects one accepted cluster, and a file with a ConfigMap "web" to
+// deliver; it returns the namespace, the cluster and the file.
+func placedOnOneCluster(ctx context.Context, prefix string) (string, []string, string) {
+	GinkgoHelper()
+	ns := newNamespace(ctx, prefix)
+	cls := clusters(ctx, 1)
+	managedCluster(ctx, cls[0], true)
+	createPlacement(ctx, ns, "place")
+	decide(ctx, ns, "place", 0, "", cls[0])
+	file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
+	Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"), 0o600)).To(Succeed())
+	return ns, cls, file
+}
+
 // managedCluster creates a ManagedCluster whose namespace exists, accepted
 // by the hub (as the registration controllers report it) or not.
 func managedCluster(ctx context.Context, name string, accepted bool) {
@@ -71,13 +86,7 @@ var _ = Describe("corral work", func() {
 	})
 
 	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows, and get -n the set's summary", func(ctx context.Context) {
-		ns := newNamespace(ctx, "cli")
-		cls := clusters(ctx, 1)
-		managedCluster(ctx, cls[0], true)
-		createPlacement(ctx, ns, "place")
-		decide(ctx, ns, "place", 0, "", cls[0])
-		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
-		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"), 0o600)).To(Succeed())
+		ns, cls, file := placedOnOneCluster(ctx, "cli")
 
 		_, err := corralWork(ctx, "create", "web", "-f", file, "--placement", "missing", "-n", ns)
 		Expect(err).To(MatchError(ContainSubstring("no Placement missing in namespace " + ns)))
@@ -105,13 +114,7 @@ var _ = Describe("corral work", func() {
 	})
 
 	It("serves a team's user, who may use its own namespace only: create on a placement, get -n, delete", func(ctx context.Context) {
-		ns := newNamespace(ctx, "team")
-		cls := clusters(ctx, 1)
-		managedCluster(ctx, cls[0], true)
-		createPlacement(ctx, ns, "place")
-		decide(ctx, ns, "place", 0, "", cls[0])
-		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
-		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"), 0o600)).To(Succeed())
+		ns, _, file := placedOnOneCluster(ctx, "team")
 
 		user := uniqueName("team-user")
 		rules := []rbacv1.PolicyRule{
