@@ -81,7 +81,11 @@ gain and lose against the placement's current decisions. Nothing is written
 to the hub.
 
 Scores that change with time (Balance counts the decisions of the other
-placements as they are now) may differ from those of the last scheduling.`,
+placements as they are now) may differ from those of the last scheduling.
+A user who may not read other namespaces' PlacementDecisions or the
+AddOnPlacementScores (a team's user, with rights in its own namespace) gets
+the explanation from what they may read, and a line naming what was left
+out when the placement reads it.`,
 		Example: `  corral placement explain apps/web
   corral placement explain apps/web -o yaml
   corral placement explain apps/web --what-if -f web-placement.yaml`,
@@ -286,7 +290,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
 		Current: nonNil(current), Deleting: deleting, Result: r}
 	for _, u := range unseen {
-		if affects(u, r) {
+		if affects(u, p, snap) {
 			e.Unseen = append(e.Unseen, u)
 		}
 	}
@@ -307,20 +311,23 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// What a team's user may not read, and the prioritizers it feeds.
+// What a team's user may not read, and what of a placement reads it.
 const (
-	unseenDecisions = "other namespaces' PlacementDecisions (Balance)"
-	unseenScores    = "AddOnPlacementScores (AddOn)"
+	unseenDecisions = "other namespaces' PlacementDecisions (Balance, Spread)"
+	unseenScores    = "AddOnPlacementScores (AddOn prioritizers, CEL scores())"
 )
 
-// affects says whether what is unseen feeds one of r's prioritizers.
-func affects(unseen string, r *scheduler.Result) bool {
-	for _, p := range r.Prioritizers {
-		if p.Weight != 0 && (unseen == unseenDecisions && p.Name == scheduler.Balance || unseen == unseenScores && strings.HasPrefix(p.Name, "AddOn/")) {
-			return true
-		}
+// affects says whether what is unseen is read by p, as compiled against
+// snap; a placement that does not compile reads nothing.
+func affects(unseen string, p *clusterv1beta1.Placement, snap scheduler.Snapshot) bool {
+	plan, err := scheduler.Compile(p, snap)
+	switch {
+	case err != nil:
+		return false
+	case unseen == unseenDecisions:
+		return plan.ReadsOtherDecisions()
 	}
-	return false
+	return plan.ReadsScores()
 }
 
 // snapshot lists what the scheduler reads for the placement in ns, and
@@ -420,7 +427,7 @@ func printExplanation(w io.Writer, e *Explanation) {
 		fmt.Fprintf(w, "\nNot considered, being deleted: %s\n", strings.Join(e.Deleting, ", "))
 	}
 	if len(e.Unseen) > 0 {
-		fmt.Fprintf(w, "\nNot readable by you, so left out here: %s; the scheduler's scores may differ\n", strings.Join(e.Unseen, ", "))
+		fmt.Fprintf(w, "\nNot readable by you, so left out here: %s; the scheduler's filters, scores and choice may differ\n", strings.Join(e.Unseen, ", "))
 	}
 	if e.WhatIf || len(e.Gained)+len(e.Lost) > 0 {
 		fmt.Fprintf(w, "\nAgainst the current decisions (%s): gained %s; lost %s\n", orNone(e.Current), orNone(e.Gained), orNone(e.Lost))

@@ -24,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
 func hub(t *testing.T) client.Client { t.Helper(); return hubBuilder(t).Build() }
@@ -140,6 +142,68 @@ func TestExplainForATeamsUser(t *testing.T) {
 			return c.List(ctx, list, opts...)
 		},
 	}).Build()
+	exact := func(configs ...clusterv1beta1.PrioritizerConfig) clusterv1beta1.PrioritizerPolicy {
+		return clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact, Configurations: configs}
+	}
+	builtIn := func(name string) clusterv1beta1.PrioritizerConfig {
+		return clusterv1beta1.PrioritizerConfig{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: name}}
+	}
+	const decisions, scores = "other namespaces' PlacementDecisions (Balance, Spread)", "AddOnPlacementScores (AddOn prioritizers, CEL scores())"
+	for name, tc := range map[string]struct {
+		edit   func(*clusterv1beta1.PlacementSpec)
+		unseen []string
+	}{
+		"the default prioritizers weigh decisions": {edit: func(*clusterv1beta1.PlacementSpec) {}, unseen: []string{decisions}},
+		"Steady reads only the placement's own":    {edit: func(s *clusterv1beta1.PlacementSpec) { s.PrioritizerPolicy = exact(builtIn(scheduler.Steady)) }},
+		"Spread with constraints weighs decisions": {edit: func(s *clusterv1beta1.PlacementSpec) {
+			s.PrioritizerPolicy = exact(builtIn(scheduler.Spread))
+			s.SpreadPolicy = clusterv1beta1.SpreadPolicy{SpreadConstraints: []clusterv1beta1.SpreadConstraintsTerm{
+				{TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel, TopologyKey: "env"}}}
+		}, unseen: []string{decisions}},
+		"an AddOn prioritizer reads scores": {edit: func(s *clusterv1beta1.PlacementSpec) {
+			s.PrioritizerPolicy = exact(clusterv1beta1.PrioritizerConfig{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+				Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}})
+		}, unseen: []string{scores}},
+		"a CEL predicate reads scores": {edit: func(s *clusterv1beta1.PlacementSpec) {
+			s.PrioritizerPolicy = exact(builtIn(scheduler.Steady))
+			s.Predicates = append(s.Predicates, clusterv1beta1.ClusterPredicate{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+				CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{`managedCluster.scores("demo").all(s, s.value > 0)`}}}})
+		}, unseen: []string{scores}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			p := &clusterv1beta1.Placement{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, p); err != nil {
+				t.Fatal(err)
+			}
+			edited := p.DeepCopy()
+			tc.edit(&edited.Spec)
+			if err := c.Update(ctx, edited); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				p.ResourceVersion = edited.ResourceVersion
+				if err := c.Update(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+			}()
+			o := NewExplainOptions(nil)
+			o.client = c
+			o.Output = "json"
+			out, err := run(t, o, "apps/web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &Explanation{}
+			if err := json.Unmarshal([]byte(out), e); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.unseen, e.Unseen); diff != "" {
+				t.Errorf("unseen (-want +got):\n%s", diff)
+			}
+		})
+	}
+
 	o := NewExplainOptions(nil)
 	o.client = c
 	out, err := run(t, o, "apps/web")
@@ -148,31 +212,14 @@ func TestExplainForATeamsUser(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Placement apps/web: 2 selected, 2 wanted, of 3 candidates (2 passed the filters)",
-		"Not readable by you, so left out here: other namespaces' PlacementDecisions (Balance); the scheduler's scores may differ",
+		"Not readable by you, so left out here: " + decisions + "; the scheduler's filters, scores and choice may differ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "gained") || strings.Contains(out, "AddOnPlacementScores") {
-		t.Errorf("the decisions of apps were read, and no prioritizer reads scores, yet the output says otherwise:\n%s", out)
-	}
-
-	p := &clusterv1beta1.Placement{}
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "apps", Name: "web"}, p); err != nil {
-		t.Fatal(err)
-	}
-	p.Spec.PrioritizerPolicy = clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
-		Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
-			Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}}}
-	if err := c.Update(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	if out, err = run(t, o, "apps/web"); err != nil {
-		t.Fatal(err)
-	}
-	if want := "Not readable by you, so left out here: AddOnPlacementScores (AddOn); the scheduler's scores may differ"; !strings.Contains(out, want) {
-		t.Errorf("the output does not say %q:\n%s", want, out)
+	if strings.Contains(out, "gained") {
+		t.Errorf("the decisions of apps were read, yet the output compares:\n%s", out)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -115,7 +116,7 @@ func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "cluster set %s is already bound in namespace %s\n", o.Name, o.Namespace)
 		return nil
 	}
-	if apierrors.IsNotFound(err) {
+	if notFoundNamespace(err) {
 		return noNamespace(o.Namespace)
 	}
 	if err != nil {
@@ -137,6 +138,17 @@ func (o *ClusterSetBindOptions) Unbind(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "cluster set %s unbound from namespace %s\n", o.Name, o.Namespace)
 	return nil
+}
+
+// notFoundNamespace says err is the API server's answer to a write in a
+// namespace that does not exist.
+func notFoundNamespace(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces"
 }
 
 // noNamespace is the error for binding in a namespace that does not exist.

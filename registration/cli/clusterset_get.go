@@ -42,7 +42,8 @@ func NewCmdClusterSetGet(out io.Writer) *cobra.Command {
 		Short: "List cluster sets: selector, clusters, the namespaces they are bound in, emptiness",
 		Long: `List the hub's cluster sets, or the named ones: how each selects its clusters,
 how many it holds now, the namespaces it is bound in, and its ClusterSetEmpty
-condition as the hub last wrote it.`,
+condition as the hub last wrote it. A user who may not list the bindings of
+every namespace sees BINDINGS ?.`,
 		Example: "  corral clusterset get\n  corral clusterset get prod -o yaml",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -234,6 +234,12 @@ func deleting(w *workv1.ManifestWork) *workv1.ManifestWork {
 	return w
 }
 
+// unavailableWithoutReason is mc not available, for no reason given.
+func unavailableWithoutReason(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionFalse})
+	return mc
+}
+
 // unavailable is mc with a stale lease.
 func unavailable(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
@@ -260,6 +266,8 @@ func TestGet(t *testing.T) {
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}},
 		unavailable(cluster("c4", true)), deleting(appliedWork("c4", "gone")), deleting(appliedWork("c2", "old")),
 		cluster("c5", false), appliedWork("c5", "denied"),
+		deleting(&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "unseen"}}),
+		unavailableWithoutReason(cluster("c6", true)), appliedWork("c6", "quiet"),
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c4", Name: "work"}})
 	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
@@ -273,9 +281,11 @@ c1       web    Deployment default/web  True     True       readyReplicas=3
 c1       web    Widget w               False    -          Applied: no kind Widget is installed
 c2       old    (work)                 True     -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c2       other  (work)                 -        -          not picked up: the work addon is not enabled on c2 (corral addon enable work --clusters c2)
+c2       unseen (work)                 -        -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
 c4       gone   (work)                 True     -          deleting: waiting for the work agent on c4 to remove what it applied; cluster c4 is not available (ManagedClusterLeaseUpdateStopped): this status may be out of date
 c5       denied (work)                 True     -          cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
+c6       quiet  (work)                 True     -          cluster c6 is not available: this status may be out of date
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)
@@ -316,7 +326,7 @@ func TestGetSets(t *testing.T) {
 		{Name: "eu", AvailableDecisionGroups: "1/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 2, DesiredTotal: 2, Applied: 1, Available: 1}},
 		{Name: "us", AvailableDecisionGroups: "0/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 1, DesiredTotal: 3, Degraded: 1}},
 	}
-	c := fakeHub(t, web, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
+	c := fakeHub(t, web, cluster("c1", true), &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "theirs"}})
 	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
@@ -344,6 +354,10 @@ team-a     web  us         0/1     1/3    0        0          1
 
 	if out, err := run(&GetOptions{Namespace: "team-c"}); err != nil || out != "No ManifestWorkReplicaSets in namespace team-c.\n" {
 		t.Errorf("an empty namespace: %q, %v", out, err)
+	}
+	if out, err := run(&GetOptions{Namespace: "c1"}); err != nil ||
+		out != "No ManifestWorkReplicaSets in namespace c1.\nc1 is a cluster: its ManifestWorks show with corral work get --cluster c1\n" {
+		t.Errorf("-n of a cluster: %q, %v", out, err)
 	}
 	for name, tc := range map[string]struct {
 		o   *GetOptions
@@ -388,7 +402,8 @@ func TestWhatATeamMayDo(t *testing.T) {
 
 	out := &bytes.Buffer{}
 	del := &DeleteOptions{hub: hub{Out: out, client: c}, Name: "web", Namespace: "team-a"}
-	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n" {
+	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
+		"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n" {
 		t.Errorf("delete of the team's set: %q, %v", out, err)
 	}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{}); !apierrors.IsNotFound(err) {

@@ -47,7 +47,9 @@ every ManifestWork it made, and the ManifestWorks NAME created with
 --clusters on every cluster. With --clusters: only the ManifestWorks NAME on
 those clusters; a work made by a ManifestWorkReplicaSet is refused there
 (delete the set, or change its placement, instead). Every named cluster must
-exist and have the work: when one does not, nothing is deleted.`,
+exist and have the work: when one does not, nothing is deleted. A user who
+may not list ManifestWorks on the clusters (a team's user) deletes the set
+only, and is told so.`,
 		Example: `  corral work delete web
   corral work delete web --clusters cluster2
   corral work delete web -n apps`,
@@ -105,7 +107,8 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	switch {
 	case apierrors.IsForbidden(err) && deleted > 0:
 		// A team's user: the set was theirs, the clusters' namespaces are not.
-		ctrl.LoggerFrom(ctx).V(4).Info("May not list ManifestWorks; no standalone works looked for", "err", err)
+		ctrl.LoggerFrom(ctx).V(4).Info("May not list ManifestWorks", "err", err)
+		fmt.Fprintf(o.Out, "ManifestWorks %s made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n", o.Name)
 		return nil
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s, and you may not list ManifestWorks on the clusters (see corral work get -n %s)", o.Name, o.Namespace, o.Namespace)

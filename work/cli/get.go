@@ -154,6 +154,8 @@ func (o *GetOptions) readHints(ctx context.Context) hints {
 		case !mc.Spec.HubAcceptsClient:
 			// Its agent may no longer write; the hub leaves its last report.
 			h.stale[mc.Name] = "not accepted by the hub (corral accept " + mc.Name + ")"
+		case available != nil && available.Status != metav1.ConditionTrue && available.Reason == "":
+			h.stale[mc.Name] = "not available"
 		case available != nil && available.Status != metav1.ConditionTrue:
 			h.stale[mc.Name] = "not available (" + available.Reason + ")"
 		}
@@ -250,7 +252,7 @@ func workDetail(mw workv1.ManifestWork, h hints) string {
 		parts = append(parts, fmt.Sprintf("deleting: waiting for the work agent on %s to remove what it applied", mw.Namespace))
 	}
 	switch {
-	case len(mw.Status.Conditions) > 0:
+	case len(mw.Status.Conditions) > 0, mw.DeletionTimestamp != nil:
 	case h.agentless(mw.Namespace):
 		parts = append(parts, fmt.Sprintf("not picked up: the work addon is not enabled on %s (%s)", mw.Namespace, enable))
 	default:

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,7 +31,17 @@ func (o *GetOptions) runSets(ctx context.Context) error {
 	for i := range list.Items {
 		list.Items[i].APIVersion, list.Items[i].Kind = workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet"
 	}
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printSets(w, o.Namespace, list.Items) })
+	return output.Print(o.Out, o.Output, list, func(w io.Writer) {
+		printSets(w, o.Namespace, list.Items)
+		if len(list.Items) == 0 && o.isCluster(ctx, o.Namespace) {
+			fmt.Fprintf(w, "%s is a cluster: its ManifestWorks show with corral work get --cluster %s\n", o.Namespace, o.Namespace)
+		}
+	})
+}
+
+// isCluster says whether name is known to be a ManagedCluster's.
+func (o *GetOptions) isCluster(ctx context.Context, name string) bool {
+	return o.client.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}) == nil
 }
 
 // printSets prints a line per placement of each set, with the set's

@@ -105,6 +105,20 @@ func (pl *Plan) ReadsScore(name string) bool {
 	return slices.ContainsFunc(pl.c.prioritizers, func(pr prioritizer) bool { return pr.addOnResource == name })
 }
 
+// ReadsOtherDecisions says whether the plan weighs other placements'
+// decisions: a Balance prioritizer, or a Spread one with constraints.
+func (pl *Plan) ReadsOtherDecisions() bool {
+	return slices.ContainsFunc(pl.c.prioritizers, func(pr prioritizer) bool {
+		return pr.weight != 0 && (pr.builtIn == Balance || pr.builtIn == Spread && len(pl.c.spread) > 0)
+	})
+}
+
+// ReadsScores says whether the plan reads any AddOnPlacementScore: an
+// AddOn prioritizer, or a CEL expression that may call scores().
+func (pl *Plan) ReadsScores() bool {
+	return pl.c.celScores || slices.ContainsFunc(pl.c.prioritizers, func(pr prioritizer) bool { return pr.weight != 0 && pr.addOnResource != "" })
+}
+
 // FiltersByScore says whether a score change may change which clusters
 // pass the plan's filters: a CEL expression may call scores().
 func (pl *Plan) FiltersByScore() bool { return pl.c.celScores }

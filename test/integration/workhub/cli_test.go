@@ -143,7 +143,8 @@ var _ = Describe("corral work", func() {
 
 		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(out).To(Equal("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n"))
+		Expect(out).To(Equal("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n" +
+			"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n"))
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})
 })
