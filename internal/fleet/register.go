@@ -26,6 +26,7 @@ import (
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
+	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/webhook"
 )
@@ -46,6 +47,7 @@ const (
 // accept for each. It returns once every cluster has joined and is
 // available; the controllers and agents run, tracked by wg, until ctx ends.
 func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, builtins []addons.Addon, progress io.Writer, wg *sync.WaitGroup) error {
+	begin := time.Now()
 	say := func(who, format string, args ...any) {
 		fmt.Fprintf(progress, "%s: %s\n", who, fmt.Sprintf(format, args...))
 	}
@@ -102,7 +104,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 		return err
 	}
 	for _, m := range managed {
-		if err := waitJoined(ctx, clusters, m.Name); err != nil {
+		if err := waitJoined(ctx, clusters, kube, m.Name, begin); err != nil {
 			return err
 		}
 		say(m.Name, "joined the hub and available")
@@ -153,12 +155,19 @@ func acceptWhenAsked(ctx context.Context, hubCluster *localcluster.Cluster, name
 	return o.Run(ctx)
 }
 
-func waitJoined(ctx context.Context, clusters clusterclient.Interface, name string) error {
+// waitJoined waits until the cluster is Joined and Available and its agent
+// has renewed its lease since since: on a reused hub the conditions are
+// the last run's until the hub judges the lease.
+func waitJoined(ctx context.Context, clusters clusterclient.Interface, kube kubernetes.Interface, name string, since time.Time) error {
+	since = since.Truncate(time.Second)        // a lease's renewTime may be read back rounded
 	joined := func(ctx context.Context) bool { // errors: not yet, the hub is busy
 		mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
-		return err == nil &&
-			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
-			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+		if err != nil || !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) ||
+			!meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+			return false
+		}
+		lease, err := kube.CoordinationV1().Leases(name).Get(ctx, common.LeaseName, metav1.GetOptions{})
+		return err == nil && lease.Spec.RenewTime != nil && !lease.Spec.RenewTime.Time.Before(since)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, joinTimeout, true, func(ctx context.Context) (bool, error) {
 		return joined(ctx), nil

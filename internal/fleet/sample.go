@@ -81,12 +81,21 @@ func deploySample(ctx context.Context, hub client.Client, clusters []string, pro
 		},
 		set,
 	}
+	created := 0
 	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+		err := hub.Create(ctx, o)
+		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("sample app: creating %T %s: %w", o, o.GetName(), err)
 		}
+		if err == nil {
+			created++
+		}
 	}
-	fmt.Fprintf(progress, "sample app: Placement %s/%s and ManifestWorkReplicaSet %s/%s created\n", SampleNamespace, SampleApp, SampleNamespace, SampleApp)
+	how := "created"
+	if created == 0 {
+		how = "already there"
+	}
+	fmt.Fprintf(progress, "sample app: Placement %s/%s and ManifestWorkReplicaSet %s/%s %s\n", SampleNamespace, SampleApp, SampleNamespace, SampleApp, how)
 	works, err := waitSampleReady(ctx, hub, clusters, progress)
 	if err != nil {
 		return err

@@ -87,6 +87,16 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := l.prepare(opts.Reuse, say); err != nil {
 		return nil, err
 	}
+	// A reused cluster comes back at its address: what knows it there (a
+	// hub's agents, a user's kubeconfig) keeps working.
+	kept := 0
+	if opts.Reuse {
+		kept = serverPort(l.kubeconfig())
+	}
+	if kept != 0 && !isFree(kept) {
+		return nil, fmt.Errorf("%s: its address of the last run, https://127.0.0.1:%d, is taken by another process, and what knew the cluster there (agents, kubeconfigs) would lose it: free the port, or start afresh without --reuse",
+			opts.Name, kept)
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
@@ -96,7 +106,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			opts: opts, layout: l, lock: lock, done: make(chan struct{}),
 		}
 		say("starting %s (%s profile)", strings.Join(c.componentNames(), ", "), opts.Profile)
-		err := c.start(ctx)
+		err := c.start(ctx, kept)
 		if err == nil {
 			c.StartupTime = time.Since(begin)
 			say("ready in %.1fs at %s", c.StartupTime.Seconds(), c.Server)
@@ -121,14 +131,17 @@ func (c *Cluster) componentNames() []string {
 	return names
 }
 
-// start runs the components in order: etcd, the apiserver, then the rest
-// side by side.
-func (c *Cluster) start(ctx context.Context) error {
-	nums, err := freePorts(6)
+// start runs the components in order: etcd, the apiserver (on apiserver,
+// or a free port when 0), then the rest side by side.
+func (c *Cluster) start(ctx context.Context, apiserver int) error {
+	nums, err := freePortsBut(6, apiserver)
 	if err != nil {
 		return err
 	}
 	p := ports{etcdClient: nums[0], etcdPeer: nums[1], apiserver: nums[2], kcm: nums[3], scheduler: nums[4], kwok: nums[5]}
+	if apiserver != 0 {
+		p.apiserver = apiserver
+	}
 	c.Server = p.server()
 	if err := c.writeKubeconfigs(); err != nil {
 		return err

@@ -1,7 +1,9 @@
 package localcluster
 
 import (
+	"net/url"
 	"os"
+	"strconv"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -28,4 +30,22 @@ func writeKubeconfig(path, clusterName, server string, p pki, id identity) error
 	cfg.Contexts[clusterName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: id.file}
 	cfg.CurrentContext = clusterName
 	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// serverPort is the port of the server of the kubeconfig at path, or 0
+// when there is none to be read.
+func serverPort(path string) int {
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil || cfg.Contexts[cfg.CurrentContext] == nil || cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster] == nil {
+		return 0
+	}
+	u, err := url.Parse(cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster].Server)
+	if err != nil {
+		return 0
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return 0
+	}
+	return port
 }

@@ -43,4 +43,10 @@ func TestWriteKubeconfig(t *testing.T) {
 	if _, err := clientcmd.BuildConfigFromFlags("", path); err != nil {
 		t.Errorf("building a client config from the kubeconfig: %v", err)
 	}
+	if got := serverPort(path); got != 6443 {
+		t.Errorf("serverPort() = %d, want 6443", got)
+	}
+	if got := serverPort(filepath.Join(t.TempDir(), "missing")); got != 0 {
+		t.Errorf("serverPort() of no kubeconfig = %d, want 0", got)
+	}
 }

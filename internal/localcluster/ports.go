@@ -1,7 +1,9 @@
 package localcluster
 
 import (
+	"fmt"
 	"net"
+	"slices"
 )
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
@@ -24,6 +26,28 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// freePortsBut is freePorts, none of them avoid.
+func freePortsBut(n, avoid int) ([]int, error) {
+	ports, err := freePorts(n + 1)
+	if err != nil {
+		return nil, err
+	}
+	if i := slices.Index(ports, avoid); i >= 0 {
+		return slices.Delete(ports, i, i+1), nil
+	}
+	return ports[:n], nil
+}
+
+// isFree says whether port on the loopback address can be listened on now.
+func isFree(port int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
 }
 
 // FreePort is a loopback port that was free a moment ago, for a process a

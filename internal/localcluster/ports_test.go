@@ -1,6 +1,11 @@
 package localcluster
 
-import "testing"
+import (
+	"fmt"
+	"net"
+	"slices"
+	"testing"
+)
 
 func TestFreePorts(t *testing.T) {
 	cases := map[string]struct{ n int }{
@@ -28,5 +33,32 @@ func TestFreePorts(t *testing.T) {
 				seen[p] = true
 			}
 		})
+	}
+}
+
+func TestFreePortsBut(t *testing.T) {
+	taken, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		ports, err := freePortsBut(6, taken[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ports) != 6 || slices.Contains(ports, taken[0]) {
+			t.Fatalf("freePortsBut(6, %d) = %v", taken[0], ports)
+		}
+	}
+	if !isFree(taken[0]) {
+		t.Errorf("port %d is free, isFree says not", taken[0])
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", taken[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if isFree(taken[0]) {
+		t.Errorf("port %d is listened on, isFree says free", taken[0])
 	}
 }

@@ -208,6 +208,33 @@ spec:
 		expectOneLineError(r, "already running", "dev down")
 	})
 
+	It("dev down --keep and dev up --reuse bring the hub back at its address: the agents heartbeat again and a work made after reaches cluster1", func() {
+		server := func() string {
+			GinkgoHelper()
+			r := kubectl(hubKubeconfig, "config", "view", "-o", "jsonpath={.clusters[0].cluster.server}")
+			Expect(r.code).To(Equal(0), "%s", r)
+			return r.out
+		}
+		before := server()
+		r := corral(downTimeout, "dev", "down", "--keep", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		expectNoProcessLeft(dir)
+		r = corral(upTimeout, "dev", "up", "--reuse", "--clusters", "2", "--dir", dir)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(ContainSubstring("reusing the data"))
+		Expect(r.out).To(ContainSubstring("cluster1: joined the hub and available"))
+		Expect(server()).To(Equal(before))
+
+		manifest := filepath.Join(GinkgoT().TempDir(), "after.yaml")
+		Expect(os.WriteFile(manifest, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: e2e-after-reuse, namespace: default}\n"), 0o644)).To(Succeed())
+		r = corral(cliTimeout, "work", "create", "e2e-after-reuse", "-f", manifest, "--clusters", "cluster1", "--kubeconfig", hubKubeconfig)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Eventually(func(g Gomega) {
+			r := kubectl(cluster1Kubeconfig, "-n", "default", "get", "configmap", "e2e-after-reuse", "-o", "name")
+			g.Expect(r.code).To(Equal(0), "%s", r)
+		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed(), "the work agent of the reused cluster1 applies a new work")
+	})
+
 	It("deletes cluster1 from the hub: what its works applied goes from it first, what a user made there stays, then its namespace goes", func() {
 		r := kubectl(hubKubeconfig, "delete", "managedcluster", "cluster1", "--wait=false")
 		Expect(r.code).To(Equal(0), "%s", r)

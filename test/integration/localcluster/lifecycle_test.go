@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
+	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -78,6 +81,7 @@ var _ = Describe("lifecycle", func() {
 		var progress bytes.Buffer
 		second := startHub(ctx, dir, true, &progress)
 		Expect(progress.String()).To(ContainSubstring("reusing the data"))
+		Expect(second.Server).To(Equal(first.Server), "a reused cluster comes back at its address")
 		_, err = kubernetes.NewForConfigOrDie(second.Config).CoreV1().Namespaces().Get(ctx, "kept", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred(), "etcd data should survive a reuse")
 		Expect(second.Stop()).To(Succeed())
@@ -88,6 +92,29 @@ var _ = Describe("lifecycle", func() {
 		Expect(progress.String()).To(ContainSubstring("removing the data"))
 		_, err = kubernetes.NewForConfigOrDie(third.Config).CoreV1().Namespaces().Get(ctx, "kept", metav1.GetOptions{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a clean start should not see the old namespace: %v", err)
+	})
+
+	It("refuses in one line to reuse a cluster whose address another process took, starting nothing", func(ctx context.Context) {
+		dir := GinkgoT().TempDir()
+		first := startHub(ctx, dir, false, &bytes.Buffer{})
+		Expect(first.Stop()).To(Succeed())
+		u, err := url.Parse(first.Server)
+		Expect(err).NotTo(HaveOccurred())
+		squatter, err := net.Listen("tcp", u.Host)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = squatter.Close() })
+
+		c, err := localcluster.Start(ctx, localcluster.Options{Name: "own", Profile: localcluster.ProfileHub, Dir: dir, Reuse: true})
+		Expect(c).To(BeNil())
+		Expect(err).To(MatchError(ContainSubstring("its address of the last run, " + first.Server + ", is taken by another process")))
+		Expect(err.Error()).To(ContainSubstring("start afresh without --reuse"))
+		Expect(strings.Count(err.Error(), "\n")).To(BeZero())
+
+		By("starting once the address is free again, at it")
+		Expect(squatter.Close()).To(Succeed())
+		again := startHub(ctx, dir, true, &bytes.Buffer{})
+		DeferCleanup(func() { _ = again.Stop() })
+		Expect(again.Server).To(Equal(first.Server))
 	})
 
 	It("says to run make tools when the binaries are missing", func(ctx context.Context) {
