@@ -176,7 +176,14 @@ func (a *Agent) identity(ctx context.Context) (*session, error) {
 	}
 	if s != nil && s.cert != nil && s.cert.CommonName == id.CommonName() && a.opts.Clock.Now().Before(s.cert.NotAfter) {
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
-		if err == nil {
+		switch {
+		case err != nil:
+		case !sameHub(cfg, a.opts.Bootstrap):
+			// The hub moved, or the cluster is being moved to another one:
+			// join the hub the bootstrap kubeconfig names, as OCM's agent does.
+			log(ctx).Info("The stored hub identity is for another hub than the bootstrap kubeconfig names; joining that one",
+				"cluster", id.Cluster, "stored", cfg.Host, "bootstrap", a.opts.Bootstrap.Host)
+		default:
 			log(ctx).Info("Using the stored hub identity", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
 			return newSession(id, cfg, s.cert)
 		}

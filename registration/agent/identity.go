@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -61,6 +63,23 @@ func parseCertificate(certPEM []byte) (*certificate, error) {
 		return nil, err
 	}
 	return &certificate{NotBefore: c.NotBefore, NotAfter: c.NotAfter, CommonName: c.Subject.CommonName}, nil
+}
+
+// sameHub says whether the stored hub configuration is for the hub that
+// bootstrap names: the same server and, when bootstrap names one, the
+// same CA.
+func sameHub(stored, bootstrap *rest.Config) bool {
+	if strings.TrimSuffix(stored.Host, "/") != strings.TrimSuffix(bootstrap.Host, "/") {
+		return false
+	}
+	caData := bootstrap.CAData
+	if len(caData) == 0 && bootstrap.CAFile != "" {
+		var err error
+		if caData, err = os.ReadFile(bootstrap.CAFile); err != nil {
+			return true // unreadable here: the server decides
+		}
+	}
+	return len(caData) == 0 || bytes.Equal(bytes.TrimSpace(caData), bytes.TrimSpace(stored.CAData))
 }
 
 // hubKubeconfig builds the kubeconfig of the agent's own identity: the hub

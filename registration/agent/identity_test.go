@@ -83,3 +83,40 @@ func TestHubKubeconfigStoresCAFileAsData(t *testing.T) {
 		t.Errorf("with a missing CA file: error = %v, want one naming the file", err)
 	}
 }
+
+// TestSameHub: a stored identity serves only the hub the bootstrap
+// kubeconfig names; another server or CA is another hub, to join afresh.
+func TestSameHub(t *testing.T) {
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, []byte("ca\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boot := func(host, ca string) *rest.Config {
+		return &rest.Config{Host: host, TLSClientConfig: rest.TLSClientConfig{CAData: []byte(ca)}}
+	}
+	stored, err := hubKubeconfig(boot("https://hub.example:6443", "ca"), []byte("cert"), []byte("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		bootstrap *rest.Config
+		want      bool
+	}{
+		"the same hub":               {boot("https://hub.example:6443", "ca"), true},
+		"a trailing slash":           {boot("https://hub.example:6443/", "ca"), true},
+		"the CA by file":             {&rest.Config{Host: "https://hub.example:6443", TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}, true},
+		"no CA named":                {boot("https://hub.example:6443", ""), true},
+		"the hub moved":              {boot("https://hub.example:7443", "ca"), false},
+		"another hub at that server": {boot("https://hub.example:6443", "other-ca"), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := sameHub(cfg, tc.bootstrap); got != tc.want {
+				t.Errorf("sameHub() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
