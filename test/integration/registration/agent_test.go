@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -152,6 +154,43 @@ var _ = Describe("the registration agent", func() {
 		stored, err = managedKube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(stored.Data["agent-name"])).To(Equal(agentName))
+	})
+
+	It("joins afresh the hub its bootstrap kubeconfig names when its stored identity names another address, as after the hub moved", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		secret := "hub-kubeconfig-" + name
+		run := startAgent(ctx, name, secret, "")
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
+		_, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		storedServer := func(g Gomega) string {
+			s, err := kubernetes.NewForConfigOrDie(managedCluster.Config).CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data["kubeconfig"])
+			g.Expect(err).NotTo(HaveOccurred())
+			return cfg.Host
+		}
+		Eventually(storedServer).WithContext(ctx).WithTimeout(timeout).Should(Equal(hubCluster.Config.Host))
+		run.stop()
+
+		By("starting it with a bootstrap kubeconfig that names the hub at another address")
+		boot := bootstrapConfig(ctx)
+		u, err := url.Parse(boot.Host)
+		Expect(err).NotTo(HaveOccurred())
+		boot.Host = "https://localhost:" + u.Port()
+		runAgent(agentOptions(name, secret, boot))
+		expectCSRs(ctx, name, 2)
+		// Accepted already: accept approves the new request once the old
+		// identity's lease has gone stale.
+		Eventually(func() error { _, err := accept(ctx, name); return err }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(storedServer).WithContext(ctx).WithTimeout(timeout).Should(Equal(boot.Host))
+		lease := &coordinationv1.Lease{}
+		since := time.Now().Add(-time.Second)
+		Eventually(func(g Gomega) time.Time {
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, lease)).To(Succeed())
+			return lease.Spec.RenewTime.Time
+		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", since), "the agent heartbeats with its new identity")
 	})
 
 	It("gives up with a clear error when the hub denies its request", func(ctx context.Context) {
