@@ -389,7 +389,7 @@ func printExplanation(w io.Writer, e *Explanation) {
 	if r.Wanted >= 0 {
 		wanted = fmt.Sprint(r.Wanted)
 	}
-	fmt.Fprintf(w, "%s: %d selected, %s wanted, of %d candidates (%d passed the filters)\n", what, len(r.Selected), wanted, r.Candidates, r.Feasible)
+	fmt.Fprintf(w, "%s: %d selected, %s wanted, of %s (%d passed the filters)\n", what, len(r.Selected), wanted, scheduler.Count(r.Candidates, "candidate"), r.Feasible)
 	for _, c := range e.Conditions {
 		fmt.Fprintf(w, "  %s=%s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
 	}

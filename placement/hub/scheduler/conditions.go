@@ -64,7 +64,7 @@ func (r *Result) Conditions(generation int64) []metav1.Condition {
 		satisfied.Reason, satisfied.Message = ReasonNotAllScheduled, fmt.Sprintf("%d of the %d matching clusters fit the spreadPolicy, %d wanted", selected, r.Feasible, r.Wanted)
 	default:
 		satisfied.Status, satisfied.Reason = metav1.ConditionTrue, ReasonAllScheduled
-		satisfied.Message = fmt.Sprintf("%s selected", plural(selected, "cluster"))
+		satisfied.Message = fmt.Sprintf("%s selected", Count(selected, "cluster"))
 	}
 	return []metav1.Condition{satisfied, misconfigured}
 }
@@ -76,7 +76,8 @@ func matchPhrase(n int) string {
 	return fmt.Sprintf("%d clusters match", n)
 }
 
-func plural(n int, noun string) string {
+// Count is n noun, in the plural unless n is 1: "1 cluster", "3 clusters".
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
