@@ -181,9 +181,10 @@ var _ = Describe("the registration agent", func() {
 		boot.Host = "https://localhost:" + u.Port()
 		runAgent(agentOptions(name, secret, boot))
 		expectCSRs(ctx, name, 2)
-		// Accepted already: accept approves the new request once the old
-		// identity's lease has gone stale.
-		Eventually(func() error { _, err := accept(ctx, name); return err }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		// Accepted already: accept leaves the new request while the old
+		// identity heartbeats, and approves it once its lease is stale.
+		Eventually(func() (string, error) { return accept(ctx, name) }).WithContext(ctx).WithTimeout(timeout).
+			Should(ContainSubstring("approved join request"))
 		Eventually(storedServer).WithContext(ctx).WithTimeout(timeout).Should(Equal(boot.Host))
 		lease := &coordinationv1.Lease{}
 		since := time.Now().Add(-time.Second)
