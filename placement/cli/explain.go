@@ -289,11 +289,7 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	}
 	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
 		Current: nonNil(current), Deleting: deleting, Result: r}
-	for _, u := range unseen {
-		if affects(u, p, snap) {
-			e.Unseen = append(e.Unseen, u)
-		}
-	}
+	e.Unseen = readUnseen(p, snap, unseen)
 	if r.Misconfigured == nil {
 		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
 		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
@@ -317,17 +313,20 @@ const (
 	unseenScores    = "AddOnPlacementScores (AddOn prioritizers, CEL scores())"
 )
 
-// affects says whether what is unseen is read by p, as compiled against
-// snap; a placement that does not compile reads nothing.
-func affects(unseen string, p *clusterv1beta1.Placement, snap scheduler.Snapshot) bool {
-	plan, err := scheduler.Compile(p, snap)
-	switch {
-	case err != nil:
-		return false
-	case unseen == unseenDecisions:
-		return plan.ReadsOtherDecisions()
+// readUnseen is what of unseen p reads, as compiled against snap (once);
+// a placement that does not compile reads nothing.
+func readUnseen(p *clusterv1beta1.Placement, snap scheduler.Snapshot, unseen []string) []string {
+	if len(unseen) == 0 {
+		return nil
 	}
-	return plan.ReadsScores()
+	plan, err := scheduler.Compile(p, snap)
+	if err != nil {
+		return nil
+	}
+	read := func(u string) bool {
+		return u == unseenDecisions && plan.ReadsOtherDecisions() || u == unseenScores && plan.ReadsScores()
+	}
+	return slices.DeleteFunc(unseen, func(u string) bool { return !read(u) })
 }
 
 // snapshot lists what the scheduler reads for the placement in ns, and

@@ -74,13 +74,21 @@ func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func TestExplainTable(t *testing.T) {
+// explainWeb explains apps/web on c as output says ("" for the table),
+// failing the test on an error.
+func explainWeb(t *testing.T, c client.Client, output string) string {
+	t.Helper()
 	o := NewExplainOptions(nil)
-	o.client = hub(t)
+	o.client, o.Output = c, output
 	out, err := run(t, o, "apps/web")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func TestExplainTable(t *testing.T) {
+	out := explainWeb(t, hub(t), "")
 	for _, want := range []string{
 		"Placement apps/web: 2 selected, 2 wanted, of 3 candidates (2 passed the filters)",
 		"PlacementSatisfied=True AllDecisionsScheduled: 2 clusters selected",
@@ -112,12 +120,7 @@ func TestExplainNamesTheClustersBeingDeleted(t *testing.T) {
 	if err := c.Delete(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	o := NewExplainOptions(nil)
-	o.client = c
-	out, err := run(t, o, "apps/web")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := explainWeb(t, c, "")
 	for _, want := range []string{"of 2 candidates", "Not considered, being deleted: b", "lost b"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
@@ -187,13 +190,7 @@ func TestExplainForATeamsUser(t *testing.T) {
 					t.Fatal(err)
 				}
 			}()
-			o := NewExplainOptions(nil)
-			o.client = c
-			o.Output = "json"
-			out, err := run(t, o, "apps/web")
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := explainWeb(t, c, "json")
 			e := &Explanation{}
 			if err := json.Unmarshal([]byte(out), e); err != nil {
 				t.Fatal(err)
@@ -204,12 +201,7 @@ func TestExplainForATeamsUser(t *testing.T) {
 		})
 	}
 
-	o := NewExplainOptions(nil)
-	o.client = c
-	out, err := run(t, o, "apps/web")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := explainWeb(t, c, "")
 	for _, want := range []string{
 		"Placement apps/web: 2 selected, 2 wanted, of 3 candidates (2 passed the filters)",
 		"Not readable by you, so left out here: " + decisions + "; the scheduler's filters, scores and choice may differ",
@@ -326,12 +318,7 @@ func TestExplainSaysSchedulingIsDisabled(t *testing.T) {
 	if err := c.Update(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	o := NewExplainOptions(nil)
-	o.client = c
-	out, err := run(t, o, "apps/web")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := explainWeb(t, c, "")
 	if want := "Placement apps/web: scheduling is disabled (" + clusterv1beta1.PlacementDisableAnnotation + "=true)"; !strings.Contains(out, want) {
 		t.Errorf("the output does not say %q:\n%s", want, out)
 	}
