@@ -271,8 +271,14 @@ func (h *Host) sync(ctx context.Context, name string) error {
 		errs = append(errs, err)
 	}
 	h.syncAgent(ctx, st, mca)
-	if err := h.syncAvailable(ctx, mca); err != nil {
+	available, err := h.syncAvailable(ctx, mca)
+	switch {
+	case err != nil:
 		errs = append(errs, err)
+	case available:
+		st.leaseWait = 0
+	default:
+		h.queue.AddAfter(name, st.nextLeaseCheck(h.opts.ResyncInterval))
 	}
 	return errors.Join(errs...)
 }
@@ -335,6 +341,19 @@ type addonState struct {
 	name          string
 	registrations map[string]*registration
 	agent         *supervisor
+	// leaseWait is how long the host last waited to look at the lease of
+	// the addon while it was not available; 0 once it is.
+	leaseWait time.Duration
+}
+
+// nextLeaseCheck is how long to wait before looking at the lease of an
+// addon that is not available: a second at first, doubling up to limit
+// (the resync interval). An agent that just started is so reported
+// available within seconds, not at the next resync, and one that never
+// starts costs no more than the resync does.
+func (st *addonState) nextLeaseCheck(limit time.Duration) time.Duration {
+	st.leaseWait = min(max(2*st.leaseWait, time.Second), limit)
+	return st.leaseWait
 }
 
 func (st *addonState) stopAgent(ctx context.Context) {

@@ -155,6 +155,23 @@ func TestAvailableCondition(t *testing.T) {
 	}
 }
 
+// TestNextLeaseCheck: an addon that is not available has its lease looked
+// at after 1s, then twice as long each time, never longer than the resync.
+func TestNextLeaseCheck(t *testing.T) {
+	st := &addonState{}
+	var got []time.Duration
+	for range 7 {
+		got = append(got, st.nextLeaseCheck(30*time.Second))
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if w := (&addonState{}).nextLeaseCheck(500 * time.Millisecond); w != 500*time.Millisecond {
+		t.Errorf("with a resync of 500ms, the first wait = %v, want 500ms", w)
+	}
+}
+
 func TestRotateAt(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := &credentials{notBefore: start, notAfter: start.Add(100 * time.Minute)}

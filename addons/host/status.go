@@ -42,10 +42,12 @@ func availableCondition(addon string, renewed *time.Time, now time.Time, grace t
 }
 
 // syncAvailable turns the addon's lease in its install namespace into its
-// Available condition, unless the addon's health is checked otherwise.
-func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) error {
+// Available condition, unless the addon's health is checked otherwise. It
+// says whether the addon is available by its lease: if not, its agent may
+// be starting, and the lease is worth looking at again soon.
+func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClusterAddOn) (bool, error) {
 	if mca.Status.HealthCheck.Mode == addonv1beta1.HealthCheckModeCustomized {
-		return nil
+		return true, nil
 	}
 	ns := installNamespace(mca)
 	var renewed *time.Time
@@ -53,7 +55,7 @@ func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClust
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		return errorf(mca.Name, "reading its lease", err)
+		return false, errorf(mca.Name, "reading its lease", err)
 	case lease.Spec.RenewTime != nil:
 		renewed = &lease.Spec.RenewTime.Time
 	default:
@@ -61,13 +63,14 @@ func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClust
 	}
 	grace := time.Duration(LeaseGraceTimes*h.opts.LeaseDurationSeconds) * time.Second
 	cond := availableCondition(mca.Name, renewed, h.opts.Clock.Now(), grace)
+	available := cond.Status == metav1.ConditionTrue
 	if old := meta.FindStatusCondition(mca.Status.Conditions, cond.Type); old != nil &&
 		old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message {
-		return nil
+		return available, nil
 	}
 	changed, err := h.setConditions(ctx, mca.Name, cond)
 	if err != nil {
-		return errorf(mca.Name, "reporting Available", err)
+		return available, errorf(mca.Name, "reporting Available", err)
 	}
 	if changed {
 		log(ctx).V(1).Info("The addon's availability changed", "addon", mca.Name, "available", cond.Status, "reason", cond.Reason)
@@ -75,7 +78,7 @@ func (h *Host) syncAvailable(ctx context.Context, mca *addonv1beta1.ManagedClust
 			fmt.Sprintf("update managed cluster addon %q available condition to %q with its lease %q/%q status",
 				mca.Name, cond.Status, ns, mca.Name))
 	}
-	return nil
+	return available, nil
 }
 
 // setConditions writes conds into the addon's status, if they change it.

@@ -155,9 +155,15 @@ func enable(ctx context.Context, cluster, addon string) *addonv1beta1.ManagedClu
 // startHost runs an addon host for cluster, as its registration agent,
 // until the spec ends.
 func startHost(cluster string, builtins ...addons.Addon) {
+	startHostResyncing(cluster, 500*time.Millisecond, builtins...)
+}
+
+// startHostResyncing is startHost with the host looking at every addon
+// again every resync.
+func startHostResyncing(cluster string, resync time.Duration, builtins ...addons.Addon) {
 	h, err := host.New(host.Options{
 		ClusterName: cluster, AgentName: "agent1", Hub: asRegistrationAgent(cluster), Managed: managedCluster.Config,
-		Addons: builtins, ResyncInterval: 500 * time.Millisecond, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond,
+		Addons: builtins, ResyncInterval: resync, LeaseDurationSeconds: 1, PollInterval: 200 * time.Millisecond,
 		Restart:     wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 2 * time.Second},
 		StableAfter: 3 * time.Second,
 	})
@@ -297,6 +303,23 @@ var _ = Describe("the addon host", func() {
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(conditionIs(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse, host.ReasonLeaseStopped)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	})
+
+	It("reports an addon Available soon after its agent starts renewing its lease, not at the next resync", func(ctx context.Context) {
+		// An addon nobody on the hub serves: nothing but its lease brings
+		// the host back to it before the hourly resync.
+		cluster, addon := newCluster(ctx), "quiet-"+utilrand.String(4)
+		startHostResyncing(cluster, time.Hour)
+		enable(ctx, cluster, addon)
+		Eventually(conditionIs(ctx, cluster, addon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown, host.ReasonLeaseNotFound)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		ns := "open-cluster-management-agent-addon" // OCM's default install namespace
+		if _, err := managedKube.CoreV1().Namespaces().Create(ctx, namespace(ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		agentCtx, stopAgent := context.WithCancel(ctx)
+		DeferCleanup(stopAgent)
+		go wait.UntilWithContext(agentCtx, func(ctx context.Context) { renewLease(ctx, managedKube, ns, addon) }, 300*time.Millisecond)
+		Eventually(conditionIs(ctx, cluster, addon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionTrue, host.ReasonLeaseUpdated)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
 
 	It("survives an addon agent that panics: restarts it with backoff, reports it, and keeps the others running", func(ctx context.Context) {
