@@ -17,6 +17,7 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -36,6 +37,11 @@ type Options struct {
 	// strategies, ClusterManagementAddOn status), whatever Addons holds.
 	// One process of a hub does; `corral hub --no-registration` does not.
 	Lifecycle bool
+	// Builtins are the names of every built-in addon, whether its hub half
+	// runs here or not: the lifecycle sets the Progressing condition of
+	// every other addon by its ManifestWorks, and leaves theirs to the
+	// process that runs them. Empty means the names of Addons.
+	Builtins []string
 	// Workers is how many objects each lifecycle controller works on at
 	// once; 0 means DefaultWorkers.
 	Workers int
@@ -45,9 +51,10 @@ type Options struct {
 const DefaultWorkers = 4
 
 // AddToScheme adds the types the addon manager reads and writes through
-// the controller-runtime manager: addons and placement decisions.
+// the controller-runtime manager: addons, placement decisions and the
+// addons' ManifestWorks.
 func AddToScheme(s *runtime.Scheme) error {
-	return errors.Join(addonv1alpha1.Install(s), clusterv1beta1.Install(s))
+	return errors.Join(addonv1alpha1.Install(s), clusterv1beta1.Install(s), workv1.Install(s))
 }
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
@@ -74,19 +81,24 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("setting up the hub half of addon %s: %w", a.Name, err)
 		}
 	}
+	builtins := sets.New(addons.Names(opts.Addons)...)
 	if opts.Lifecycle {
 		if err := addonowner.IndexByName(context.Background(), mgr); err != nil {
 			return fmt.Errorf("indexing ManagedClusterAddOns by name: %w", err)
+		}
+		skip := builtins
+		if len(opts.Builtins) > 0 {
+			skip = sets.New(opts.Builtins...)
 		}
 		if err := errors.Join(
 			(&addonowner.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+			(&addonprogressing.WorkReconciler{Client: mgr.GetClient(), Skip: skip}).SetupWithManager(mgr, opts.Workers),
 		); err != nil {
 			return err
 		}
 	}
-	builtins := sets.New(addons.Names(opts.Addons)...)
 	if builtins.Len() > 0 {
 		if err := (&addonprogressing.Reconciler{
 			Client: mgr.GetClient(), Builtins: builtins,

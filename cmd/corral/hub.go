@@ -205,7 +205,7 @@ func (o *hubOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("setting up the hub's controllers: %w", err)
 	}
-	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Lifecycle: !o.noRegistration}); err != nil {
+	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Builtins: addons.Names(o.builtins), Lifecycle: !o.noRegistration}); err != nil {
 		return fmt.Errorf("setting up the addon manager: %w", err)
 	}
 	if !o.noRegistration {

@@ -65,26 +65,51 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // SetProgressing sets mca's Progressing condition, and its configs' last
 // applied once complete.
 func SetProgressing(mca *addonv1alpha1.ManagedClusterAddOn, supported []addonv1alpha1.ConfigGroupResource) {
-	cond := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, ObservedGeneration: mca.Generation}
-	for _, c := range mca.Spec.Configs {
-		if !slices.Contains(supported, c.ConfigGroupResource) {
-			cond.Status, cond.Reason = metav1.ConditionFalse, addonv1alpha1.ProgressingReasonConfigurationUnsupported
-			cond.Message = fmt.Sprintf("Configuration with gvr %s/%s is not supported for this addon", c.Group, c.Resource)
-			meta.SetStatusCondition(&mca.Status.Conditions, cond)
-			return
-		}
+	if unsupported, ok := unsupportedConfig(mca, supported); ok {
+		setUnsupported(mca, unsupported)
+		return
 	}
 	for _, ref := range mca.Status.ConfigReferences {
 		if ref.DesiredConfig == nil || ref.DesiredConfig.SpecHash == "" {
-			cond.Status, cond.Reason = metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing
-			cond.Message = fmt.Sprintf("progressing... waiting for the spec hash of %s %s", ref.Resource, ref.Name)
-			meta.SetStatusCondition(&mca.Status.Conditions, cond)
+			setProgressing(mca, fmt.Sprintf("waiting for the spec hash of %s %s", ref.Resource, ref.Name))
 			return
 		}
 	}
+	setCompleted(mca)
+}
+
+// unsupportedConfig is the first config of mca of a type not in supported.
+func unsupportedConfig(mca *addonv1alpha1.ManagedClusterAddOn, supported []addonv1alpha1.ConfigGroupResource) (addonv1alpha1.ConfigGroupResource, bool) {
+	for _, c := range mca.Spec.Configs {
+		if !slices.Contains(supported, c.ConfigGroupResource) {
+			return c.ConfigGroupResource, true
+		}
+	}
+	return addonv1alpha1.ConfigGroupResource{}, false
+}
+
+func setUnsupported(mca *addonv1alpha1.ManagedClusterAddOn, gr addonv1alpha1.ConfigGroupResource) {
+	setCondition(mca, metav1.ConditionFalse, addonv1alpha1.ProgressingReasonConfigurationUnsupported,
+		fmt.Sprintf("Configuration with gvr %s/%s is not supported for this addon", gr.Group, gr.Resource))
+}
+
+// setProgressing marks mca Progressing, for why.
+func setProgressing(mca *addonv1alpha1.ManagedClusterAddOn, why string) {
+	setCondition(mca, metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, "progressing... "+why)
+}
+
+// setCompleted marks mca's desired configs applied, and it no longer
+// Progressing.
+func setCompleted(mca *addonv1alpha1.ManagedClusterAddOn) {
 	for i := range mca.Status.ConfigReferences {
 		mca.Status.ConfigReferences[i].LastAppliedConfig = mca.Status.ConfigReferences[i].DesiredConfig.DeepCopy()
 	}
-	cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, addonv1alpha1.ProgressingReasonCompleted, "completed with no errors."
-	meta.SetStatusCondition(&mca.Status.Conditions, cond)
+	setCondition(mca, metav1.ConditionFalse, addonv1alpha1.ProgressingReasonCompleted, "completed with no errors.")
+}
+
+func setCondition(mca *addonv1alpha1.ManagedClusterAddOn, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&mca.Status.Conditions, metav1.Condition{
+		Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: mca.Generation,
+	})
 }
