@@ -12,6 +12,8 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/addons/manager/install"
 )
 
 // DisableOptions are the options of `corral addon disable`.
@@ -35,7 +37,12 @@ func NewCmdDisable(out io.Writer) *cobra.Command {
 		Long: `Disable addons on clusters: delete each addon's ManagedClusterAddOn from each
 cluster's namespace on the hub. The addon's agent stops on that cluster and its
 hub credentials are revoked. Safe to run again: a cluster the addon is not
-enabled on is reported and skipped.`,
+enabled on is reported and skipped.
+
+An addon whose install strategy (Placements) places it on a cluster is not
+disabled there, since the hub would install it again at once: the command
+says so and disables nothing. Take the cluster out of the placement, or set
+the strategy to Manual first.`,
 		Example: `  corral addon disable hello --clusters cluster1
   corral addon disable hello --all-clusters`,
 		Args: cobra.MinimumNArgs(1),
@@ -66,24 +73,32 @@ func (o *DisableOptions) Validate() error {
 	return o.validateTarget(true)
 }
 
-// Run deletes the ManagedClusterAddOns.
+// Run deletes the ManagedClusterAddOns. It first checks every addon, and
+// deletes nothing if one would only be installed again by its install
+// strategy.
 func (o *DisableOptions) Run(ctx context.Context) error {
 	clusters, err := o.clusterNames(ctx)
 	if err != nil {
 		return err
 	}
-	log := ctrl.LoggerFrom(ctx)
+	on := make(map[string][]string, len(o.Addons))
 	for _, addon := range o.Addons {
-		on := clusters
+		on[addon] = clusters
 		if o.AllClusters {
-			if on, err = enabledOn(ctx, o.client, addon); err != nil {
+			if on[addon], err = enabledOn(ctx, o.client, addon); err != nil {
 				return err
 			}
-			if len(on) == 0 {
-				fmt.Fprintf(o.Out, "addon %s is not enabled on any cluster\n", addon)
-			}
 		}
-		for _, cluster := range on {
+		if err := o.notReinstalled(ctx, addon, on[addon]); err != nil {
+			return err
+		}
+	}
+	log := ctrl.LoggerFrom(ctx)
+	for _, addon := range o.Addons {
+		if o.AllClusters && len(on[addon]) == 0 {
+			fmt.Fprintf(o.Out, "addon %s is not enabled on any cluster\n", addon)
+		}
+		for _, cluster := range on[addon] {
 			mca := &addonv1alpha1.ManagedClusterAddOn{}
 			mca.Namespace, mca.Name = cluster, addon
 			err := o.client.Delete(ctx, mca)
@@ -99,6 +114,49 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// notReinstalled refuses to disable addon on clusters its install strategy
+// places it on: the hub would install it there again at once.
+func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clusters []string) error {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	err := o.client.Get(ctx, client.ObjectKey{Name: addon}, cma)
+	if apierrors.IsNotFound(err) || (err == nil && cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading addon %s: %w", addon, err)
+	}
+	var placed, by []string
+	for _, p := range cma.Spec.InstallStrategy.Placements {
+		decided, err := install.PlacementClusters(ctx, o.client, p.PlacementRef)
+		if err != nil {
+			return err
+		}
+		hit := false
+		for _, c := range clusters {
+			if decided.Has(c) {
+				hit = true
+				if !slices.Contains(placed, c) {
+					placed = append(placed, c)
+				}
+			}
+		}
+		if hit {
+			by = append(by, p.Namespace+"/"+p.Name)
+		}
+	}
+	if len(placed) == 0 {
+		return nil
+	}
+	placements := "placement"
+	if len(by) > 1 {
+		placements += "s"
+	}
+	return fmt.Errorf("addon %s is installed on %s by its install strategy (%s %s), which would install it again: "+
+		"take the clusters out of the placement, or stop the strategy first with "+
+		"kubectl patch clustermanagementaddon %s --type merge -p '{\"spec\":{\"installStrategy\":{\"type\":\"Manual\"}}}'",
+		addon, strings.Join(placed, ", "), placements, strings.Join(by, ", "), addon)
 }
 
 // clusterNames are the clusters --clusters or --clusterset name; none for

@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -68,5 +71,63 @@ func TestDisableNothingEnabled(t *testing.T) {
 	}
 	if want := "addon hello is not enabled on any cluster\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// TestDisableRefusedByInstallStrategy: an addon its Placements strategy
+// places on a cluster is not disabled there (the hub would install it
+// again); nothing is disabled, not even on the clusters it could be.
+func TestDisableRefusedByInstallStrategy(t *testing.T) {
+	placed := cma("hello")
+	placed.Spec.InstallStrategy = addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements,
+		Placements: []addonv1alpha1.PlacementStrategy{{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "addons", Name: "hello"}}}}
+	objs := []client.Object{placed, cluster("c1", true), cluster("c2", true), mca("hello", "c1"), mca("hello", "c2"),
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello"}},
+		&clusterv1beta1.PlacementDecision{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello-decision-0", Labels: map[string]string{clusterv1beta1.PlacementLabel: "hello"}},
+			Status:     clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c2"}}},
+		},
+	}
+	cases := map[string]struct {
+		target  target
+		wantErr string
+		wantOut string
+	}{
+		"a cluster its placement decides on": {target: target{Clusters: []string{"c1", "c2"}},
+			wantErr: `addon hello is installed on c2 by its install strategy (placement addons/hello), which would install it again: take the clusters out of the placement, or stop the strategy first with kubectl patch clustermanagementaddon hello --type merge -p '{"spec":{"installStrategy":{"type":"Manual"}}}'`},
+		"all clusters": {target: target{AllClusters: true},
+			wantErr: "addon hello is installed on c2 by its install strategy (placement addons/hello)"},
+		"a cluster its placement does not decide on": {target: target{Clusters: []string{"c1"}},
+			wantOut: "addon hello disabled on cluster c1\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, objs...)
+			hub, out := hubOpts(c)
+			o := &DisableOptions{hubOptions: hub, Addons: []string{"hello"}, target: tc.target}
+			err := o.Run(context.Background())
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if out.Len() != 0 {
+					t.Errorf("printed %q, want nothing", out.String())
+				}
+				list := &addonv1alpha1.ManagedClusterAddOnList{}
+				if err := c.List(context.Background(), list); err != nil {
+					t.Fatal(err)
+				}
+				if len(list.Items) != 2 {
+					t.Errorf("%d addons left enabled, want both", len(list.Items))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.wantOut {
+				t.Errorf("printed %q, want %q", out.String(), tc.wantOut)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -49,7 +50,7 @@ func (o *hubOptions) Complete() error {
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, install := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, clusterv1.Install, clusterv1beta2.Install, addonv1alpha1.Install,
+		clientgoscheme.AddToScheme, clusterv1.Install, clusterv1beta1.Install, clusterv1beta2.Install, addonv1alpha1.Install,
 	} {
 		if err := install(s); err != nil {
 			return nil, err
