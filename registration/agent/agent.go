@@ -105,6 +105,9 @@ func New(opts Options) (*Agent, error) {
 // Run joins (or reuses a stored identity) and then heartbeats until ctx
 // ends.
 func (a *Agent) Run(ctx context.Context) error {
+	if err := a.ForgetOtherHub(ctx); err != nil {
+		return err
+	}
 	s, err := a.identity(ctx)
 	if err != nil {
 		return err
@@ -159,6 +162,30 @@ func (a *Agent) load(ctx context.Context) (*stored, error) {
 	return s, nil
 }
 
+// ForgetOtherHub forgets a stored identity for another hub (server or CA)
+// than the bootstrap kubeconfig names, keeping only the cluster and agent
+// names: the hub moved, or the cluster is being moved to another one, and
+// the agent joins the hub the bootstrap kubeconfig names, as OCM's agent
+// does. Nothing beside the agent (the addon host) then acts on the old hub
+// while the new one has not accepted the cluster. Run does it first; who
+// starts such a thing beside the agent calls it before.
+func (a *Agent) ForgetOtherHub(ctx context.Context) error {
+	s, err := a.load(ctx)
+	if err != nil || s == nil || len(s.kubeconfig) == 0 {
+		return err
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
+	if err != nil {
+		return nil //nolint:nilerr // unusable: the agent joins afresh anyway
+	}
+	if sameHub(cfg, a.opts.Bootstrap) {
+		return nil
+	}
+	log(ctx).Info("The stored hub identity is for another hub than the bootstrap kubeconfig names; joining that one",
+		"cluster", a.opts.ClusterName, "stored", cfg.Host, "bootstrap", a.opts.Bootstrap.Host)
+	return a.putIdentity(ctx, map[string][]byte{KeyClusterName: []byte(a.opts.ClusterName), KeyAgentName: []byte(s.agentID)})
+}
+
 // identity returns a working hub configuration for the agent's own
 // identity: the stored one while its certificate is valid, else a new one
 // through the bootstrap handshake.
@@ -175,15 +202,7 @@ func (a *Agent) identity(ctx context.Context) (*session, error) {
 		id.AgentID = NewAgentID()
 	}
 	if s != nil && s.cert != nil && s.cert.CommonName == id.CommonName() && a.opts.Clock.Now().Before(s.cert.NotAfter) {
-		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
-		switch {
-		case err != nil:
-		case !sameHub(cfg, a.opts.Bootstrap):
-			// The hub moved, or the cluster is being moved to another one:
-			// join the hub the bootstrap kubeconfig names, as OCM's agent does.
-			log(ctx).Info("The stored hub identity is for another hub than the bootstrap kubeconfig names; joining that one",
-				"cluster", id.Cluster, "stored", cfg.Host, "bootstrap", a.opts.Bootstrap.Host)
-		default:
+		if cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig); err == nil {
 			log(ctx).Info("Using the stored hub identity", "cluster", id.Cluster, "agent", id.AgentID, "expires", s.cert.NotAfter)
 			return newSession(id, cfg, s.cert)
 		}

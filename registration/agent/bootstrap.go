@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // DefaultBootstrapSecretName is OCM's name for the Secret, beside the hub
@@ -63,7 +65,8 @@ func LoadBootstrap(ctx context.Context, managed kubernetes.Interface, namespace 
 // Preflight checks, within PreflightTimeout and changing nothing, what a
 // join needs: the managed cluster answers, the hub answers and takes the
 // bootstrap credentials, and no live agent holds the cluster name (unless
-// this managed cluster holds an identity for it).
+// this managed cluster holds an identity for it), nor runs this cluster
+// for another hub.
 func (a *Agent) Preflight(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
 	defer cancel()
@@ -90,7 +93,55 @@ func (a *Agent) Preflight(ctx context.Context) error {
 		return fmt.Errorf("cannot reach the hub at %s: %w", hub, err)
 	}
 	if s != nil {
-		return nil // this cluster holds an identity for the name: its own
+		// This cluster holds an identity for the name: its own, unless
+		// its agent still runs it for another hub.
+		return a.notRunningForAnotherHub(ctx, s)
 	}
 	return notHeld(mc)
 }
+
+// ErrAgentRunning is the error of a join to another hub while the
+// cluster's agent still heartbeats to the hub it joined before.
+var ErrAgentRunning = errors.New("the cluster's agent is running for another hub")
+
+// notRunningForAnotherHub refuses a join to another hub than the stored
+// identity's while an agent with that identity still renews the cluster's
+// lease there: two agents would then run one managed cluster for two hubs.
+// An old hub that does not answer, or no longer lets the identity in, has
+// no such agent.
+func (a *Agent) notRunningForAnotherHub(ctx context.Context, s *stored) error {
+	old, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
+	if err != nil || sameHub(old, a.opts.Bootstrap) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, oldHubTimeout)
+	defer cancel()
+	kube, err := kubernetes.NewForConfig(old)
+	if err != nil {
+		return nil
+	}
+	lease, err := kube.CoordinationV1().Leases(a.opts.ClusterName).Get(ctx, common.LeaseName, metav1.GetOptions{})
+	if err != nil || lease.Spec.RenewTime == nil {
+		return nil
+	}
+	period := common.LeasePeriod(a.opts.LeaseDurationSeconds)
+	if clusters, err := clusterclient.NewForConfig(old); err == nil {
+		if mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, a.opts.ClusterName, metav1.GetOptions{}); err == nil {
+			period = common.LeasePeriod(mc.Spec.LeaseDurationSeconds)
+		}
+	}
+	since := a.opts.Clock.Since(lease.Spec.RenewTime.Time)
+	if since >= period+leaseSlack {
+		return nil
+	}
+	return fmt.Errorf("%w: it renewed the lease of %s on %s %s ago (every %s); stop that agent first "+
+		"('corral unjoin' also takes the cluster off that hub), or, if it is stopped, try again in %s",
+		ErrAgentRunning, a.opts.ClusterName, old.Host, since.Round(time.Second), period, (period + leaseSlack - since).Round(time.Second))
+}
+
+// oldHubTimeout bounds the look at the hub a cluster is moving away from;
+// leaseSlack is how late past its period a live agent's renewal may be.
+const (
+	oldHubTimeout = 5 * time.Second
+	leaseSlack    = 10 * time.Second
+)

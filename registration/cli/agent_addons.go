@@ -67,6 +67,9 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 // host with opts, until ctx ends or either fails: the agent does not go on
 // without its addon host.
 func runWithAddonHost(ctx context.Context, a *agent.Agent, opts host.Options) error {
+	if err := a.ForgetOtherHub(ctx); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hostDone := make(chan error, 1)
@@ -124,7 +127,8 @@ func nextIdentity(ctx context.Context, kube kubernetes.Interface, last []byte) (
 }
 
 // runHostUntilChanged runs a host until ctx ends or the stored identity is
-// no longer kubeconfig.
+// no longer kubeconfig: another one, or none (the agent is joining another
+// hub).
 func runHostUntilChanged(ctx context.Context, kube kubernetes.Interface, opts host.Options, kubeconfig []byte) error {
 	h, err := host.New(opts)
 	if err != nil {
@@ -135,7 +139,7 @@ func runHostUntilChanged(ctx context.Context, kube kubernetes.Interface, opts ho
 	go func() {
 		_ = wait.PollUntilContextCancel(hostCtx, identityCheckInterval, false, func(ctx context.Context) (bool, error) {
 			now, _, err := registrationIdentity(ctx, kube)
-			return err == nil && len(now) > 0 && !bytes.Equal(now, kubeconfig), nil
+			return err == nil && !bytes.Equal(now, kubeconfig), nil
 		})
 		if hostCtx.Err() == nil {
 			klog.FromContext(ctx).Info("The registration agent's hub identity changed; restarting the addon host")

@@ -172,14 +172,31 @@ var _ = Describe("the registration agent", func() {
 			return cfg.Host
 		}
 		Eventually(storedServer).WithContext(ctx).WithTimeout(timeout).Should(Equal(hubCluster.Config.Host))
-		run.stop()
-
-		By("starting it with a bootstrap kubeconfig that names the hub at another address")
 		boot := bootstrapConfig(ctx)
 		u, err := url.Parse(boot.Host)
 		Expect(err).NotTo(HaveOccurred())
 		boot.Host = "https://localhost:" + u.Port()
+
+		By("refusing, while its agent heartbeats, a join of the cluster to the hub at another address")
+		moving, err := agent.New(agentOptions(name, secret, boot))
+		Expect(err).NotTo(HaveOccurred())
+		err = moving.Preflight(ctx)
+		Expect(err).To(MatchError(agent.ErrAgentRunning))
+		Expect(err.Error()).To(ContainSubstring("stop that agent first"))
+		run.stop()
+		later := agentOptions(name, secret, boot)
+		later.Clock = clocktesting.NewFakeClock(time.Now().Add(time.Minute)) // past the 1 s lease and the slack
+		moving, err = agent.New(later)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(moving.Preflight(ctx)).To(Succeed(), "once that agent stopped renewing the lease")
+
+		By("starting it with a bootstrap kubeconfig that names the hub at another address")
 		runAgent(agentOptions(name, secret, boot))
+		Eventually(func(g Gomega) map[string][]byte {
+			s, err := kubernetes.NewForConfigOrDie(managedCluster.Config).CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, secret, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			return s.Data
+		}).WithContext(ctx).WithTimeout(timeout).ShouldNot(HaveKey("kubeconfig"), "the identity for the old address is forgotten, so nothing acts with it")
 		expectCSRs(ctx, name, 2)
 		// Accepted already: accept leaves the new request while the old
 		// identity heartbeats, and approves it once its lease is stale.
