@@ -33,13 +33,7 @@ var _ = Describe("Addon configs", func() {
 	It("gives each ManagedClusterAddOn the ClusterManagementAddOn's default config unless it names its own", func(ctx context.Context) {
 		byDefault, own := newCluster(ctx, true), newCluster(ctx, true)
 		ns := newNamespace(ctx)
-		name := "configured-" + utilrand.String(4)
-		cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
-			SupportedConfigs: []addonv1alpha1.ConfigMeta{{ConfigGroupResource: adcResource, DefaultConfig: &addonv1alpha1.ConfigReferent{Namespace: ns, Name: "default"}}},
-			InstallStrategy:  addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
-		}}
-		Expect(admin.Create(ctx, cma)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, cma) })
+		name := newAddonWithDefaultConfig(ctx, "configured-", ns)
 		enable(ctx, byDefault, name)
 		mine := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: own, Name: name}, Spec: addonv1alpha1.ManagedClusterAddOnSpec{
 			Configs: []addonv1alpha1.AddOnConfig{{ConfigGroupResource: adcResource, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: ns, Name: "mine"}}},
@@ -80,6 +74,20 @@ var _ = Describe("Addon configs", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})
 })
+
+// newAddonWithDefaultConfig creates an addon (a ClusterManagementAddOn, its
+// name prefix and a random suffix) installed by hand, whose default config
+// is the AddOnDeploymentConfig ns/default; it is deleted when the spec ends.
+func newAddonWithDefaultConfig(ctx context.Context, prefix, ns string) string {
+	GinkgoHelper()
+	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: prefix + utilrand.String(4)}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
+		SupportedConfigs: []addonv1alpha1.ConfigMeta{{ConfigGroupResource: adcResource, DefaultConfig: &addonv1alpha1.ConfigReferent{Namespace: ns, Name: "default"}}},
+		InstallStrategy:  addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
+	}}
+	Expect(admin.Create(ctx, cma)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, cma) })
+	return cma.Name
+}
 
 // expectDesiredConfig waits until the addon on cluster has one desired
 // AddOnDeploymentConfig, named name, and is Configured.

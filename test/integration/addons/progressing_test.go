@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/util/retry"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -24,13 +23,7 @@ import (
 var _ = Describe("A third-party addon's Progressing condition", func() {
 	It("follows its ManifestWorks, and once they run with the desired config marks it applied", func(ctx context.Context) {
 		cluster, ns := newCluster(ctx, true), newNamespace(ctx)
-		name := "thirdparty-" + utilrand.String(4)
-		cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
-			SupportedConfigs: []addonv1alpha1.ConfigMeta{{ConfigGroupResource: adcResource, DefaultConfig: &addonv1alpha1.ConfigReferent{Namespace: ns, Name: "default"}}},
-			InstallStrategy:  addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual},
-		}}
-		Expect(admin.Create(ctx, cma)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, cma) })
+		name := newAddonWithDefaultConfig(ctx, "thirdparty-", ns)
 		enable(ctx, cluster, name)
 		expectDesiredConfig(ctx, cluster, name, "default")
 		expectProgressing(ctx, cluster, name, metav1.ConditionFalse, addonprogressing.ReasonWaitingForManifestApplied, "")
