@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/install"
 )
 
@@ -121,11 +123,18 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clusters []string) error {
 	cma := &addonv1alpha1.ClusterManagementAddOn{}
 	err := o.client.Get(ctx, client.ObjectKey{Name: addon}, cma)
-	if apierrors.IsNotFound(err) || (err == nil && cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements) {
+	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("reading addon %s: %w", addon, err)
+	}
+	// As the hub's install strategy: it installs nothing for an addon being
+	// deleted, running its own lifecycle, or installed by hand, nor on a
+	// cluster being deleted.
+	if cma.DeletionTimestamp != nil || !addonowner.ManagedByAddonManager(cma) ||
+		cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
+		return nil
 	}
 	var placed, by []string
 	for _, p := range cma.Spec.InstallStrategy.Placements {
@@ -135,11 +144,18 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 		}
 		hit := false
 		for _, c := range clusters {
-			if decided.Has(c) {
-				hit = true
-				if !slices.Contains(placed, c) {
-					placed = append(placed, c)
+			if !decided.Has(c) {
+				continue
+			}
+			if leaving, err := o.beingDeleted(ctx, c); err != nil || leaving {
+				if err != nil {
+					return err
 				}
+				continue
+			}
+			hit = true
+			if !slices.Contains(placed, c) {
+				placed = append(placed, c)
 			}
 		}
 		if hit {
@@ -154,9 +170,23 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 		placements += "s"
 	}
 	return fmt.Errorf("addon %s is installed on %s by its install strategy (%s %s), which would install it again: "+
-		"take the clusters out of the placement, or stop the strategy first with "+
+		"take the clusters out of the placement, or stop the strategy (for every cluster) first with "+
 		"kubectl patch clustermanagementaddon %s --type merge -p '{\"spec\":{\"installStrategy\":{\"type\":\"Manual\"}}}'",
 		addon, strings.Join(placed, ", "), placements, strings.Join(by, ", "), addon)
+}
+
+// beingDeleted says whether the ManagedCluster named cluster is being
+// deleted; one that does not exist is not.
+func (o *DisableOptions) beingDeleted(ctx context.Context, cluster string) (bool, error) {
+	mc := &clusterv1.ManagedCluster{}
+	err := o.client.Get(ctx, client.ObjectKey{Name: cluster}, mc)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading cluster %s: %w", cluster, err)
+	}
+	return mc.DeletionTimestamp != nil, nil
 }
 
 // clusterNames are the clusters --clusters or --clusterset name; none for

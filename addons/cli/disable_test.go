@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,28 +82,42 @@ func TestDisableRefusedByInstallStrategy(t *testing.T) {
 	placed := cma("hello")
 	placed.Spec.InstallStrategy = addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements,
 		Placements: []addonv1alpha1.PlacementStrategy{{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "addons", Name: "hello"}}}}
-	objs := []client.Object{placed, cluster("c1", true), cluster("c2", true), mca("hello", "c1"), mca("hello", "c2"),
+	leaving := cluster("c3", true)
+	leaving.Finalizers, leaving.DeletionTimestamp = []string{"test"}, &metav1.Time{Time: time.Now()}
+	objs := []client.Object{placed, cluster("c1", true), cluster("c2", true), leaving, mca("hello", "c1"), mca("hello", "c2"),
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello"}},
 		&clusterv1beta1.PlacementDecision{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello-decision-0", Labels: map[string]string{clusterv1beta1.PlacementLabel: "hello"}},
-			Status:     clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c2"}}},
+			Status:     clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c2"}, {ClusterName: "c3"}}},
 		},
 	}
 	cases := map[string]struct {
-		target  target
-		wantErr string
-		wantOut string
+		target      target
+		selfManaged bool
+		wantErr     string
+		wantOut     string
 	}{
 		"a cluster its placement decides on": {target: target{Clusters: []string{"c1", "c2"}},
-			wantErr: `addon hello is installed on c2 by its install strategy (placement addons/hello), which would install it again: take the clusters out of the placement, or stop the strategy first with kubectl patch clustermanagementaddon hello --type merge -p '{"spec":{"installStrategy":{"type":"Manual"}}}'`},
+			wantErr: `addon hello is installed on c2 by its install strategy (placement addons/hello), which would install it again: take the clusters out of the placement, or stop the strategy (for every cluster) first with kubectl patch clustermanagementaddon hello --type merge -p '{"spec":{"installStrategy":{"type":"Manual"}}}'`},
 		"all clusters": {target: target{AllClusters: true},
 			wantErr: "addon hello is installed on c2 by its install strategy (placement addons/hello)"},
 		"a cluster its placement does not decide on": {target: target{Clusters: []string{"c1"}},
 			wantOut: "addon hello disabled on cluster c1\n"},
+		"a cluster being deleted, which the strategy lets go": {target: target{Clusters: []string{"c3"}},
+			wantOut: "addon hello is not enabled on cluster c3\n"},
+		"an addon that runs its own lifecycle": {target: target{Clusters: []string{"c2"}}, selfManaged: true,
+			wantOut: "addon hello disabled on cluster c2\n"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, objs...)
+			if tc.selfManaged {
+				self := placed.DeepCopy()
+				self.Annotations = map[string]string{addonv1alpha1.AddonLifecycleAnnotationKey: addonv1alpha1.AddonLifecycleSelfManageAnnotationValue}
+				if err := c.Update(context.Background(), self); err != nil {
+					t.Fatal(err)
+				}
+			}
 			hub, out := hubOpts(c)
 			o := &DisableOptions{hubOptions: hub, Addons: []string{"hello"}, target: tc.target}
 			err := o.Run(context.Background())

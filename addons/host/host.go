@@ -277,7 +277,7 @@ func (h *Host) sync(ctx context.Context, name string) error {
 		errs = append(errs, err)
 	case available:
 		st.leaseWait = 0
-	default:
+	case st.leaseWait < h.opts.ResyncInterval:
 		h.queue.AddAfter(name, st.nextLeaseCheck(h.opts.ResyncInterval))
 	}
 	return errors.Join(errs...)
@@ -347,8 +347,9 @@ type addonState struct {
 }
 
 // nextLeaseCheck is how long to wait before looking at the lease of an
-// addon that is not available: a second at first, doubling up to limit
-// (the resync interval). An agent that just started is so reported
+// addon that is not available: a second at first, doubling (each time the
+// host looks, whatever brought it) up to limit, the resync interval, after
+// which the resync alone looks. An agent that just started is so reported
 // available within seconds, not at the next resync, and one that never
 // starts costs no more than the resync does.
 func (st *addonState) nextLeaseCheck(limit time.Duration) time.Duration {

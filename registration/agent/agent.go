@@ -164,7 +164,8 @@ func (a *Agent) load(ctx context.Context) (*stored, error) {
 
 // ForgetOtherHub forgets a stored identity for another hub (server or CA)
 // than the bootstrap kubeconfig names, keeping only the cluster and agent
-// names: the hub moved, or the cluster is being moved to another one, and
+// names (and removes the kubeconfig file of it, if one is kept): the hub
+// moved, or the cluster is being moved to another one, and
 // the agent joins the hub the bootstrap kubeconfig names, as OCM's agent
 // does. Nothing beside the agent (the addon host) then acts on the old hub
 // while the new one has not accepted the cluster. Run does it first; who
@@ -183,6 +184,11 @@ func (a *Agent) ForgetOtherHub(ctx context.Context) error {
 	}
 	log(ctx).Info("The stored hub identity is for another hub than the bootstrap kubeconfig names; joining that one",
 		"cluster", a.opts.ClusterName, "stored", cfg.Host, "bootstrap", a.opts.Bootstrap.Host)
+	if a.opts.KubeconfigFile != "" {
+		if err := os.Remove(a.opts.KubeconfigFile); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("removing %s, the old hub's kubeconfig: %w", a.opts.KubeconfigFile, err)
+		}
+	}
 	return a.putIdentity(ctx, map[string][]byte{KeyClusterName: []byte(a.opts.ClusterName), KeyAgentName: []byte(s.agentID)})
 }
 

@@ -82,7 +82,7 @@ func (a *Agent) Preflight(ctx context.Context) error {
 	mc, err := clusters.ClusterV1().ManagedClusters().Get(ctx, a.opts.ClusterName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		mc = nil
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%w (%w): get a fresh token with 'corral get token' on the hub", ErrBootstrapRefused, err)
 	case apierrors.IsForbidden(err):
@@ -97,12 +97,15 @@ func (a *Agent) Preflight(ctx context.Context) error {
 		// its agent still runs it for another hub.
 		return a.notRunningForAnotherHub(ctx, s)
 	}
+	if mc == nil {
+		return nil
+	}
 	return notHeld(mc)
 }
 
 // ErrAgentRunning is the error of a join to another hub while the
 // cluster's agent still heartbeats to the hub it joined before.
-var ErrAgentRunning = errors.New("the cluster's agent is running for another hub")
+var ErrAgentRunning = errors.New("an agent may still run the cluster for another hub")
 
 // notRunningForAnotherHub refuses a join to another hub than the stored
 // identity's while an agent with that identity still renews the cluster's
@@ -134,7 +137,7 @@ func (a *Agent) notRunningForAnotherHub(ctx context.Context, s *stored) error {
 	if since >= period+leaseSlack {
 		return nil
 	}
-	return fmt.Errorf("%w: it renewed the lease of %s on %s %s ago (every %s); stop that agent first "+
+	return fmt.Errorf("%w: the lease of %s on %s was renewed %s ago (its agent renews it every %s); stop that agent first "+
 		"('corral unjoin' also takes the cluster off that hub), or, if it is stopped, try again in %s",
 		ErrAgentRunning, a.opts.ClusterName, old.Host, since.Round(time.Second), period, (period + leaseSlack - since).Round(time.Second))
 }

@@ -19,11 +19,13 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
@@ -37,29 +39,43 @@ const (
 )
 
 // WorkReconciler sets the Progressing condition of the addons whose agents
-// arrive as ManifestWorks: every addon with a ClusterManagementAddOn but
-// corral's built-ins.
+// arrive as ManifestWorks: every addon whose lifecycle the hub runs (see
+// addonowner.ManagedByAddonManager), but corral's built-ins.
 type WorkReconciler struct {
 	Client client.Client
 	// Skip are the addons left alone: every built-in addon, whether its
 	// hub half runs in this process or not (Reconciler sets theirs).
 	Skip sets.Set[string]
+	// addonWorks caches the ManifestWorks labelled with an addon's name,
+	// and no others: a hub's other works may be many.
+	addonWorks client.Reader
 }
 
 // SetupWithManager registers the controller, with workers reconciles at
-// once. mgr's cache must have addonowner's NameIndex.
+// once, and the cache of the addons' works. mgr's cache must have
+// addonowner's NameIndex.
 func (r *WorkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	thirdParty := predicate.NewPredicateFuncs(func(o client.Object) bool { return !r.Skip.Has(o.GetName()) })
-	ofAddon := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		name := o.GetLabels()[addonv1alpha1.AddonLabelKey]
-		return name != "" && !r.Skip.Has(name)
+	ofAddons, _ := labels.NewRequirement(addonv1alpha1.AddonLabelKey, selection.Exists, nil)
+	works, err := cache.New(mgr.GetConfig(), cache.Options{
+		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{&workv1.ManifestWork{}: {Label: labels.NewSelector().Add(*ofAddons)}},
 	})
+	if err != nil {
+		return fmt.Errorf("a cache of the addons' ManifestWorks: %w", err)
+	}
+	if err := mgr.Add(works); err != nil {
+		return err
+	}
+	r.addonWorks = works
+	thirdParty := predicate.NewPredicateFuncs(func(o client.Object) bool { return !r.Skip.Has(o.GetName()) })
+	ofThirdParty := predicate.NewTypedPredicateFuncs(func(w *workv1.ManifestWork) bool { return !r.Skip.Has(w.Labels[addonv1alpha1.AddonLabelKey]) })
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-work-progressing").
 		For(&addonv1alpha1.ManagedClusterAddOn{}, builder.WithPredicates(thirdParty)).
 		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(addonowner.AddonsNamedAfter(mgr.GetClient())),
 			builder.WithPredicates(thirdParty)).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(addonOfWork), builder.WithPredicates(ofAddon)).
+		WatchesRawSource(source.Kind(works, &workv1.ManifestWork{},
+			handler.TypedEnqueueRequestsFromMapFunc(addonOfWork), ofThirdParty)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -67,12 +83,12 @@ func (r *WorkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 // addonOfWork maps an addon's ManifestWork to its ManagedClusterAddOn: in
 // the work's namespace, or, for a hosted addon's work in its hosting
 // cluster's namespace, in the namespace its label names.
-func addonOfWork(_ context.Context, w client.Object) []reconcile.Request {
-	ns := w.GetNamespace()
-	if hosted := w.GetLabels()[addonv1alpha1.AddonNamespaceLabelKey]; hosted != "" {
+func addonOfWork(_ context.Context, w *workv1.ManifestWork) []reconcile.Request {
+	ns := w.Namespace
+	if hosted := w.Labels[addonv1alpha1.AddonNamespaceLabelKey]; hosted != "" {
 		ns = hosted
 	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: w.GetLabels()[addonv1alpha1.AddonLabelKey]}}}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: w.Labels[addonv1alpha1.AddonLabelKey]}}}
 }
 
 // Reconcile writes the condition, and the last applied configs.
@@ -84,8 +100,12 @@ func (r *WorkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if mca.DeletionTimestamp != nil || r.Skip.Has(mca.Name) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, &addonv1alpha1.ClusterManagementAddOn{}); err != nil {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err) // not an addon (yet): nobody deploys it
+	}
+	if !addonowner.ManagedByAddonManager(cma) {
+		return ctrl.Result{}, nil // the addon runs its own lifecycle
 	}
 	works, err := r.works(ctx, mca)
 	if err != nil {
@@ -110,14 +130,14 @@ func (r *WorkReconciler) works(ctx context.Context, mca *addonv1alpha1.ManagedCl
 	named, _ := labels.NewRequirement(addonv1alpha1.AddonLabelKey, selection.Equals, []string{mca.Name})
 	notHosted, _ := labels.NewRequirement(addonv1alpha1.AddonNamespaceLabelKey, selection.DoesNotExist, nil)
 	list := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(mca.Namespace),
+	if err := r.addonWorks.List(ctx, list, client.InNamespace(mca.Namespace),
 		client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*named, *notHosted)}); err != nil {
 		return nil, fmt.Errorf("listing the ManifestWorks of %s/%s: %w", mca.Namespace, mca.Name, err)
 	}
 	works := list.Items
 	if hosting := mca.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey]; hosting != "" {
 		hosted := &workv1.ManifestWorkList{}
-		if err := r.Client.List(ctx, hosted, client.InNamespace(hosting), client.MatchingLabels{
+		if err := r.addonWorks.List(ctx, hosted, client.InNamespace(hosting), client.MatchingLabels{
 			addonv1alpha1.AddonLabelKey: mca.Name, addonv1alpha1.AddonNamespaceLabelKey: mca.Namespace,
 		}); err != nil {
 			return nil, fmt.Errorf("listing the ManifestWorks of %s/%s on its hosting cluster %s: %w", mca.Namespace, mca.Name, hosting, err)

@@ -1,18 +1,25 @@
 package addonprogressing
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	"open-cluster-management.io/addon-framework/pkg/addonmanager/controllers/agentdeploy"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 var (
@@ -177,5 +184,40 @@ func TestDesiredHashesAsTheFramework(t *testing.T) {
 	}
 	if diff := cmp.Diff(agentdeploy.ConfigsToMap(beta), got); diff != "" {
 		t.Errorf("keys (-framework +corral):\n%s", diff)
+	}
+}
+
+// TestWorkReconcilerLeavesSelfManaged: an addon whose lifecycle annotation
+// says it runs its own lifecycle is not written; one the hub runs is.
+func TestWorkReconcilerLeavesSelfManaged(t *testing.T) {
+	for _, tc := range []struct {
+		lifecycle   string
+		wantWritten bool
+	}{
+		{addonv1alpha1.AddonLifecycleSelfManageAnnotationValue, false},
+		{addonv1alpha1.AddonLifecycleAddonManagerAnnotationValue, true},
+	} {
+		t.Run(tc.lifecycle, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			if err := errors.Join(addonv1alpha1.Install(scheme), workv1.Install(scheme)); err != nil {
+				t.Fatal(err)
+			}
+			cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "hello",
+				Annotations: map[string]string{addonv1alpha1.AddonLifecycleAnnotationKey: tc.lifecycle}}}
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: "c1"}}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cma, mca).WithStatusSubresource(mca).Build()
+			r := &WorkReconciler{Client: c, addonWorks: c, Skip: sets.New("work")}
+			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(mca)}); err != nil {
+				t.Fatal(err)
+			}
+			got := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := c.Get(context.Background(), client.ObjectKeyFromObject(mca), got); err != nil {
+				t.Fatal(err)
+			}
+			written := meta.FindStatusCondition(got.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing) != nil
+			if written != tc.wantWritten {
+				t.Errorf("Progressing written: %t, want %t", written, tc.wantWritten)
+			}
+		})
 	}
 }
