@@ -15,34 +15,37 @@ import (
 
 // checkConfigs reads every AddOnDeploymentConfig in configs that names its
 // namespace and has each built-in addon among addons validate it, so that
-// enable refuses a config the addon's hub half would reject. A config not
-// there yet is left for the hub to report; a third-party addon's configs
-// are its own business.
-func checkConfigs(ctx context.Context, c client.Reader, addonNames []string, configs []addonv1alpha1.AddOnConfig, builtins []addons.Addon) error {
-	for _, name := range addonNames {
-		validate := validatorOf(builtins, name)
-		if validate == nil {
+// enable refuses a config the addon's hub half would reject; a third-party
+// addon's configs are its own business. A config not there yet is left for
+// the hub to wait for (it may come later): checkConfigs returns those, as
+// namespace/name.
+func checkConfigs(ctx context.Context, c client.Reader, addonNames []string, configs []addonv1alpha1.AddOnConfig, builtins []addons.Addon) ([]string, error) {
+	var missing []string
+	for _, ref := range configs {
+		if ref.Group != utils.AddOnDeploymentConfigGVR.Group || ref.Resource != utils.AddOnDeploymentConfigGVR.Resource || ref.Namespace == "" {
 			continue
 		}
-		for _, ref := range configs {
-			if ref.Group != utils.AddOnDeploymentConfigGVR.Group || ref.Resource != utils.AddOnDeploymentConfigGVR.Resource || ref.Namespace == "" {
+		adc := &addonv1alpha1.AddOnDeploymentConfig{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, adc)
+		if apierrors.IsNotFound(err) {
+			missing = append(missing, ref.Namespace+"/"+ref.Name)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading AddOnDeploymentConfig %s/%s: %w", ref.Namespace, ref.Name, err)
+		}
+		for _, name := range addonNames {
+			validate := validatorOf(builtins, name)
+			if validate == nil {
 				continue
-			}
-			adc := &addonv1alpha1.AddOnDeploymentConfig{}
-			err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, adc)
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("reading AddOnDeploymentConfig %s/%s: %w", ref.Namespace, ref.Name, err)
 			}
 			if err := validate(adc.Spec); err != nil {
-				return fmt.Errorf("AddOnDeploymentConfig %s/%s is not a valid config of addon %s: %s; nothing was enabled",
+				return nil, fmt.Errorf("AddOnDeploymentConfig %s/%s is not a valid config of addon %s: %s; nothing was enabled",
 					ref.Namespace, ref.Name, name, strings.ReplaceAll(err.Error(), "\n", "; "))
 			}
 		}
 	}
-	return nil
+	return missing, nil
 }
 
 func validatorOf(builtins []addons.Addon, name string) func(addonv1alpha1.AddOnDeploymentConfigSpec) error {

@@ -123,7 +123,8 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins); err != nil {
+	missing, err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins)
+	if err != nil {
 		return err
 	}
 	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.clearConfigs})
@@ -132,6 +133,9 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, m := range missing {
+		fmt.Fprintf(o.Out, "note: AddOnDeploymentConfig %s does not exist yet; the addon waits for it (Progressing) until it does\n", m)
 	}
 	for _, addon := range o.Addons {
 		cma := &addonv1alpha1.ClusterManagementAddOn{}

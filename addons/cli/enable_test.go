@@ -35,7 +35,8 @@ func TestEnable(t *testing.T) {
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/dashboard": {}},
 		},
 		"named clusters": {
-			objs: []client.Object{cma("hello"), cluster("c1", true), cluster("c2", true)},
+			objs: []client.Object{cma("hello"), cluster("c1", true), cluster("c2", true),
+				&addonv1alpha1.AddOnDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "cfg"}}},
 			opts: func(o *EnableOptions) {
 				o.Clusters, o.InstallNamespace = []string{"c1", "c2"}, "hello-agent"
 				o.ConfigFlags = []string{"addon.open-cluster-management.io/addondeploymentconfigs/c1/cfg"}
@@ -45,6 +46,14 @@ func TestEnable(t *testing.T) {
 				"c1/hello": {InstallNamespace: "hello-agent", Configs: []addonv1alpha1.AddOnConfig{adc}},
 				"c2/hello": {InstallNamespace: "hello-agent", Configs: []addonv1alpha1.AddOnConfig{adc}},
 			},
+		},
+		"a config not there yet: enabled, with a note that the addon waits for it": {
+			objs: []client.Object{cma("hello"), cluster("c1", true)},
+			opts: func(o *EnableOptions) {
+				o.Clusters, o.ConfigFlags = []string{"c1"}, []string{"addon.open-cluster-management.io/addondeploymentconfigs/c1/cfg"}
+			},
+			wantOut:   "addon hello enabled on cluster c1\nnote: AddOnDeploymentConfig c1/cfg does not exist yet; the addon waits for it (Progressing) until it does\n",
+			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {Configs: []addonv1alpha1.AddOnConfig{adc}}},
 		},
 		"a cluster set": {
 			objs:      []client.Object{cma("hello"), clusterSet("prod"), cluster("c1", true), cluster("c2", true)},

@@ -138,3 +138,29 @@ func templateCMA(name string) *addonv1alpha1.ClusterManagementAddOn {
 	}}
 	return c
 }
+
+// TestStatusMessage: the MESSAGE column says what is wrong first, a
+// progress that has not completed next, and Available's message last.
+func TestStatusMessage(t *testing.T) {
+	progressing := func(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: status, Reason: reason, Message: msg}
+	}
+	ok := cond(available, metav1.ConditionTrue, "available")
+	cases := map[string]struct {
+		conds []metav1.Condition
+		want  string
+	}{
+		"all well":    {[]metav1.Condition{ok, progressing(metav1.ConditionFalse, addonv1alpha1.ProgressingReasonCompleted, "completed")}, "available"},
+		"progressing": {[]metav1.Condition{ok, progressing(metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, "waiting for the spec hash")}, "waiting for the spec hash"},
+		"a config unsupported, over progress and availability": {[]metav1.Condition{ok, progressing(metav1.ConditionFalse, addonv1alpha1.ProgressingReasonConfigurationUnsupported, "not supported")}, "not supported"},
+		"not available, over progress":                         {[]metav1.Condition{cond(available, metav1.ConditionFalse, "lease stopped"), progressing(metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, "work is not ready")}, "lease stopped"},
+		"nothing reported":                                     {nil, "waiting for the addon manager and agent to report"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := message(mca("hello", "c1", tc.conds...)); got != tc.want {
+				t.Errorf("message = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

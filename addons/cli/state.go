@@ -155,14 +155,18 @@ func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
 	for _, bad := range []struct {
 		typ    string
 		status metav1.ConditionStatus
+		reason string // any, when empty
 	}{
-		{addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionTrue},
-		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse},
-		{addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse},
-		{common.ConditionCertificateRotated, metav1.ConditionFalse},
-		{addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown},
+		{typ: addonv1alpha1.ManagedClusterAddOnConditionDegraded, status: metav1.ConditionTrue},
+		{addonv1alpha1.ManagedClusterAddOnConditionProgressing, metav1.ConditionFalse, addonv1alpha1.ProgressingReasonConfigurationUnsupported},
+		{addonv1alpha1.ManagedClusterAddOnConditionProgressing, metav1.ConditionFalse, addonv1alpha1.ProgressingReasonFailed},
+		{typ: addonv1alpha1.ManagedClusterAddOnConditionAvailable, status: metav1.ConditionFalse},
+		{typ: addonv1alpha1.ManagedClusterAddOnRegistrationApplied, status: metav1.ConditionFalse},
+		{typ: common.ConditionCertificateRotated, status: metav1.ConditionFalse},
+		{typ: addonv1alpha1.ManagedClusterAddOnConditionAvailable, status: metav1.ConditionUnknown},
+		{typ: addonv1alpha1.ManagedClusterAddOnConditionProgressing, status: metav1.ConditionTrue},
 	} {
-		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status {
+		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status && (bad.reason == "" || c.Reason == bad.reason) {
 			return c.Message
 		}
 	}
