@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -120,7 +121,7 @@ func TestCreate(t *testing.T) {
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was created"},
 		"a work already there": {objs: []client.Object{cluster("c1", true), cluster("c2", true), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} }, wantWorks: []string{"c2/web"},
-			err: "ManifestWork web already exists on cluster c2: delete it first (corral work delete web --clusters c2)"},
+			err: "ManifestWork web already exists on cluster c2: change its objects with 'corral work apply web -f "},
 		"on a placement": {objs: []client.Object{&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}},
 			opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" }, wantSets: []string{"apps/web"},
 			out: "manifestworkreplicaset web created in namespace apps, on the clusters placement prod selects\n"},
@@ -188,6 +189,99 @@ func TestCreate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantSets, gotSets); diff != "" {
 				t.Errorf("sets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestApply: apply creates works and sets that are not there, and gives
+// those there the file's objects, keeping the rest of their spec; a set on
+// another placement is refused.
+func TestApply(t *testing.T) {
+	oldObjects := []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"old","namespace":"default"}}`)}}}
+	orphan := &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+	existingWork := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: oldObjects}, DeleteOption: orphan}}
+	placement := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}
+	existingSet := func(on string) *workv1alpha1.ManifestWorkReplicaSet {
+		return &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"},
+			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
+				ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: oldObjects}, DeleteOption: orphan},
+				PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: on}},
+			}}
+	}
+	cases := map[string]struct {
+		objs    []client.Object
+		opts    func(o *CreateOptions)
+		twice   bool
+		err     string
+		out     string
+		updated client.Object // read back: the file's objects, the delete option kept
+	}{
+		"a cluster without the work and one with it": {objs: []client.Object{cluster("c1", true), cluster("c2", true), existingWork},
+			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+			out:  "manifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+		"again: unchanged": {objs: []client.Object{cluster("c2", true), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
+			out: "manifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
+		"a set on the placement": {objs: []client.Object{placement, existingSet("prod")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
+			out: "manifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
+		"no set yet": {objs: []client.Object{placement}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
+			out: "manifestworkreplicaset web created in namespace apps, on the clusters placement prod selects\n"},
+		"a set on another placement": {objs: []client.Object{placement, existingSet("staging")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
+			err: "ManifestWorkReplicaSet apps/web is on placement staging, not prod: apply changes only its objects; nothing was written"},
+		"a cluster not accepted": {objs: []client.Object{cluster("c1", true), cluster("c2", false), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was written"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, tc.objs...)
+			out := &bytes.Buffer{}
+			run := func() error {
+				o := NewCreateOptions(out)
+				o.client, o.Name, o.File, o.Apply = c, "web", writeFile(t, twoObjects), true
+				tc.opts(o)
+				if err := o.Validate(); err != nil {
+					return err
+				}
+				if err := o.Complete(); err != nil {
+					return err
+				}
+				return o.Run(context.Background())
+			}
+			err := run()
+			if tc.twice && err == nil {
+				err = run()
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+				if w := (&workv1.ManifestWork{}); c.Get(context.Background(), client.ObjectKey{Namespace: "c2", Name: "web"}, w) == nil && len(w.Spec.Workload.Manifests) != 1 {
+					t.Errorf("the work there was changed: %d manifests", len(w.Spec.Workload.Manifests))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.out {
+				t.Errorf("printed %q, want %q", out.String(), tc.out)
+			}
+			if tc.updated == nil {
+				return
+			}
+			if err := c.Get(context.Background(), client.ObjectKeyFromObject(tc.updated), tc.updated); err != nil {
+				t.Fatal(err)
+			}
+			var spec workv1.ManifestWorkSpec
+			switch u := tc.updated.(type) {
+			case *workv1.ManifestWork:
+				spec = u.Spec
+			case *workv1alpha1.ManifestWorkReplicaSet:
+				spec = u.Spec.ManifestWorkTemplate
+			}
+			if len(spec.Workload.Manifests) != 2 || spec.DeleteOption == nil || spec.DeleteOption.PropagationPolicy != workv1.DeletePropagationPolicyTypeOrphan {
+				t.Errorf("updated spec: %d manifests (want the file's 2), delete option %+v (want Orphan kept)", len(spec.Workload.Manifests), spec.DeleteOption)
 			}
 		})
 	}

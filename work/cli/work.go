@@ -63,6 +63,6 @@ the work addon's agent applies to that cluster, reporting back their status.
 A ManifestWorkReplicaSet makes one ManifestWork per cluster a Placement
 selects, following the placement as its decisions change.`,
 	}
-	cmd.AddCommand(NewCmdCreate(out), NewCmdGet(out), NewCmdDelete(out))
+	cmd.AddCommand(NewCmdCreate(out), NewCmdApply(out), NewCmdGet(out), NewCmdDelete(out))
 	return cmd
 }

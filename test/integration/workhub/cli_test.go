@@ -60,7 +60,7 @@ func managedCluster(ctx context.Context, name string, accepted bool) {
 }
 
 var _ = Describe("corral work", func() {
-	It("creates, shows and deletes works on named clusters, refusing an unaccepted one", func(ctx context.Context) {
+	It("creates, shows, applies changes to and deletes works on named clusters, refusing an unaccepted one", func(ctx context.Context) {
 		cls := clusters(ctx, 2)
 		managedCluster(ctx, cls[0], true)
 		managedCluster(ctx, cls[1], false)
@@ -79,6 +79,18 @@ var _ = Describe("corral work", func() {
 		out, err = corralWork(ctx, "get", "web", "--cluster", cls[0])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(MatchRegexp(`CLUSTER\s+WORK\s+RESOURCE\s+APPLIED\s+AVAILABLE\s+DETAIL\n` + cls[0] + `\s+web\s+\(work\)\s+True\s+True`))
+
+		By("changing its objects in place with apply, which create refuses")
+		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: changed}\n"), 0o600)).To(Succeed())
+		_, err = corralWork(ctx, "create", "web", "-f", file, "--clusters", cls[0])
+		Expect(err).To(MatchError(ContainSubstring("change its objects with 'corral work apply web")))
+		out, err = corralWork(ctx, "apply", "web", "-f", file, "--clusters", cls[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal("manifestwork web updated on cluster " + cls[0] + "\n"))
+		work := &workv1.ManifestWork{}
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: cls[0], Name: "web"}, work)).To(Succeed())
+		Expect(work.Spec.Workload.Manifests).To(HaveLen(1))
+		Expect(string(work.Spec.Workload.Manifests[0].Raw)).To(ContainSubstring("changed"))
 
 		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0])
 		Expect(err).NotTo(HaveOccurred())
