@@ -40,6 +40,10 @@ type Options struct {
 	// ClientConfigs are the managed cluster's API server addresses the hub
 	// may use (managedClusterClientConfigs).
 	ClientConfigs []clusterv1.ClientConfig
+	// ClusterLabels and ClusterAnnotations (each key prefixed
+	// ClusterAnnotationPrefix) are set on the ManagedCluster when the agent
+	// creates it, and only then: others may change them afterwards.
+	ClusterLabels, ClusterAnnotations map[string]string
 	// SecretNamespace and SecretName locate the stored hub kubeconfig on
 	// the managed cluster.
 	SecretNamespace, SecretName string
@@ -161,6 +165,10 @@ func (a *Agent) load(ctx context.Context) (*stored, error) {
 	}
 	return s, nil
 }
+
+// ClusterAnnotationPrefix is the prefix of the annotations an agent may
+// set on its ManagedCluster, OCM's.
+const ClusterAnnotationPrefix = "agent.open-cluster-management.io/"
 
 // ForgetOtherHub forgets a stored identity for another hub (server or CA)
 // than the bootstrap kubeconfig names, keeping only the cluster and agent

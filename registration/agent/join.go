@@ -149,10 +149,11 @@ func notHeld(mc *clusterv1.ManagedCluster) error {
 		"pick another --cluster-name, or unjoin that cluster first", ErrNameTaken, mc.Name)
 }
 
-// ensureCluster creates the ManagedCluster, not accepted, unless it exists.
+// ensureCluster creates the ManagedCluster, not accepted, with the
+// options' labels and annotations, unless it exists.
 func (a *Agent) ensureCluster(ctx context.Context, clusters clusterclient.Interface) error {
 	mc := &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: a.opts.ClusterName},
+		ObjectMeta: metav1.ObjectMeta{Name: a.opts.ClusterName, Labels: a.opts.ClusterLabels, Annotations: a.opts.ClusterAnnotations},
 		Spec: clusterv1.ManagedClusterSpec{
 			ManagedClusterClientConfigs: a.opts.ClientConfigs,
 			LeaseDurationSeconds:        a.opts.LeaseDurationSeconds,

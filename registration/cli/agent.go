@@ -24,7 +24,8 @@ type AgentOptions struct {
 	BootstrapKubeconfig string
 	HubKubeconfigFile   string
 	ClusterURL          string
-	LeaseSeconds        int32
+	ClusterMeta
+	LeaseSeconds int32
 	// Builtins are the built-in addons this binary knows; Addons names
 	// those whose agent halves run (none named: all).
 	Builtins []addons.Addon
@@ -89,6 +90,7 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", "", "kubeconfig with the hub's bootstrap token (default: the one 'corral join' stored on the managed cluster)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	addClusterURLFlag(f, &o.ClusterURL)
+	o.addMetaFlags(f)
 	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "the lease period a new ManagedCluster asks for; then the agent renews its lease as often as the ManagedCluster's spec.leaseDurationSeconds says")
 	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(o.Builtins), ",")+")")
@@ -118,8 +120,10 @@ func (o *AgentOptions) Validate() error {
 	if o.LeaseSeconds < 1 {
 		return fmt.Errorf("--lease-duration-seconds is %d: it must be 1 or more", o.LeaseSeconds)
 	}
-	_, err = clientConfigs(o.ClusterURL)
-	return err
+	if _, err = clientConfigs(o.ClusterURL); err != nil {
+		return err
+	}
+	return o.validateMeta()
 }
 
 // Complete loads the managed cluster's and the bootstrap configuration and
@@ -140,6 +144,7 @@ func (o *AgentOptions) Complete(ctx context.Context) (*agent.Agent, error) {
 	return agent.New(agent.Options{
 		ClusterName: o.ClusterName, AgentID: o.AgentID, Bootstrap: boot, Managed: managed,
 		ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile, LeaseDurationSeconds: o.LeaseSeconds,
+		ClusterLabels: o.ClusterLabels, ClusterAnnotations: o.ClusterAnnotations,
 	})
 }
 

@@ -28,8 +28,8 @@ func (o *AgentOptions) validateNoRegistration() error {
 	if o.HubKubeconfig == "" {
 		return fmt.Errorf("--no-registration needs --hub-kubeconfig: the kubeconfig the addons' agents reach the hub with")
 	}
-	if o.BootstrapKubeconfig != "" || o.HubKubeconfigFile != "" || o.AgentID != "" || o.ClusterURL != "" {
-		return fmt.Errorf("--no-registration runs no registration agent: drop --bootstrap-kubeconfig, --hub-kubeconfig-file, --agent-id and --cluster-url")
+	if o.BootstrapKubeconfig != "" || o.HubKubeconfigFile != "" || o.AgentID != "" || o.ClusterURL != "" || len(o.ClusterLabels)+len(o.ClusterAnnotations) > 0 {
+		return fmt.Errorf("--no-registration runs no registration agent: drop --bootstrap-kubeconfig, --hub-kubeconfig-file, --agent-id, --cluster-url, --cluster-labels and --cluster-annotations")
 	}
 	for _, a := range o.selected {
 		if a.RunAgent != nil {

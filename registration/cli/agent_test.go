@@ -45,6 +45,30 @@ func TestAgentValidateAddons(t *testing.T) {
 			},
 			wantErr: "--no-registration runs no registration agent",
 		},
+		"labels and annotations for the ManagedCluster": {
+			set: func(o *AgentOptions) {
+				o.ClusterLabels = map[string]string{"env": "prod", "example.com/team": "a"}
+				o.ClusterAnnotations = map[string]string{"agent.open-cluster-management.io/owner": "team-a"}
+			},
+		},
+		"a label key that is not one": {
+			set:     func(o *AgentOptions) { o.ClusterLabels = map[string]string{"env prod": "x"} },
+			wantErr: `--cluster-labels: "env prod" is not a label key`,
+		},
+		"a label value that is not one": {
+			set:     func(o *AgentOptions) { o.ClusterLabels = map[string]string{"env": "a b"} },
+			wantErr: `--cluster-labels: "a b" is not a value of label env`,
+		},
+		"an annotation without the agent's prefix": {
+			set:     func(o *AgentOptions) { o.ClusterAnnotations = map[string]string{"owner": "team-a"} },
+			wantErr: `--cluster-annotations: "owner" does not start with agent.open-cluster-management.io/`,
+		},
+		"no registration with labels": {
+			set: func(o *AgentOptions) {
+				o.NoRegistration, o.HubKubeconfig, o.ClusterLabels = true, "hub.kubeconfig", map[string]string{"env": "prod"}
+			},
+			wantErr: "--no-registration runs no registration agent",
+		},
 		"a hub kubeconfig without no registration": {
 			set:     func(o *AgentOptions) { o.HubKubeconfig = "hub.kubeconfig" },
 			wantErr: "--hub-kubeconfig is for --no-registration",

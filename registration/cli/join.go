@@ -27,6 +27,7 @@ type JoinOptions struct {
 	ClusterURL string
 	// HubKubeconfigFile, if set, also receives the agent's hub kubeconfig.
 	HubKubeconfigFile string
+	ClusterMeta
 
 	ca       []byte
 	builtins []addons.Addon
@@ -81,6 +82,7 @@ runs it again with what join stored.`,
 	f.StringVar(&o.CAFile, "ca-file", "", "PEM CA bundle of the hub's API server (default: read from the hub's kube-public/cluster-info)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
 	addClusterURLFlag(f, &o.ClusterURL)
+	o.addMetaFlags(f)
 	return cmd
 }
 
@@ -99,6 +101,9 @@ func (o *JoinOptions) Validate() error {
 		return err
 	}
 	if _, err := clientConfigs(o.ClusterURL); err != nil {
+		return err
+	}
+	if err := o.validateMeta(); err != nil {
 		return err
 	}
 	if o.CAFile != "" {
@@ -147,7 +152,8 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := agent.New(agent.Options{ClusterName: o.ClusterName, Bootstrap: boot, Managed: managedCfg, ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile})
+	a, err := agent.New(agent.Options{ClusterName: o.ClusterName, Bootstrap: boot, Managed: managedCfg, ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile,
+		ClusterLabels: o.ClusterLabels, ClusterAnnotations: o.ClusterAnnotations})
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -45,6 +48,44 @@ func (o *managedOptions) validateClusterName() error {
 func validateHTTPSURL(flag, value string) error {
 	if u, err := url.Parse(value); err != nil || u.Scheme != "https" || u.Host == "" {
 		return fmt.Errorf("%s %q is not an https URL", flag, value)
+	}
+	return nil
+}
+
+// ClusterMeta are the labels and annotations the agent gives the
+// ManagedCluster when it creates it, and only then (the hub admin may
+// change them afterwards), as OCM's klusterlet clusterLabels and
+// clusterAnnotations.
+type ClusterMeta struct {
+	ClusterLabels      map[string]string
+	ClusterAnnotations map[string]string
+}
+
+func (m *ClusterMeta) addMetaFlags(fs *pflag.FlagSet) {
+	fs.StringToStringVar(&m.ClusterLabels, "cluster-labels", nil,
+		"labels the ManagedCluster gets when the agent creates it, k=v,... (e.g. to fall in a label-selector cluster set)")
+	fs.StringToStringVar(&m.ClusterAnnotations, "cluster-annotations", nil,
+		"annotations the ManagedCluster gets when the agent creates it, k=v,..., each key prefixed "+agent.ClusterAnnotationPrefix)
+}
+
+// validate says, in one line, what is wrong with a label or annotation.
+func (m *ClusterMeta) validateMeta() error {
+	for k, v := range m.ClusterLabels {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return fmt.Errorf("--cluster-labels: %q is not a label key: %s", k, errs[0])
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return fmt.Errorf("--cluster-labels: %q is not a value of label %s: %s", v, k, errs[0])
+		}
+	}
+	for k := range m.ClusterAnnotations {
+		name, ok := strings.CutPrefix(k, agent.ClusterAnnotationPrefix)
+		if !ok {
+			return fmt.Errorf("--cluster-annotations: %q does not start with %s, the prefix the agent may set", k, agent.ClusterAnnotationPrefix)
+		}
+		if errs := validation.IsQualifiedName(name); len(errs) > 0 {
+			return fmt.Errorf("--cluster-annotations: %q is not an annotation key: %s", k, errs[0])
+		}
 	}
 	return nil
 }

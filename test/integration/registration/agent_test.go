@@ -217,6 +217,26 @@ var _ = Describe("the registration agent", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTemporally(">", since), "the agent heartbeats with its new identity")
 	})
 
+	It("creates its ManagedCluster with the labels and agent annotations it is given, which it leaves alone afterwards", func(ctx context.Context) {
+		name := "c-" + rand.String(6)
+		opts := agentOptions(name, "hub-kubeconfig-"+name, bootstrapConfig(ctx))
+		opts.ClusterLabels = map[string]string{"env": "prod"}
+		opts.ClusterAnnotations = map[string]string{agent.ClusterAnnotationPrefix + "owner": "team-a"}
+		runAgent(opts)
+		deleteClusterAfter(name)
+		expectCSRs(ctx, name, 1)
+		mc := getCluster(ctx, name)
+		Expect(mc.Labels).To(HaveKeyWithValue("env", "prod"))
+		Expect(mc.Annotations).To(HaveKeyWithValue(agent.ClusterAnnotationPrefix+"owner", "team-a"))
+
+		By("a hub admin relabelling it, and the agent joining and heartbeating")
+		mc.Labels["env"] = "staging"
+		Expect(admin.Update(ctx, mc)).To(Succeed())
+		acceptOnceAsked(ctx, name)
+		expectAvailable(ctx, name)
+		Expect(getCluster(ctx, name).Labels).To(HaveKeyWithValue("env", "staging"), "the labels are the agent's at creation only")
+	})
+
 	It("gives up with a clear error when the hub denies its request", func(ctx context.Context) {
 		name := "c-" + rand.String(6)
 		run := startAgent(ctx, name, "hub-kubeconfig-"+name, "")
