@@ -8,6 +8,9 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,6 +50,39 @@ func Print(w io.Writer, format string, obj any, table func(io.Writer)) error {
 		return nil
 	}
 	return Validate(format)
+}
+
+// Object is what Objects prints: a pointer to a Kubernetes object.
+type Object[T any] interface {
+	*T
+	metav1.Object
+	runtime.Object
+}
+
+// list is kubectl's -o json|yaml form of several objects.
+type list struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []any  `json:"items"`
+}
+
+// Objects writes items, objects of apiVersion and kind, as format (json or
+// yaml) the way kubectl get does: the object itself when one was asked for
+// by name (one), else a v1 List of them; each with its apiVersion and
+// kind, and without managedFields.
+func Objects[T any, P Object[T]](w io.Writer, format, apiVersion, kind string, items []T, one bool) error {
+	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
+	out := make([]any, len(items))
+	for i := range items {
+		obj := P(&items[i])
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		obj.SetManagedFields(nil)
+		out[i] = obj
+	}
+	if one && len(out) == 1 {
+		return Print(w, format, out[0], nil)
+	}
+	return Print(w, format, list{APIVersion: "v1", Kind: "List", Items: out}, nil)
 }
 
 // ValueKind names, for a person, the kind of a value decoded from YAML or

@@ -89,12 +89,8 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
-	out := &clusterv1beta2.ManagedClusterSetList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items}
-	for i := range out.Items {
-		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1beta2.GroupVersion.String(), "ManagedClusterSet"
-	}
 	if o.Output != "" {
-		return output.Print(o.Out, o.Output, out, nil)
+		return output.Objects(o.Out, o.Output, clusterv1beta2.GroupVersion.String(), "ManagedClusterSet", items, len(o.Names) == 1)
 	}
 	clusters, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -107,9 +103,9 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	if err != nil && !hidden {
 		return fmt.Errorf("listing cluster set bindings: %w", err)
 	}
-	rows := make([]ClusterSetRow, 0, len(out.Items))
-	for i := range out.Items {
-		set := &out.Items[i]
+	rows := make([]ClusterSetRow, 0, len(items))
+	for i := range items {
+		set := &items[i]
 		row := ClusterSetRow{Set: set, Clusters: countIn(set, clusters.Items), BindingsHidden: hidden}
 		if !hidden {
 			row.Namespaces = bindingsOf(set.Name, bindings.Items)

@@ -80,14 +80,10 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 		return err
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
-	out := &clusterv1.ManagedClusterList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: items}
-	for i := range out.Items {
-		out.Items[i].APIVersion, out.Items[i].Kind = clusterv1.GroupVersion.String(), "ManagedCluster"
-	}
 	if o.Output != "" {
-		return output.Print(o.Out, o.Output, out, nil)
+		return output.Objects(o.Out, o.Output, clusterv1.GroupVersion.String(), "ManagedCluster", items, len(o.Names) == 1)
 	}
-	PrintClusterTable(o.Out, out.Items, o.sets(ctx, out.Items), time.Now())
+	PrintClusterTable(o.Out, items, o.sets(ctx, items), time.Now())
 	return nil
 }
 

@@ -102,14 +102,13 @@ spec: {hubAcceptsClient: true, leaseDurationSeconds: 60}
 
 		r = corral(cliTimeout, "get", "clusters", "e2e-c1", "-o", "json", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
-		var list struct {
-			Items []struct {
-				Metadata struct{ Name string } `json:"metadata"`
-			} `json:"items"`
+		var shown struct {
+			Kind     string
+			Metadata struct{ Name string } `json:"metadata"`
 		}
-		Expect(json.Unmarshal([]byte(r.out), &list)).To(Succeed(), "%s", r)
-		Expect(list.Items).To(HaveLen(1))
-		Expect(list.Items[0].Metadata.Name).To(Equal("e2e-c1"))
+		Expect(json.Unmarshal([]byte(r.out), &shown)).To(Succeed(), "%s", r)
+		Expect(shown.Kind).To(Equal("ManagedCluster"), "one cluster asked for by name is printed itself, as kubectl does")
+		Expect(shown.Metadata.Name).To(Equal("e2e-c1"))
 
 		expectOneLineError(corral(cliTimeout, "get", "clusters", "ghost", "--kubeconfig", hubKubeconfig), "no such cluster", "ghost")
 	})

@@ -390,8 +390,17 @@ c6       quiet  (work)                 True     -          cluster c6 is not ava
 		t.Fatal(err)
 	}
 	list := &workv1.ManifestWorkList{}
-	if err := json.Unmarshal([]byte(js), list); err != nil || len(list.Items) != 1 || list.Items[0].Namespace != "c1" || list.Kind != "ManifestWorkList" {
+	if err := json.Unmarshal([]byte(js), list); err != nil || len(list.Items) != 1 || list.Items[0].Namespace != "c1" || list.Kind != "List" ||
+		list.Items[0].Kind != "ManifestWork" || len(list.Items[0].ManagedFields) != 0 {
 		t.Errorf("-o json of web: %v %+v", err, list)
+	}
+	js, err = run(&GetOptions{Name: "web", Cluster: "c1", Output: "json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := &workv1.ManifestWork{}
+	if err := json.Unmarshal([]byte(js), one); err != nil || one.Kind != "ManifestWork" || one.Namespace != "c1" {
+		t.Errorf("-o json of web on c1, one work, not a list: %v %+v", err, one)
 	}
 
 	for name, tc := range map[string]struct {
@@ -441,9 +450,16 @@ team-a     web  us         0/1     1/3    0        0          1
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := &workv1alpha1.ManifestWorkReplicaSetList{}
-	if err := json.Unmarshal([]byte(js), list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "web" || list.Kind != "ManifestWorkReplicaSetList" {
-		t.Errorf("-o json of web: %v %+v", err, list)
+	set := &workv1alpha1.ManifestWorkReplicaSet{}
+	if err := json.Unmarshal([]byte(js), set); err != nil || set.Name != "web" || set.Kind != "ManifestWorkReplicaSet" {
+		t.Errorf("-o json of web, the set itself: %v %+v", err, set)
+	}
+	js, err = run(&GetOptions{Namespace: "team-a", Output: "yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(js, "apiVersion: v1\nitems:") || !strings.Contains(js, "kind: List") {
+		t.Errorf("-o yaml of the namespace's sets, a List: %s", js)
 	}
 
 	if out, err := run(&GetOptions{Namespace: "team-c"}); err != nil || out != "No ManifestWorkReplicaSets in namespace team-c.\n" {

@@ -108,12 +108,12 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list := &workv1.ManifestWorkList{TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWorkList"}, Items: works}
-	for i := range list.Items {
-		list.Items[i].APIVersion, list.Items[i].Kind = workv1.GroupVersion.String(), "ManifestWork"
+	if o.Output != "" {
+		// One work is asked for by name on one cluster.
+		return output.Objects(o.Out, o.Output, workv1.GroupVersion.String(), "ManifestWork", works, o.Name != "" && o.Cluster != "")
 	}
-	hints := o.readHints(ctx)
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) { printTable(w, works, hints) })
+	printTable(o.Out, works, o.readHints(ctx))
+	return nil
 }
 
 // hints are what `work get` knows of the clusters beside their works, for

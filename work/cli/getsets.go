@@ -27,16 +27,14 @@ func (o *GetOptions) runSets(ctx context.Context) error {
 		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s (see corral work get -n %s)", o.Name, o.Namespace, o.Namespace)
 	}
 	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int { return strings.Compare(a.Name, b.Name) })
-	list.TypeMeta = metav1.TypeMeta{APIVersion: workv1alpha1.GroupVersion.String(), Kind: "ManifestWorkReplicaSetList"}
-	for i := range list.Items {
-		list.Items[i].APIVersion, list.Items[i].Kind = workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet"
+	if o.Output != "" {
+		return output.Objects(o.Out, o.Output, workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet", list.Items, o.Name != "")
 	}
-	return output.Print(o.Out, o.Output, list, func(w io.Writer) {
-		printSets(w, o.Namespace, list.Items)
-		if len(list.Items) == 0 && o.isCluster(ctx, o.Namespace) {
-			fmt.Fprintf(w, "%s is a cluster: its ManifestWorks show with corral work get --cluster %s\n", o.Namespace, o.Namespace)
-		}
-	})
+	printSets(o.Out, o.Namespace, list.Items)
+	if len(list.Items) == 0 && o.isCluster(ctx, o.Namespace) {
+		fmt.Fprintf(o.Out, "%s is a cluster: its ManifestWorks show with corral work get --cluster %s\n", o.Namespace, o.Namespace)
+	}
+	return nil
 }
 
 // isCluster says whether name is known to be a ManagedCluster's.
