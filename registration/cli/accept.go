@@ -274,7 +274,12 @@ func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
 		return err
 	}
 	fmt.Fprintf(o.Out, "%s: accepted\n", name)
-	if len(plan.approve) == 0 {
+	switch {
+	case len(plan.approve) > 0:
+	case common.Heartbeating(plan.cluster):
+		// Accepted again soon after a deny: its identity is let in again.
+		fmt.Fprintf(o.Out, "%s: its agent still heartbeats with the identity it had; the hub lets it in again\n", name)
+	default:
 		fmt.Fprintf(o.Out, "%s: its agent has not asked for a certificate yet; run 'corral accept %s' again once it has\n", name, name)
 	}
 	return nil

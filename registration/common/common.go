@@ -40,10 +40,15 @@ func LeasePeriod(seconds int32) time.Duration {
 // the lease runs out). Neither a second agent's join nor its approval may
 // take such a cluster's name.
 func Held(mc *clusterv1.ManagedCluster) bool {
-	for _, t := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined} {
-		if !meta.IsStatusConditionTrue(mc.Status.Conditions, t) {
-			return false
-		}
+	return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) && Heartbeating(mc)
+}
+
+// Heartbeating reports whether mc's agent joined and still heartbeats,
+// accepted now or not: Joined, and Available True or False (the hub makes
+// it Unknown when the lease runs out).
+func Heartbeating(mc *clusterv1.ManagedCluster) bool {
+	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) {
+		return false
 	}
 	available := ConditionStatus(mc, clusterv1.ManagedClusterConditionAvailable)
 	return available == metav1.ConditionTrue || available == metav1.ConditionFalse

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -92,6 +93,24 @@ var _ = Describe("corral accept", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring("left request " + rogue + " pending"))
 		Expect(clientcsr.Pending(getCSR(ctx, rogue))).To(BeTrue())
+	})
+
+	It("says, accepting again a denied cluster whose agent still heartbeats, that its identity is let in again", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		agent := asCluster(name)
+		expectAccess(ctx, agent, name)
+		mc := getCluster(ctx, name)
+		patch := client.MergeFrom(mc.DeepCopy())
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined"})
+		Expect(agent.Status().Patch(ctx, mc, patch)).To(Succeed())
+		agentReportsAvailable(ctx, agent, name)
+
+		setAccepted(ctx, name, false)
+		out, err := accept(ctx, name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring(name + ": its agent still heartbeats with the identity it had; the hub lets it in again"))
+		Expect(out).NotTo(ContainSubstring("has not asked"))
 	})
 
 	Describe("--wait", func() {
