@@ -529,14 +529,24 @@ func TestDelete(t *testing.T) {
 	standalone := func(cluster string) *workv1.ManifestWork {
 		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web"}}
 	}
+	deleting := func(cluster string) *workv1.ManifestWork {
+		w := standalone(cluster)
+		w.Finalizers, w.DeletionTimestamp = []string{workv1.ManifestWorkFinalizer}, &metav1.Time{Time: time.Now()}
+		return w
+	}
 	cases := map[string]struct {
 		objs     []client.Object
 		opts     DeleteOptions
 		err      string
 		leftover []string
+		out      string
 	}{
 		"on clusters": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), standalone("c2")},
-			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}},
+			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}, out: "manifestwork web deleted from cluster c1\n"},
+		"a work already being deleted": {objs: []client.Object{cluster("c1", true), cluster("c2", true), deleting("c1"), standalone("c2")},
+			opts: DeleteOptions{Namespace: "apps"}, leftover: []string{"c1/web"},
+			out: "manifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
+				"manifestwork web deleted from cluster c2\n"},
 		"a work of a set": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), reportedWork("c2")},
 			opts: DeleteOptions{Clusters: []string{"c1", "c2"}}, leftover: []string{"c1/web", "c2/web"},
 			err: "ManifestWork web on cluster c2 belongs to ManifestWorkReplicaSet apps/web, which would make it again: delete the set (corral work delete web -n apps)"},
@@ -552,7 +562,8 @@ func TestDelete(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			o := tc.opts
-			o.hub = hub{Out: &bytes.Buffer{}, client: c}
+			out := &bytes.Buffer{}
+			o.hub = hub{Out: out, client: c}
 			o.Name = "web"
 			if o.Namespace == "" {
 				o.Namespace = "default"
@@ -578,6 +589,9 @@ func TestDelete(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.leftover, left); diff != "" {
 				t.Errorf("works left (-want +got):\n%s", diff)
+			}
+			if tc.out != "" && out.String() != tc.out {
+				t.Errorf("printed %q, want %q", out.String(), tc.out)
 			}
 			if name == "the set and standalone works" {
 				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err == nil {

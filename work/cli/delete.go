@@ -93,6 +93,9 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	err := o.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
 	switch {
+	case err == nil && set.DeletionTimestamp != nil:
+		fmt.Fprintf(o.Out, "manifestworkreplicaset %s in namespace %s is already being deleted, with its ManifestWorks\n", o.Name, o.Namespace)
+		deleted++
 	case err == nil:
 		if err := o.client.Delete(ctx, set); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
@@ -120,10 +123,9 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		if w.Name != o.Name || w.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] != "" {
 			continue
 		}
-		if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
+		if err := o.deleteWork(ctx, w); err != nil {
+			return err
 		}
-		fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)
 		deleted++
 	}
 	if deleted == 0 {
@@ -165,10 +167,24 @@ func (o *DeleteOptions) deleteOnClusters(ctx context.Context) error {
 		return fmt.Errorf("no ManifestWork %s on cluster %s (see corral work get %s); nothing was deleted", o.Name, strings.Join(missing, ", "), o.Name)
 	}
 	for _, w := range works {
-		if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
+		if err := o.deleteWork(ctx, w); err != nil {
+			return err
 		}
-		fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)
 	}
+	return nil
+}
+
+// deleteWork deletes w, and says so; of a work already being deleted it
+// says that instead.
+func (o *DeleteOptions) deleteWork(ctx context.Context, w *workv1.ManifestWork) error {
+	if w.DeletionTimestamp != nil {
+		fmt.Fprintf(o.Out, "manifestwork %s on cluster %s is already being deleted: its agent removes what it applied (corral work get %s --cluster %s shows it)\n",
+			w.Name, w.Namespace, w.Name, w.Namespace)
+		return nil
+	}
+	if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
+	}
+	fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)
 	return nil
 }
