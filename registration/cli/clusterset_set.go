@@ -120,6 +120,7 @@ func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedC
 	if err != nil {
 		return err
 	}
+	dropping := o.droppingPlacements(ctx, mc, o.Name)
 	if _, err := o.clusters.ClusterV1().ManagedClusters().Patch(ctx, mc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("putting %s in cluster set %s: %w", mc.Name, o.Name, err)
 	}
@@ -128,5 +129,6 @@ func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedC
 	} else {
 		fmt.Fprintf(o.Out, "%s: moved from cluster set %s to %s\n", mc.Name, from, o.Name)
 	}
+	o.sayDropping(mc, o.Name, dropping)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -317,6 +318,36 @@ func deleteSetAfter(name string) {
 }
 
 var _ = Describe("corral clusterset", func() {
+	It("says which placements choosing a cluster may no longer once it moves to another set", func(ctx context.Context) {
+		from, to := "from-"+rand.String(6), "to-"+rand.String(6)
+		deleteSetAfter(from)
+		deleteSetAfter(to)
+		mustClusterSet(ctx, "create", from)
+		mustClusterSet(ctx, "create", to)
+		moving, staying := newLabelledCluster(ctx, inSet(from)), newLabelledCluster(ctx, inSet(from))
+		narrow, wide := newNamespace(ctx), newNamespace(ctx)
+		mustClusterSet(ctx, "bind", from, "--namespace", narrow)
+		mustClusterSet(ctx, "bind", from, "--namespace", wide)
+		mustClusterSet(ctx, "bind", to, "--namespace", wide)
+		expectBound(ctx, narrow, from, metav1.ConditionTrue, clustersetbinding.ReasonBound)
+		expectBound(ctx, wide, to, metav1.ConditionTrue, clustersetbinding.ReasonBound)
+		// What a scheduler decided: each placement chose both clusters.
+		for _, ns := range []string{narrow, wide} {
+			Expect(admin.Create(ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}})).To(Succeed())
+			d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-decision-1",
+				Labels: map[string]string{clusterv1beta1.PlacementLabel: "app"}}}
+			Expect(admin.Create(ctx, d)).To(Succeed())
+			d.Status.Decisions = []clusterv1beta1.ClusterDecision{{ClusterName: moving}, {ClusterName: staying}}
+			Expect(admin.Status().Update(ctx, d)).To(Succeed())
+		}
+
+		out := mustClusterSet(ctx, "set", to, "--clusters", moving)
+		Expect(out).To(ContainSubstring(moving + ": moved from cluster set " + from + " to " + to))
+		Expect(out).To(ContainSubstring(moving + ": placement " + narrow + "/app may no longer choose it"))
+		Expect(out).To(ContainSubstring("let the placement use set " + to + " (bind it in namespace " + narrow))
+		Expect(out).NotTo(ContainSubstring(wide+"/app"), "a placement whose namespace is bound to the new set keeps it")
+	})
+
 	It("creates an exclusive set, puts clusters in it, binds it, shows it, and deletes it once unbound", func(ctx context.Context) {
 		set := "set-" + rand.String(6)
 		deleteSetAfter(set)

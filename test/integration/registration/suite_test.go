@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,6 +66,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	testScheme, err := hub.Scheme()
 	Expect(err).NotTo(HaveOccurred())
 	Expect(workv1.Install(testScheme)).To(Succeed())
+	Expect(clusterv1beta1.Install(testScheme)).To(Succeed())
 	admin, err = client.New(hubCluster.Config, client.Options{Scheme: testScheme})
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
