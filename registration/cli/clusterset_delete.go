@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -79,8 +80,13 @@ func (o *ClusterSetDeleteOptions) Run(ctx context.Context) error {
 	if set.Spec.ClusterSelector.SelectorType != clusterv1beta2.LabelSelector {
 		labelled, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{LabelSelector: clusterv1beta2.ClusterSetLabel + "=" + o.Name})
 		if err == nil && len(labelled.Items) > 0 {
-			fmt.Fprintf(o.Out, "%d clusters still carry the label %s=%s; move them with 'corral clusterset set SET --clusters …'\n",
-				len(labelled.Items), clusterv1beta2.ClusterSetLabel, o.Name)
+			names := make([]string, len(labelled.Items))
+			for i := range labelled.Items {
+				names[i] = labelled.Items[i].Name
+			}
+			sort.Strings(names)
+			fmt.Fprintf(o.Out, "%s: in no exclusive cluster set now (still labelled %s=%s); move them with 'corral clusterset set SET --clusters %s'\n",
+				strings.Join(names, ", "), clusterv1beta2.ClusterSetLabel, o.Name, strings.Join(names, ","))
 		}
 	}
 	return nil

@@ -396,7 +396,11 @@ var _ = Describe("corral clusterset", func() {
 		Expect(mustClusterSet(ctx, "unbind", set, "--namespace", ns)).To(ContainSubstring("is not bound"))
 		out = mustClusterSet(ctx, "delete", set)
 		Expect(out).To(ContainSubstring("cluster set " + set + " deleted"))
-		Expect(out).To(ContainSubstring("2 clusters still carry the label"))
+		first, second := c1, c2
+		if second < first {
+			first, second = second, first
+		}
+		Expect(out).To(ContainSubstring(first + ", " + second + ": in no exclusive cluster set now (still labelled " + clusterv1beta2.ClusterSetLabel + "=" + set + ")"))
 		Eventually(func() bool {
 			return apierrors.IsNotFound(admin.Get(ctx, types.NamespacedName{Name: set}, &clusterv1beta2.ManagedClusterSet{}))
 		}).WithContext(ctx).WithTimeout(timeout).Should(BeTrue())
