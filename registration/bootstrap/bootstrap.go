@@ -7,6 +7,7 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -62,11 +63,19 @@ func Install(ctx context.Context, client kubernetes.Interface) error {
 
 // Token issues a bootstrap token valid for ttlSeconds.
 func Token(ctx context.Context, client kubernetes.Interface, ttlSeconds int64) (string, error) {
+	token, _, err := TokenUntil(ctx, client, ttlSeconds)
+	return token, err
+}
+
+// TokenUntil issues a bootstrap token asked to be valid for ttlSeconds,
+// and says until when the API server made it valid (it may cap the
+// lifetime).
+func TokenUntil(ctx context.Context, client kubernetes.Interface, ttlSeconds int64) (string, time.Time, error) {
 	tr, err := client.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, ServiceAccount, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttlSeconds},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return "", fmt.Errorf("issuing a bootstrap token (has 'corral init' run on this hub?): %w", err)
+		return "", time.Time{}, fmt.Errorf("issuing a bootstrap token (has 'corral init' run on this hub?): %w", err)
 	}
-	return tr.Status.Token, nil
+	return tr.Status.Token, tr.Status.ExpirationTimestamp.Time, nil
 }

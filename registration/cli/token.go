@@ -77,11 +77,16 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	token, err := bootstrap.Token(ctx, kube, int64(o.TokenTTL.Seconds()))
+	token, until, err := bootstrap.TokenUntil(ctx, kube, int64(o.TokenTTL.Seconds()))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", o.config.Host, token)
-	fmt.Fprintf(o.Out, "(run it against the managed cluster; the token is valid for %s, 'corral get token' issues another)\n", o.TokenTTL)
+	left := time.Until(until).Round(time.Minute)
+	valid := fmt.Sprintf("for %s (until %s)", left, until.UTC().Format(time.RFC3339))
+	if left < o.TokenTTL-time.Minute {
+		valid += fmt.Sprintf(", not the %s asked for: the hub's API server caps its tokens' lifetime", o.TokenTTL)
+	}
+	fmt.Fprintf(o.Out, "(run it against the managed cluster; the token is valid %s, 'corral get token' issues another)\n", valid)
 	return nil
 }
