@@ -87,7 +87,8 @@ var _ = Describe("corral addon enable", func() {
 		out, err := corralAddon(ctx, "enable", addon, "--clusters", c1+","+c2, "--namespace", "hello-agent",
 			"--config", "addon.open-cluster-management.io/addondeploymentconfigs/"+c1+"/hello-config")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(Equal("addon " + addon + " enabled on cluster " + c1 + "\naddon " + addon + " enabled on cluster " + c2 + "\n"))
+		Expect(out).To(Equal("addon " + addon + " enabled on cluster " + c1 + "\naddon " + addon + " enabled on cluster " + c2 + "\n" +
+			"note: AddOnDeploymentConfig " + c1 + "/hello-config does not exist yet; the addon waits for it (Progressing) until it does\n"))
 		Expect(enabledAddons(ctx, c1, c2)).To(ConsistOf(c1+"/"+addon, c2+"/"+addon))
 
 		By("reading it as addon-framework does, in v1beta1")
