@@ -155,6 +155,8 @@ func TestStatusMessage(t *testing.T) {
 		"a config unsupported, over progress and availability": {[]metav1.Condition{ok, progressing(metav1.ConditionFalse, addonv1alpha1.ProgressingReasonConfigurationUnsupported, "not supported")}, "not supported"},
 		"not available, over progress":                         {[]metav1.Condition{cond(available, metav1.ConditionFalse, "lease stopped"), progressing(metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, "work is not ready")}, "lease stopped"},
 		"nothing reported":                                     {nil, "waiting for the addon manager and agent to report"},
+		"no lease, said where": {[]metav1.Condition{{Type: available, Status: metav1.ConditionUnknown, Reason: addonv1alpha1.AddonAvailableReasonLeaseLeaseNotFound,
+			Message: "The status of hello add-on is unknown."}}, "The status of hello add-on is unknown. (no lease hello in its install namespace on the cluster: its agent has not started, or does not run)"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

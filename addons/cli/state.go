@@ -167,6 +167,14 @@ func message(mca *addonv1alpha1.ManagedClusterAddOn) string {
 		{typ: addonv1alpha1.ManagedClusterAddOnConditionProgressing, status: metav1.ConditionTrue},
 	} {
 		if c := meta.FindStatusCondition(conds, bad.typ); c != nil && c.Status == bad.status && (bad.reason == "" || c.Reason == bad.reason) {
+			if c.Reason == addonv1alpha1.AddonAvailableReasonLeaseLeaseNotFound {
+				// OCM's message says only that the status is unknown.
+				where := "its install namespace"
+				if mca.Status.Namespace != "" {
+					where = "namespace " + mca.Status.Namespace
+				}
+				return fmt.Sprintf("%s (no lease %s in %s on the cluster: its agent has not started, or does not run)", c.Message, mca.Name, where)
+			}
 			return c.Message
 		}
 	}
