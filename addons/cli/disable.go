@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -147,10 +146,11 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 			if !decided.Has(c) {
 				continue
 			}
-			if leaving, err := o.beingDeleted(ctx, c); err != nil || leaving {
-				if err != nil {
-					return err
-				}
+			leaving, err := install.BeingDeleted(ctx, o.client, c)
+			if err != nil {
+				return fmt.Errorf("reading cluster %s: %w", c, err)
+			}
+			if leaving {
 				continue
 			}
 			hit = true
@@ -173,20 +173,6 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 		"take the clusters out of the placement, or stop the strategy (for every cluster) first with "+
 		"kubectl patch clustermanagementaddon %s --type merge -p '{\"spec\":{\"installStrategy\":{\"type\":\"Manual\"}}}'",
 		addon, strings.Join(placed, ", "), placements, strings.Join(by, ", "), addon)
-}
-
-// beingDeleted says whether the ManagedCluster named cluster is being
-// deleted; one that does not exist is not.
-func (o *DisableOptions) beingDeleted(ctx context.Context, cluster string) (bool, error) {
-	mc := &clusterv1.ManagedCluster{}
-	err := o.client.Get(ctx, client.ObjectKey{Name: cluster}, mc)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading cluster %s: %w", cluster, err)
-	}
-	return mc.DeletionTimestamp != nil, nil
 }
 
 // clusterNames are the clusters --clusters or --clusterset name; none for

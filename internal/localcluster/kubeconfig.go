@@ -36,10 +36,14 @@ func writeKubeconfig(path, clusterName, server string, p pki, id identity) error
 // when there is none to be read.
 func serverPort(path string) int {
 	cfg, err := clientcmd.LoadFromFile(path)
-	if err != nil || cfg.Contexts[cfg.CurrentContext] == nil || cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster] == nil {
+	if err != nil {
 		return 0
 	}
-	u, err := url.Parse(cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster].Server)
+	current := cfg.Contexts[cfg.CurrentContext]
+	if current == nil || cfg.Clusters[current.Cluster] == nil {
+		return 0
+	}
+	u, err := url.Parse(cfg.Clusters[current.Cluster].Server)
 	if err != nil {
 		return 0
 	}

@@ -34,10 +34,15 @@ func freePortsBut(n, avoid int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	return firstBut(ports, n, avoid), nil
+}
+
+// firstBut is the first n of ports (n+1 of them) that are not avoid.
+func firstBut(ports []int, n, avoid int) []int {
 	if i := slices.Index(ports, avoid); i >= 0 {
-		return slices.Delete(ports, i, i+1), nil
+		return slices.Delete(ports, i, i+1)
 	}
-	return ports[:n], nil
+	return ports[:n]
 }
 
 // isFree says whether port on the loopback address can be listened on now.

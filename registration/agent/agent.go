@@ -180,14 +180,11 @@ const ClusterAnnotationPrefix = "agent.open-cluster-management.io/"
 // starts such a thing beside the agent calls it before.
 func (a *Agent) ForgetOtherHub(ctx context.Context) error {
 	s, err := a.load(ctx)
-	if err != nil || s == nil || len(s.kubeconfig) == 0 {
+	if err != nil {
 		return err
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
-	if err != nil {
-		return nil //nolint:nilerr // unusable: the agent joins afresh anyway
-	}
-	if sameHub(cfg, a.opts.Bootstrap) {
+	cfg := a.otherHub(s)
+	if cfg == nil {
 		return nil
 	}
 	log(ctx).Info("The stored hub identity is for another hub than the bootstrap kubeconfig names; joining that one",
@@ -198,6 +195,20 @@ func (a *Agent) ForgetOtherHub(ctx context.Context) error {
 		}
 	}
 	return a.putIdentity(ctx, map[string][]byte{KeyClusterName: []byte(a.opts.ClusterName), KeyAgentName: []byte(s.agentID)})
+}
+
+// otherHub is the configuration of the stored identity s when it is for
+// another hub (server or CA) than the bootstrap kubeconfig names; nil when
+// there is none, it is unusable, or it is for that hub.
+func (a *Agent) otherHub(s *stored) *rest.Config {
+	if s == nil || len(s.kubeconfig) == 0 {
+		return nil
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
+	if err != nil || sameHub(cfg, a.opts.Bootstrap) {
+		return nil
+	}
+	return cfg
 }
 
 // identity returns a working hub configuration for the agent's own

@@ -113,8 +113,8 @@ var ErrAgentRunning = errors.New("an agent may still run the cluster for another
 // An old hub that does not answer, or no longer lets the identity in, has
 // no such agent.
 func (a *Agent) notRunningForAnotherHub(ctx context.Context, s *stored) error {
-	old, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
-	if err != nil || sameHub(old, a.opts.Bootstrap) {
+	old := a.otherHub(s)
+	if old == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, oldHubTimeout)

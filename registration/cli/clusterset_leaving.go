@@ -16,35 +16,64 @@ import (
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
-// droppingPlacements are the placements (namespace/name) that choose mc
-// now and may no longer once it is in exclusive set to: none of its sets
-// then is bound to their namespace and named by them. They re-decide
-// without it, and what they deliver there is removed. It is a best effort:
-// what the user may not read is left out.
-func (o *ClusterSetSetOptions) droppingPlacements(ctx context.Context, mc *clusterv1.ManagedCluster, to string) []string {
+// placementView is what clusterset set reads once, before it moves any
+// cluster, to say which placements lose one: the placements that choose a
+// cluster now, the sets and the bindings.
+type placementView struct {
+	// choosing are the placements whose decisions hold each cluster.
+	choosing map[string][]*clusterv1beta1.Placement
+	sets     []clusterv1beta2.ManagedClusterSet
+	bindings []clusterv1beta2.ManagedClusterSetBinding
+}
+
+// readPlacements reads the view, or nil when the user may not read all of
+// it: saying which placements lose a cluster is a best effort.
+func (o *ClusterSetSetOptions) readPlacements(ctx context.Context) *placementView {
 	log := ctrl.LoggerFrom(ctx)
 	decisions, err := o.clusters.ClusterV1beta1().PlacementDecisions(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		log.V(1).Info("Cannot list placement decisions; not saying which placements drop the cluster", "err", err)
-		return nil
-	}
-	choosing := map[string]bool{}
-	for _, d := range decisions.Items {
-		if slices.ContainsFunc(d.Status.Decisions, func(cd clusterv1beta1.ClusterDecision) bool { return cd.ClusterName == mc.Name }) {
-			choosing[d.Namespace+"/"+d.Labels[clusterv1beta1.PlacementLabel]] = true
-		}
-	}
-	if len(choosing) == 0 {
+		log.V(1).Info("Cannot list placement decisions; not saying which placements lose the clusters", "err", err)
 		return nil
 	}
 	sets, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		log.V(1).Info("Cannot list cluster sets; not saying which placements drop the cluster", "err", err)
+		log.V(1).Info("Cannot list cluster sets; not saying which placements lose the clusters", "err", err)
 		return nil
 	}
 	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		log.V(1).Info("Cannot list cluster set bindings; not saying which placements drop the cluster", "err", err)
+		log.V(1).Info("Cannot list cluster set bindings; not saying which placements lose the clusters", "err", err)
+		return nil
+	}
+	v := &placementView{choosing: map[string][]*clusterv1beta1.Placement{}, sets: sets.Items, bindings: bindings.Items}
+	placements := map[string]*clusterv1beta1.Placement{}
+	for _, d := range decisions.Items {
+		key := d.Namespace + "/" + d.Labels[clusterv1beta1.PlacementLabel]
+		p, ok := placements[key]
+		if !ok {
+			if p, err = o.clusters.ClusterV1beta1().Placements(d.Namespace).Get(ctx, d.Labels[clusterv1beta1.PlacementLabel], metav1.GetOptions{}); err != nil {
+				p = nil // gone, or not readable: it chooses nothing here
+			}
+			placements[key] = p
+		}
+		if p == nil {
+			continue
+		}
+		for _, cd := range d.Status.Decisions {
+			if !slices.Contains(v.choosing[cd.ClusterName], p) {
+				v.choosing[cd.ClusterName] = append(v.choosing[cd.ClusterName], p)
+			}
+		}
+	}
+	return v
+}
+
+// dropping are the placements (namespace/name) that choose mc now and may
+// no longer once it is in exclusive set to: none of its sets then is bound
+// to their namespace and named by them. They re-decide without it, and
+// what they deliver there is removed. A nil view knows of none.
+func (v *placementView) dropping(mc *clusterv1.ManagedCluster, to string) []string {
+	if v == nil || len(v.choosing[mc.Name]) == 0 {
 		return nil
 	}
 	moved := mc.DeepCopy()
@@ -52,16 +81,11 @@ func (o *ClusterSetSetOptions) droppingPlacements(ctx context.Context, mc *clust
 		moved.Labels = map[string]string{}
 	}
 	moved.Labels[clusterv1beta2.ClusterSetLabel] = to
-	after := clusterset.SetsOf(moved, sets.Items)
+	after := clusterset.SetsOf(moved, v.sets)
 	var dropping []string
-	for key := range choosing {
-		ns, name, _ := strings.Cut(key, "/")
-		p, err := o.clusters.ClusterV1beta1().Placements(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			continue
-		}
-		if !slices.ContainsFunc(after, func(set string) bool { return eligibleIn(set, p, bindings.Items) }) {
-			dropping = append(dropping, key)
+	for _, p := range v.choosing[mc.Name] {
+		if !slices.ContainsFunc(after, func(set string) bool { return eligibleIn(set, p, v.bindings) }) {
+			dropping = append(dropping, p.Namespace+"/"+p.Name)
 		}
 	}
 	slices.Sort(dropping)

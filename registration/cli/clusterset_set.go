@@ -40,7 +40,11 @@ func NewCmdClusterSetSet(out io.Writer) *cobra.Command {
 cluster.open-cluster-management.io/clusterset=SET. A cluster is in one such
 set at a time, so this moves it out of the set it was in. The set and every
 cluster are checked before anything changes. LabelSelector sets are not
-set this way: label the clusters so that the set's selector matches them.`,
+set this way: label the clusters so that the set's selector matches them.
+
+For each cluster moved it names the placements that choose it now and may
+no longer (none of its new sets is bound to their namespace and named by
+them): they drop it, and what they deliver there is removed.`,
 		Example: "  corral clusterset set prod --clusters cluster1,cluster2",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,16 +103,18 @@ func (o *ClusterSetSetOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("no such cluster on the hub: %s; nothing was changed", strings.Join(missing, ", "))
 	}
 	var errs []error
+	view := o.readPlacements(ctx)
 	for _, mc := range found {
-		if err := o.label(ctx, mc); err != nil {
+		if err := o.label(ctx, mc, view); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return oneLine(errs)
 }
 
-// label puts mc in the set, saying what changed.
-func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedCluster) error {
+// label puts mc in the set, saying what changed, and which placements of
+// view lose it.
+func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedCluster, view *placementView) error {
 	from := mc.Labels[clusterv1beta2.ClusterSetLabel]
 	if from == o.Name {
 		fmt.Fprintf(o.Out, "%s: already in cluster set %s\n", mc.Name, o.Name)
@@ -120,7 +126,7 @@ func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedC
 	if err != nil {
 		return err
 	}
-	dropping := o.droppingPlacements(ctx, mc, o.Name)
+	dropping := view.dropping(mc, o.Name)
 	if _, err := o.clusters.ClusterV1().ManagedClusters().Patch(ctx, mc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("putting %s in cluster set %s: %w", mc.Name, o.Name, err)
 	}

@@ -52,7 +52,8 @@ the cluster's agent until stopped.
 
 The hub's address, the token and the cluster name are checked first; nothing
 is created if the hub cannot be reached, refuses the token, or another live
-agent holds the name. Then the bootstrap kubeconfig is stored on the managed
+agent holds the name, or if the cluster's agent still runs it for another
+hub (stop that agent first). Then the bootstrap kubeconfig is stored on the managed
 cluster (open-cluster-management-agent/bootstrap-hub-kubeconfig) and the
 agent asks to join and waits for a hub admin to run 'corral accept'. Without
 --ca-file the hub's CA is read from its kube-public/cluster-info, over a

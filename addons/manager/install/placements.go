@@ -43,7 +43,7 @@ func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralr
 		// A cluster being deleted is let go by its placements; the
 		// registration core deletes its addons, in an order that keeps the
 		// work addon until the cluster's works are gone.
-		if leaving, err := r.beingDeleted(ctx, cluster); leaving || err != nil {
+		if leaving, err := BeingDeleted(ctx, r.Client, cluster); leaving || err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -57,11 +57,12 @@ func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralr
 	return corralreconcile.Continue, errors.Join(errs...)
 }
 
-// beingDeleted says whether the ManagedCluster named cluster is being
-// deleted.
-func (r *Reconciler) beingDeleted(ctx context.Context, cluster string) (bool, error) {
+// BeingDeleted says whether the ManagedCluster named cluster is being
+// deleted, read with c; one that does not exist is not. The strategy
+// neither installs on nor removes from such a cluster.
+func BeingDeleted(ctx context.Context, c client.Reader, cluster string) (bool, error) {
 	mc := &clusterv1.ManagedCluster{}
-	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, mc)
+	err := c.Get(ctx, types.NamespacedName{Name: cluster}, mc)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
