@@ -15,9 +15,8 @@
 // deleting the set delete its works; with cascadeDeletionPolicy Foreground
 // the set goes only once they are gone.
 //
-// Which clusters a strategy reaches is decided here (strategy.go), as the
-// api's docs say; OCM's rollout helper (open-cluster-management.io/sdk-go)
-// errs against them in places, which decide's doc lists.
+// Which clusters a strategy reaches is decided by internal/rollout, from
+// the works' statuses (clusterStatus).
 //
 // Time-based rollout (minSuccessTime, progressDeadline) reads the injected
 // clock, and the set is looked at again when that clock reaches the next

@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/rollout"
 )
 
 // placementResult is what the rollout found for one placement ref.
@@ -114,7 +114,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 		}
 		return res, nil, fmt.Errorf("reading the Placement: %w", err)
 	}
-	tracker := placementsdk.NewPlacementDecisionClustersTracker(placement, decisionLister{ctx: ctx, c: r.Client}, nil)
+	tracker := placementsdk.NewPlacementDecisionClustersTracker(placement, rollout.Decisions(ctx, r.Client), nil)
 	if err := tracker.Refresh(); err != nil {
 		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("reading the decisions of Placement %s: %v", ref.Name, err)
 		return res, nil, err
@@ -123,7 +123,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 	res.elsewhere = res.groups.GetClusters().Intersection(claimed)
 
 	works := map[string]*workv1.ManifestWork{}
-	ro := rollout{tracker: tracker, claimed: claimed, perGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, now: s.now}
+	ro := rollout.Placement{Tracker: tracker, Claimed: claimed, PerGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
@@ -131,11 +131,11 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 		}
 		works[w.Namespace] = w.DeepCopy() // s.works changes as works are written
 		st := clusterStatus(w, s.hash)
-		ro.existing = append(ro.existing, st)
+		ro.Existing = append(ro.Existing, st)
 		res.status[w.Namespace] = st.Status
 	}
 
-	result, err := ro.decide(ref.RolloutStrategy)
+	result, err := ro.Decide(ref.RolloutStrategy)
 	if err != nil {
 		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("rollout strategy of placement %s: %v", ref.Name, err)
 		return res, nil, nil // the set's spec must change first
@@ -213,28 +213,4 @@ func templateTime(w *workv1.ManifestWork) metav1.Time {
 
 func observed(c *metav1.Condition, generation int64) bool {
 	return c != nil && c.ObservedGeneration == generation
-}
-
-// decisionLister reads PlacementDecisions for the rollout library, from
-// the cache. A decision without a decision group index (written by hand,
-// or by an older scheduler) is in group 0.
-type decisionLister struct {
-	ctx context.Context
-	c   client.Reader
-}
-
-func (d decisionLister) List(selector labels.Selector, namespace string) ([]*clusterv1beta1.PlacementDecision, error) {
-	list := &clusterv1beta1.PlacementDecisionList{}
-	if err := d.c.List(d.ctx, list, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return nil, err
-	}
-	out := make([]*clusterv1beta1.PlacementDecision, 0, len(list.Items))
-	for i := range list.Items {
-		pd := &list.Items[i]
-		if _, ok := pd.Labels[clusterv1beta1.DecisionGroupIndexLabel]; !ok {
-			pd.Labels = labels.Merge(pd.Labels, labels.Set{clusterv1beta1.DecisionGroupIndexLabel: "0"})
-		}
-		out = append(out, pd)
-	}
-	return out, nil
 }

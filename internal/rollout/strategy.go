@@ -1,4 +1,4 @@
-package replicaset
+package rollout
 
 import (
 	"slices"
@@ -12,22 +12,22 @@ import (
 	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
 
 	"github.com/corral-dev/corral/internal/portion"
-	"github.com/corral-dev/corral/work/hub/validation"
 )
 
-// rollout is one placement ref's rollout at one moment: its placement's
-// decisions and the works' statuses, on the injected clock.
-type rollout struct {
-	tracker *placementsdk.PlacementDecisionClustersTracker
-	// claimed are clusters an earlier placement ref of the set has: not
-	// this rollout's.
-	claimed sets.Set[string]
-	// perGroup is the placement's clustersPerDecisionGroup, Progressive's
+// Placement is one placement's rollout at one moment: its decisions and
+// the statuses of the clusters it rolled out to, on an injected clock.
+type Placement struct {
+	Tracker *placementsdk.PlacementDecisionClustersTracker
+	// Claimed are clusters an earlier placement of the same rollout has:
+	// not this placement's.
+	Claimed sets.Set[string]
+	// PerGroup is the placement's clustersPerDecisionGroup, Progressive's
 	// maxConcurrency when the strategy gives none.
-	perGroup intstr.IntOrString
-	// existing are the statuses of the works of this placement ref.
-	existing []rolloutsdk.ClusterRolloutStatus
-	now      time.Time
+	PerGroup intstr.IntOrString
+	// Existing are the statuses of the clusters this placement rolled out
+	// to, or ToApply for those it is still to roll out to.
+	Existing []rolloutsdk.ClusterRolloutStatus
+	Now      time.Time
 }
 
 // settings are what a rollout strategy says, whatever its type.
@@ -63,18 +63,18 @@ func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
 	return out
 }
 
-// decide is which clusters the strategy rolls out to now:
+// Decide is which clusters the strategy rolls out to now:
 //   - All: every decided cluster at once.
 //   - ProgressivePerGroup: one decision group at a time (byGroup).
 //   - Progressive: the mandatory groups one at a time, then the other
 //     clusters a few at a time (byCluster).
 //
-// A started cluster is Failed, Progressing or Succeeded by its work's
-// status (clusterStatus: a work written but not reported on yet is
-// Progressing); once Progressing or Failed for progressDeadline it is
-// TimeOut. A Succeeded cluster is in its minSuccessTime until that long
-// after it succeeded. Failed and TimeOut clusters are failures; a mandatory group
-// tolerates none, the rest of the rollout maxFailures. More failures stop
+// A started cluster is Failed, Progressing or Succeeded as the caller
+// found it (Existing), since its LastTransitionTime; once Progressing or
+// Failed for progressDeadline it is TimeOut. A Succeeded cluster is in its
+// minSuccessTime until that long after it succeeded. Failed and TimeOut
+// clusters are failures; a mandatory group tolerates none, the rest of the
+// rollout maxFailures. More failures stop
 // the rollout (MaxFailureBreach): no cluster starts after that.
 //
 // It is what OCM's rollout helper (sdk-go's RolloutHandler) returns, but
@@ -92,17 +92,17 @@ func settingsOf(s clusterv1alpha1.RolloutStrategy) settings {
 //   - Progressive's maxConcurrency, when not given, is every cluster
 //     rather than the placement's clustersPerDecisionGroup, as the api
 //     says;
-//   - clusters an earlier placement ref has wait to start, taking places
+//   - clusters an earlier placement has wait to start, taking places
 //     of maxConcurrency, for good;
 //   - a breach of maxFailures in a group past the one the rollout is at
 //     does not stop it;
 //   - it reads the real clock, not the injected one.
-func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.RolloutResult, error) {
-	if err := validation.RolloutStrategy(strategy); err != nil {
+func (ro Placement) Decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.RolloutResult, error) {
+	if err := Validate(strategy); err != nil {
 		return rolloutsdk.RolloutResult{}, err
 	}
 	st := settingsOf(strategy)
-	deadline, _ := validation.ProgressDeadline(st.config.ProgressDeadline)
+	deadline, _ := ProgressDeadline(st.config.ProgressDeadline)
 	groups := ro.order(st.mandatory)
 	decided := sets.New[string]()
 	for _, g := range groups {
@@ -124,7 +124,7 @@ func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.R
 		// clustersPerDecisionGroup, of all its clusters, or every cluster.
 		limit := allowed(st.maxConcurrency, decided.Len())
 		if limit == 0 {
-			limit = allowed(ro.perGroup, ro.tracker.ExistingClusterGroupsBesides().GetClusters().Len())
+			limit = allowed(ro.PerGroup, ro.Tracker.ExistingClusterGroupsBesides().GetClusters().Len())
 		}
 		if limit == 0 {
 			limit = decided.Len()
@@ -143,12 +143,12 @@ func (ro rollout) decide(strategy clusterv1alpha1.RolloutStrategy) (rolloutsdk.R
 // Progressing or Failed within their deadline, or in their minSuccessTime,
 // to roll out, with when to look again, and those past their deadline
 // timed out; the statuses of clusters no longer decided are removed.
-func (ro rollout) settleAll(decided sets.Set[string], minSuccess time.Duration, deadline *time.Duration) (rolloutsdk.RolloutResult, map[string]rolloutsdk.ClusterRolloutStatus) {
+func (ro Placement) settleAll(decided sets.Set[string], minSuccess time.Duration, deadline *time.Duration) (rolloutsdk.RolloutResult, map[string]rolloutsdk.ClusterRolloutStatus) {
 	var result rolloutsdk.RolloutResult
 	states := map[string]rolloutsdk.ClusterRolloutStatus{}
-	for _, st := range ro.existing {
+	for _, st := range ro.Existing {
 		if !decided.Has(st.ClusterName) {
-			if !ro.claimed.Has(st.ClusterName) {
+			if !ro.Claimed.Has(st.ClusterName) {
 				result.ClustersRemoved = append(result.ClustersRemoved, st)
 			}
 			continue
@@ -156,7 +156,7 @@ func (ro rollout) settleAll(decided sets.Set[string], minSuccess time.Duration, 
 		if st.Status == rolloutsdk.ToApply {
 			continue // it starts in its turn
 		}
-		st = settle(st, minSuccess, deadline, ro.now)
+		st = settle(st, minSuccess, deadline, ro.Now)
 		states[st.ClusterName] = st
 		switch {
 		case st.Status == rolloutsdk.TimeOut:
@@ -165,7 +165,7 @@ func (ro rollout) settleAll(decided sets.Set[string], minSuccess time.Duration, 
 			result.ClustersToRollout = append(result.ClustersToRollout, st)
 		}
 	}
-	result.RecheckAfter = soonest(result.ClustersToRollout, ro.now)
+	result.RecheckAfter = soonest(result.ClustersToRollout, ro.Now)
 	return result, states
 }
 
@@ -216,7 +216,7 @@ func (g rolloutGroup) survey(states map[string]rolloutsdk.ClusterRolloutStatus) 
 // elsewhere: the mandatory ones (selected by name, or by index when no
 // name is given) first, each part in index order. The keys are made as in
 // sdk-go's rollout helper, which does not export that piece.
-func (ro rollout) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []rolloutGroup {
+func (ro Placement) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []rolloutGroup {
 	keys := make([]placementsdk.GroupKey, 0, len(mandatory))
 	for _, m := range mandatory {
 		if m.GroupName != "" {
@@ -225,14 +225,14 @@ func (ro rollout) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []ro
 			keys = append(keys, placementsdk.GroupKey{GroupIndex: m.GroupIndex})
 		}
 	}
-	first, rest := ro.tracker.ExistingClusterGroups(keys...), ro.tracker.ExistingClusterGroupsBesides(keys...)
+	first, rest := ro.Tracker.ExistingClusterGroups(keys...), ro.Tracker.ExistingClusterGroupsBesides(keys...)
 	var groups []rolloutGroup
 	for _, part := range []struct {
 		groups    placementsdk.ClusterGroupsMap
 		mandatory bool
 	}{{first, true}, {rest, false}} {
 		for _, k := range part.groups.GetOrderedGroupKeys() {
-			groups = append(groups, rolloutGroup{key: k, clusters: part.groups[k].Difference(ro.claimed), mandatory: part.mandatory})
+			groups = append(groups, rolloutGroup{key: k, clusters: part.groups[k].Difference(ro.Claimed), mandatory: part.mandatory})
 		}
 	}
 	return groups

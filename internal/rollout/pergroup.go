@@ -1,4 +1,4 @@
-package replicaset
+package rollout
 
 import (
 	"k8s.io/apimachinery/pkg/util/intstr"

@@ -1,4 +1,4 @@
-package replicaset
+package rollout
 
 import (
 	"testing"
@@ -45,10 +45,10 @@ func groups(gs ...placementsdk.ClusterGroupsMap) placementsdk.ClusterGroupsMap {
 }
 
 // decideOn is the rollout's result on the groups.
-func decideOn(t *testing.T, ro rollout, gs placementsdk.ClusterGroupsMap, strategy clusterv1alpha1.RolloutStrategy) rolledTo {
+func decideOn(t *testing.T, ro Placement, gs placementsdk.ClusterGroupsMap, strategy clusterv1alpha1.RolloutStrategy) rolledTo {
 	t.Helper()
-	ro.tracker, ro.now = placementsdk.NewPlacementDecisionClustersTrackerWithGroups(nil, nil, gs), rolloutNow
-	result, err := ro.decide(strategy)
+	ro.Tracker, ro.Now = placementsdk.NewPlacementDecisionClustersTrackerWithGroups(nil, nil, gs), rolloutNow
+	result, err := ro.Decide(strategy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestProgressivePerGroup(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			strategy := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.ProgressivePerGroup, ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{
 				RolloutConfig: tc.config, MandatoryDecisionGroups: clusterv1alpha1.MandatoryDecisionGroups{MandatoryDecisionGroups: tc.mandatory}}}
-			if diff := cmp.Diff(tc.want, decideOn(t, rollout{existing: tc.existing}, tc.groups, strategy)); diff != "" {
+			if diff := cmp.Diff(tc.want, decideOn(t, Placement{Existing: tc.existing}, tc.groups, strategy)); diff != "" {
 				t.Errorf("rollout (-want +got):\n%s", diff)
 			}
 		})
@@ -189,7 +189,7 @@ func TestAll(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, decideOn(t, rollout{existing: tc.existing}, abc, tc.strategy)); diff != "" {
+			if diff := cmp.Diff(tc.want, decideOn(t, Placement{Existing: tc.existing}, abc, tc.strategy)); diff != "" {
 				t.Errorf("rollout (-want +got):\n%s", diff)
 			}
 		})
@@ -280,7 +280,7 @@ func TestProgressive(t *testing.T) {
 			if tc.settings.mandatory {
 				p.MandatoryDecisionGroups.MandatoryDecisionGroups = []clusterv1alpha1.MandatoryDecisionGroup{{GroupName: "canary"}}
 			}
-			ro := rollout{existing: tc.existing, perGroup: tc.perGroup, claimed: sets.New(tc.claimed...)}
+			ro := Placement{Existing: tc.existing, PerGroup: tc.perGroup, Claimed: sets.New(tc.claimed...)}
 			got := decideOn(t, ro, tc.groups, clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive, Progressive: p})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("rollout (-want +got):\n%s", diff)
@@ -305,7 +305,7 @@ func TestRolloutSettings(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			tracker := placementsdk.NewPlacementDecisionClustersTrackerWithGroups(nil, nil, placementsdk.ClusterGroupsMap{{}: sets.New("a")})
-			if _, err := (rollout{tracker: tracker, now: rolloutNow}).decide(strategy); err == nil {
+			if _, err := (Placement{Tracker: tracker, Now: rolloutNow}).Decide(strategy); err == nil {
 				t.Error("no error")
 			}
 		})
