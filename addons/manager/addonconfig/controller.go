@@ -2,16 +2,24 @@ package addonconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
+	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -20,123 +28,239 @@ import (
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/install"
-
 	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/rollout"
 )
 
 // Condition reasons of ManagedClusterAddOnConditionConfigured.
 const ReasonConfigured = "ConfigurationsConfigured"
 
-// Reconciler writes ManagedClusterAddOns' desired configs.
+// Reconciler rolls addons' configs out to their clusters.
 type Reconciler struct {
 	Client client.Client
+	// Clock times minSuccessTime and progressDeadline; nil is the real
+	// clock.
+	Clock clock.PassiveClock
+}
+
+// scope is what one reconcile of a ClusterManagementAddOn works on.
+type scope struct {
+	cma *addonv1alpha1.ClusterManagementAddOn
+	now time.Time
+	// placements are the install strategy's placements, in its order;
+	// rest has the addons on clusters none of them decides on.
+	placements []*placement
+	rest       *placement
+}
+
+// placement is one placement of the install strategy and the addons on
+// the clusters it decides on (and no later placement does).
+type placement struct {
+	ref      addonv1alpha1.PlacementRef
+	strategy clusterv1alpha1.RolloutStrategy
+	// spec and tracker are the placement and its decisions; nil when it
+	// does not exist.
+	spec    *clusterv1beta1.Placement
+	tracker *placementsdk.PlacementDecisionClustersTracker
+	// want are the configs of its clusters.
+	want configs
+	// clusters are those it decides on; claimed those a later placement
+	// decides on, which take that placement's configs.
+	clusters, claimed sets.Set[string]
+	addons            []*addon
+	result            rolloutsdk.RolloutResult
+	// problem is why its rollout strategy cannot be followed.
+	problem error
+}
+
+// addon is one ManagedClusterAddOn, the configs it is to run with and
+// where it is in rolling them out.
+type addon struct {
+	mca    *addonv1alpha1.ManagedClusterAddOn
+	want   configs
+	status rolloutsdk.ClusterRolloutStatus
 }
 
 // SetupWithManager registers the controller, with workers reconciles at
 // once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	toAddons := addonowner.AddonsNamedAfter(r.Client)
-	placed := func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var reqs []reconcile.Request
-		for _, cma := range install.AddonsPlacedBy(r.Client)(ctx, obj) {
-			reqs = append(reqs, toAddons(ctx, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: cma.Name}})...)
-		}
-		return reqs
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-config").
-		For(&addonv1alpha1.ManagedClusterAddOn{}).
-		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(toAddons)).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(placed)).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(placed)).
+		For(&addonv1alpha1.ClusterManagementAddOn{}).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(
+			func(_ context.Context, o client.Object) []reconcile.Request {
+				return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+			})).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(install.AddonsPlacedBy(r.Client))).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(install.AddonsPlacedBy(r.Client))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
-// Reconcile writes the addon's config references and Configured condition.
+// Reconcile rolls the addon's configs out and writes how far each
+// placement's rollout is.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	if err := r.Client.Get(ctx, req.NamespacedName, mca); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
 	cma := &addonv1alpha1.ClusterManagementAddOn{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: mca.Name}, cma); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, cma); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if mca.DeletionTimestamp != nil || !addonowner.ManagedByAddonManager(cma) {
+	if cma.DeletionTimestamp != nil || !addonowner.ManagedByAddonManager(cma) {
 		return ctrl.Result{}, nil
 	}
-	desired, err := r.desiredConfigs(ctx, cma, mca)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	old := mca.DeepCopy()
-	mca.Status.ConfigReferences = ConfigReferences(desired, mca.Status.ConfigReferences)
-	meta.SetStatusCondition(&mca.Status.Conditions, metav1.Condition{
-		Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue,
-		Reason: ReasonConfigured, Message: "Configurations configured", ObservedGeneration: mca.Generation,
-	})
-	if equality.Semantic.DeepEqual(old.Status, mca.Status) {
-		return ctrl.Result{}, nil
-	}
-	if err := r.Client.Status().Patch(ctx, mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.AfterWrite(ctx, fmt.Errorf("writing the configs of %s/%s: %w", mca.Namespace, mca.Name, err))
-	}
-	ctrl.LoggerFrom(ctx).V(1).Info("Set an addon's desired configs", "addon", klog.KObj(mca), "configs", len(desired))
-	return ctrl.Result{}, nil
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("addon", klog.KObj(cma)))
+	s := &scope{cma: cma, now: r.Clock.Now()}
+	return corralreconcile.Run(ctx, s,
+		corralreconcile.Step[*scope]{Name: "read placements", Run: r.readPlacements},
+		corralreconcile.Step[*scope]{Name: "list addons", Run: r.listAddons},
+		corralreconcile.Step[*scope]{Name: "roll out", Run: r.rollOut},
+		corralreconcile.Step[*scope]{Name: "progressions", Run: r.writeProgressions},
+	)
 }
 
-// desiredConfigs are the addon's configs on its cluster: the defaults, the
-// configs of the last placement deciding on the cluster, then its own.
-func (r *Reconciler) desiredConfigs(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn) ([]addonv1alpha1.AddOnConfig, error) {
-	desired := install.PlacementConfigs(cma.Spec.SupportedConfigs, nil) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
-	if cma.Spec.InstallStrategy.Type == addonv1alpha1.AddonInstallStrategyPlacements {
-		for _, p := range cma.Spec.InstallStrategy.Placements {
-			clusters, err := install.PlacementClusters(ctx, r.Client, p.PlacementRef)
-			if err != nil {
-				return nil, err
+// readPlacements reads the install strategy's placements, their decisions
+// and configs. A placement that does not exist decides on no cluster.
+func (r *Reconciler) readPlacements(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	s.rest = &placement{want: defaults(install.DefaultConfigReferences(s.cma.Spec.SupportedConfigs, s.cma.Status.DefaultConfigReferences))} //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
+	if s.cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
+		return corralreconcile.Continue, nil
+	}
+	progressions := install.InstallProgressions(s.cma, s.cma.Status.InstallProgressions)
+	for i, ps := range s.cma.Spec.InstallStrategy.Placements {
+		p := &placement{ref: ps.PlacementRef, strategy: ps.RolloutStrategy, want: placementConfigs(progressions[i].ConfigReferences), clusters: sets.New[string]()}
+		s.placements = append(s.placements, p)
+		spec := &clusterv1beta1.Placement{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: ps.Namespace, Name: ps.Name}, spec)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return corralreconcile.StopList, fmt.Errorf("reading placement %s/%s: %w", ps.Namespace, ps.Name, err)
+		}
+		p.spec = spec
+		p.tracker = placementsdk.NewPlacementDecisionClustersTracker(spec, rollout.Decisions(ctx, r.Client), nil)
+		if err := p.tracker.Refresh(); err != nil {
+			return corralreconcile.StopList, fmt.Errorf("reading the decisions of placement %s/%s: %w", ps.Namespace, ps.Name, err)
+		}
+		p.clusters = p.tracker.ExistingClusterGroupsBesides().GetClusters()
+	}
+	claimed := sets.New[string]()
+	for _, p := range slices.Backward(s.placements) {
+		p.claimed = claimed.Clone()
+		claimed = claimed.Union(p.clusters)
+	}
+	return corralreconcile.Continue, nil
+}
+
+// listAddons puts each of the addon's ManagedClusterAddOns with the last
+// placement deciding on its cluster, or with the rest, and works out the
+// configs it is to run with and where it is in rolling them out.
+func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	list := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{addonowner.NameIndex: s.cma.Name}); err != nil {
+		return corralreconcile.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
+	}
+	for i := range list.Items {
+		mca := &list.Items[i]
+		if mca.DeletionTimestamp != nil {
+			continue
+		}
+		p := s.rest
+		if j := slices.IndexFunc(s.placements, func(p *placement) bool { return p.clusters.Has(mca.Namespace) && !p.claimed.Has(mca.Namespace) }); j >= 0 {
+			p = s.placements[j]
+		}
+		a := &addon{mca: mca, want: Override(p.want, own(mca))}
+		a.status = rolloutStatus(mca, a.want)
+		p.addons = append(p.addons, a)
+	}
+	return corralreconcile.Continue, nil
+}
+
+// rollOut gives the configs each placement's rollout strategy reaches now
+// to those addons, and every other addon its configs at once. It comes
+// back at the next rollout deadline.
+func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	var (
+		errs    []error
+		recheck time.Duration
+	)
+	for _, p := range s.placements {
+		if p.tracker == nil {
+			continue
+		}
+		ro := rollout.Placement{Tracker: p.tracker, Claimed: p.claimed, PerGroup: p.spec.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
+		for _, a := range p.addons {
+			ro.Existing = append(ro.Existing, a.status)
+		}
+		p.result, p.problem = ro.Decide(p.strategy)
+		if p.problem != nil {
+			continue
+		}
+		start := sets.New[string]()
+		for _, c := range p.result.ClustersToRollout {
+			if c.Status == rolloutsdk.ToApply {
+				start.Insert(c.ClusterName)
 			}
-			if clusters.Has(mca.Namespace) {
-				desired = install.PlacementConfigs(cma.Spec.SupportedConfigs, p.Configs) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
-			}
+		}
+		errs = append(errs, r.writeAddons(ctx, p.addons, start))
+		if after := p.result.RecheckAfter; after != nil && (recheck == 0 || *after < recheck) {
+			recheck = *after
 		}
 	}
-	return Override(desired, mca.Spec.Configs), nil
+	all := sets.New[string]()
+	for _, a := range s.rest.addons {
+		all.Insert(a.mca.Namespace)
+	}
+	errs = append(errs, r.writeAddons(ctx, s.rest.addons, all))
+	return corralreconcile.Result{RequeueAfter: recheck}, errors.Join(errs...)
 }
 
-// Override replaces, per group and resource, the configs in base by those
-// of over.
-func Override(base, over []addonv1alpha1.AddOnConfig) []addonv1alpha1.AddOnConfig {
-	kept := slices.DeleteFunc(slices.Clone(base), func(b addonv1alpha1.AddOnConfig) bool {
-		return slices.ContainsFunc(over, func(o addonv1alpha1.AddOnConfig) bool { return o.ConfigGroupResource == b.ConfigGroupResource })
-	})
-	for _, o := range over {
-		if !slices.Contains(kept, o) {
-			kept = append(kept, o)
+// writeAddons writes the configs of the addons on the clusters in start
+// that are still to get them, and keeps the Configured condition of the
+// others current.
+func (r *Reconciler) writeAddons(ctx context.Context, addons []*addon, start sets.Set[string]) error {
+	var errs []error
+	for _, a := range addons {
+		old := a.mca.DeepCopy()
+		c := meta.FindStatusCondition(a.mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured)
+		switch {
+		case start.Has(a.mca.Namespace) && a.status.Status == rolloutsdk.ToApply:
+			a.mca.Status.ConfigReferences = ConfigReferences(a.want, a.mca.Status.ConfigReferences)
+			meta.SetStatusCondition(&a.mca.Status.Conditions, configured(a.mca.Generation))
+		case c != nil && c.Status == metav1.ConditionTrue:
+			meta.SetStatusCondition(&a.mca.Status.Conditions, configured(a.mca.Generation))
 		}
+		if equality.Semantic.DeepEqual(old.Status, a.mca.Status) {
+			continue
+		}
+		if err := r.Client.Status().Patch(ctx, a.mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+			errs = append(errs, fmt.Errorf("writing the configs of %s/%s: %w", a.mca.Namespace, a.mca.Name, err))
+			continue
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Set an addon's desired configs", "cluster", a.mca.Namespace, "configs", len(a.want))
 	}
-	return kept
+	return errors.Join(errs...)
 }
 
-// ConfigReferences are the references of desired, keeping an existing
-// reference (spec hash, last applied, observed generation) of a config
-// that stays. The deprecated inline referent, which v1alpha1 requires, is
-// the desired one.
-func ConfigReferences(desired []addonv1alpha1.AddOnConfig, existing []addonv1alpha1.ConfigReference) []addonv1alpha1.ConfigReference {
-	var refs []addonv1alpha1.ConfigReference
-	for _, d := range desired {
-		ref := addonv1alpha1.ConfigReference{
-			ConfigGroupResource: d.ConfigGroupResource,
-			DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: d.ConfigReferent},
+// writeProgressions writes each install progression's Progressing
+// condition, and its last applied configs once its rollout completed.
+func (r *Reconciler) writeProgressions(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+	old := s.cma.DeepCopy()
+	for i := range s.cma.Status.InstallProgressions {
+		prog := &s.cma.Status.InstallProgressions[i]
+		j := slices.IndexFunc(s.placements, func(p *placement) bool { return p.ref == prog.PlacementRef })
+		if j < 0 {
+			continue
 		}
-		i := slices.IndexFunc(existing, func(e addonv1alpha1.ConfigReference) bool {
-			return e.ConfigGroupResource == d.ConfigGroupResource && e.DesiredConfig != nil && e.DesiredConfig.ConfigReferent == d.ConfigReferent
-		})
-		if i >= 0 {
-			ref = *existing[i].DeepCopy()
-		}
-		ref.ConfigReferent = d.ConfigReferent
-		refs = append(refs, ref)
+		progress(prog, s.placements[j])
 	}
-	return refs
+	if equality.Semantic.DeepEqual(old.Status, s.cma.Status) {
+		return corralreconcile.Continue, nil
+	}
+	if err := r.Client.Status().Patch(ctx, s.cma, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		return corralreconcile.StopList, fmt.Errorf("writing the install progressions of addon %s: %w", s.cma.Name, err)
+	}
+	return corralreconcile.Continue, nil
 }

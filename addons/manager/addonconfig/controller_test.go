@@ -1,10 +1,17 @@
 package addonconfig
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 )
 
 var (
@@ -12,18 +19,19 @@ var (
 	cm  = addonv1alpha1.ConfigGroupResource{Resource: "configmaps"}
 )
 
-func config(gr addonv1alpha1.ConfigGroupResource, name string) addonv1alpha1.AddOnConfig {
-	return addonv1alpha1.AddOnConfig{ConfigGroupResource: gr, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: name}}
+// cfg is the config ns/name of group and resource gr, with hash.
+func cfg(gr addonv1alpha1.ConfigGroupResource, name, hash string) config {
+	return config{gr, addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: name}, SpecHash: hash}}
 }
 
 func TestOverride(t *testing.T) {
 	cases := map[string]struct {
-		base, over, want []addonv1alpha1.AddOnConfig
+		base, over, want configs
 	}{
-		"nothing over":            {base: []addonv1alpha1.AddOnConfig{config(adc, "d")}, want: []addonv1alpha1.AddOnConfig{config(adc, "d")}},
-		"same type replaced":      {base: []addonv1alpha1.AddOnConfig{config(adc, "d")}, over: []addonv1alpha1.AddOnConfig{config(adc, "own")}, want: []addonv1alpha1.AddOnConfig{config(adc, "own")}},
-		"other type added":        {base: []addonv1alpha1.AddOnConfig{config(adc, "d")}, over: []addonv1alpha1.AddOnConfig{config(cm, "c")}, want: []addonv1alpha1.AddOnConfig{config(adc, "d"), config(cm, "c")}},
-		"duplicates in over once": {over: []addonv1alpha1.AddOnConfig{config(cm, "c"), config(cm, "c")}, want: []addonv1alpha1.AddOnConfig{config(cm, "c")}},
+		"nothing over":            {base: configs{cfg(adc, "d", "")}, want: configs{cfg(adc, "d", "")}},
+		"same type replaced":      {base: configs{cfg(adc, "d", "h")}, over: configs{cfg(adc, "own", "")}, want: configs{cfg(adc, "own", "")}},
+		"other type added":        {base: configs{cfg(adc, "d", "")}, over: configs{cfg(cm, "c", "")}, want: configs{cfg(adc, "d", ""), cfg(cm, "c", "")}},
+		"duplicates in over once": {over: configs{cfg(cm, "c", ""), cfg(cm, "c", "")}, want: configs{cfg(cm, "c", "")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -34,26 +42,121 @@ func TestOverride(t *testing.T) {
 	}
 }
 
+func TestOwnConfigsKeepTheFrameworksHash(t *testing.T) {
+	mca := &addonv1alpha1.ManagedClusterAddOn{
+		Spec: addonv1alpha1.ManagedClusterAddOnSpec{Configs: []addonv1alpha1.AddOnConfig{
+			{ConfigGroupResource: adc, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "mine"}},
+			{ConfigGroupResource: cm, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "new"}},
+		}},
+		Status: addonv1alpha1.ManagedClusterAddOnStatus{ConfigReferences: []addonv1alpha1.ConfigReference{
+			ref(cfg(adc, "mine", "h1"), nil),
+			ref(cfg(cm, "old", "h2"), nil),
+		}},
+	}
+	if diff := cmp.Diff(configs{cfg(adc, "mine", "h1"), cfg(cm, "new", "")}, own(mca)); diff != "" {
+		t.Errorf("own (-want +got):\n%s", diff)
+	}
+}
+
+// ref is a config reference desiring c, last applied as applied.
+func ref(c config, applied *config) addonv1alpha1.ConfigReference {
+	r := addonv1alpha1.ConfigReference{ConfigGroupResource: c.ConfigGroupResource, ConfigReferent: c.ConfigReferent, DesiredConfig: c.ConfigSpecHash.DeepCopy()}
+	if applied != nil {
+		r.LastAppliedConfig = applied.ConfigSpecHash.DeepCopy()
+	}
+	return r
+}
+
 func TestConfigReferences(t *testing.T) {
-	own := config(adc, "own")
-	known := addonv1alpha1.ConfigReference{
-		ConfigGroupResource: adc, LastObservedGeneration: 3,
-		DesiredConfig:     &addonv1alpha1.ConfigSpecHash{ConfigReferent: own.ConfigReferent, SpecHash: "h"},
-		LastAppliedConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: own.ConfigReferent, SpecHash: "h0"},
-	}
-	stale := addonv1alpha1.ConfigReference{ConfigGroupResource: cm, DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: own.ConfigReferent}}
-	got := ConfigReferences([]addonv1alpha1.AddOnConfig{own}, []addonv1alpha1.ConfigReference{known, stale})
+	old, now := cfg(adc, "own", "h0"), cfg(adc, "own", "h1")
+	known := ref(old, &old)
+	known.LastObservedGeneration = 3
+	stale := ref(cfg(cm, "gone", ""), nil)
 	want := known
-	want.ConfigReferent = own.ConfigReferent
-	if diff := cmp.Diff([]addonv1alpha1.ConfigReference{want}, got); diff != "" {
-		t.Errorf("a known config keeps its hashes, a stale one goes (-want +got):\n%s", diff)
+	want.DesiredConfig = now.ConfigSpecHash.DeepCopy()
+	if diff := cmp.Diff([]addonv1alpha1.ConfigReference{want}, ConfigReferences(configs{now}, []addonv1alpha1.ConfigReference{known, stale})); diff != "" {
+		t.Errorf("a config that stays keeps what is known of it and takes the new hash; a stale one goes (-want +got):\n%s", diff)
 	}
-	got = ConfigReferences([]addonv1alpha1.AddOnConfig{config(adc, "new")}, []addonv1alpha1.ConfigReference{known})
-	wantNew := []addonv1alpha1.ConfigReference{{
-		ConfigGroupResource: adc, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "new"},
-		DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: "ns", Name: "new"}},
-	}}
-	if diff := cmp.Diff(wantNew, got); diff != "" {
-		t.Errorf("a changed config starts without a hash (-want +got):\n%s", diff)
+	other := cfg(adc, "other", "")
+	if diff := cmp.Diff([]addonv1alpha1.ConfigReference{ref(other, nil)}, ConfigReferences(configs{other}, []addonv1alpha1.ConfigReference{known})); diff != "" {
+		t.Errorf("another config starts afresh (-want +got):\n%s", diff)
+	}
+}
+
+func TestRolloutStatus(t *testing.T) {
+	since := metav1.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	h1, h2 := cfg(adc, "c", "h1"), cfg(adc, "c", "h2")
+	progressing := func(reason string) metav1.Condition {
+		return metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: since}
+	}
+	cases := map[string]struct {
+		refs       []addonv1alpha1.ConfigReference
+		configured bool
+		cond       *metav1.Condition
+		want       rolloutsdk.RolloutStatus
+	}{
+		"nothing written yet":              {want: rolloutsdk.ToApply},
+		"another hash desired":             {refs: []addonv1alpha1.ConfigReference{ref(h2, &h2)}, configured: true, want: rolloutsdk.ToApply},
+		"a config too many":                {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1), ref(cfg(cm, "x", ""), nil)}, configured: true, want: rolloutsdk.ToApply},
+		"listed but not Configured":        {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, want: rolloutsdk.ToApply},
+		"applied":                          {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, want: rolloutsdk.Succeeded},
+		"not applied yet":                  {refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonProgressing)), want: rolloutsdk.Progressing},
+		"not applied, no condition":        {refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, want: rolloutsdk.Progressing},
+		"failed":                           {refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonFailed)), want: rolloutsdk.Failed},
+		"config unsupported":               {refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonConfigurationUnsupported)), want: rolloutsdk.Failed},
+		"applied, a failure from the past": {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonFailed)), want: rolloutsdk.Succeeded},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1"}}
+			mca.Status.ConfigReferences = tc.refs
+			if tc.configured {
+				meta.SetStatusCondition(&mca.Status.Conditions, configured(0))
+			}
+			if tc.cond != nil {
+				mca.Status.Conditions = append(mca.Status.Conditions, *tc.cond)
+			}
+			got := rolloutStatus(mca, configs{h1})
+			if got.Status != tc.want || got.ClusterName != "c1" {
+				t.Errorf("rolloutStatus = %v on %s, want %v", got.Status, got.ClusterName, tc.want)
+			}
+			if tc.cond != nil && tc.want != rolloutsdk.ToApply && !got.LastTransitionTime.Equal(&since) {
+				t.Errorf("rolloutStatus counts from %v, want from when Progressing last changed (%v)", got.LastTransitionTime, since)
+			}
+		})
+	}
+}
+
+func TestProgress(t *testing.T) {
+	want := configs{cfg(adc, "p", "h1")}
+	placed := func(cluster string, st rolloutsdk.RolloutStatus, c configs) *addon {
+		mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster}}
+		return &addon{mca: mca, want: c, status: rolloutsdk.ClusterRolloutStatus{ClusterName: cluster, Status: st}}
+	}
+	cases := map[string]struct {
+		addons             []*addon
+		wantStatus         metav1.ConditionStatus
+		wantReason, wantIn string
+		applied            bool
+	}{
+		"no addon yet": {wantStatus: metav1.ConditionTrue, wantReason: addonv1alpha1.ProgressingReasonProgressing, wantIn: "0/0 addons"},
+		"one of two applied": {addons: []*addon{placed("a", rolloutsdk.Succeeded, want), placed("b", rolloutsdk.Progressing, want)},
+			wantStatus: metav1.ConditionTrue, wantReason: addonv1alpha1.ProgressingReasonProgressing, wantIn: "1/2 addons applied the configs, 1 progressing"},
+		"all applied, one with its own configs left out": {addons: []*addon{placed("a", rolloutsdk.Succeeded, want), placed("b", rolloutsdk.ToApply, configs{cfg(adc, "own", "")})},
+			wantStatus: metav1.ConditionFalse, wantReason: addonv1alpha1.ProgressingReasonCompleted, wantIn: "1/1 addons", applied: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			prog := &addonv1alpha1.InstallProgression{ConfigReferences: []addonv1alpha1.InstallConfigReference{{ConfigGroupResource: adc, DesiredConfig: want[0].ConfigSpecHash.DeepCopy()}}}
+			progress(prog, &placement{want: want, addons: tc.addons, clusters: sets.New("a", "b"), claimed: sets.New[string]()})
+			c := meta.FindStatusCondition(prog.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
+			if c == nil || c.Status != tc.wantStatus || c.Reason != tc.wantReason || !strings.Contains(c.Message, tc.wantIn) {
+				t.Fatalf("condition %+v, want %s %s with %q", c, tc.wantStatus, tc.wantReason, tc.wantIn)
+			}
+			got := prog.ConfigReferences[0]
+			if tc.applied != (got.LastAppliedConfig != nil && *got.LastAppliedConfig == want[0].ConfigSpecHash && *got.LastKnownGoodConfig == want[0].ConfigSpecHash) {
+				t.Errorf("last applied %v, last known good %v; want them set: %v", got.LastAppliedConfig, got.LastKnownGoodConfig, tc.applied)
+			}
+		})
 	}
 }

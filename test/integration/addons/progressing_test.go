@@ -28,10 +28,11 @@ var _ = Describe("A third-party addon's Progressing condition", func() {
 		expectDesiredConfig(ctx, cluster, name, "default")
 		expectProgressing(ctx, cluster, name, metav1.ConditionFalse, addonprogressing.ReasonWaitingForManifestApplied, "")
 
-		By("the framework renders the manifests and hashes the config")
+		By("the framework hashes the default config and renders the manifests")
+		hashDefaultConfig(ctx, name, "h1")
+		expectDesiredHash(ctx, cluster, name, "h1")
 		updateAddonStatus(ctx, cluster, name, func(st *addonv1alpha1.ManagedClusterAddOnStatus) {
 			st.SupportedConfigs = []addonv1alpha1.ConfigGroupResource{adcResource}
-			st.ConfigReferences[0].DesiredConfig.SpecHash = "h1"
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied,
 				Status: metav1.ConditionTrue, Reason: addonv1alpha1.AddonManifestAppliedReasonManifestsApplied, Message: "applied"})
 		})
@@ -64,9 +65,7 @@ var _ = Describe("A third-party addon's Progressing condition", func() {
 		Expect(got.Status.ConfigReferences).To(ConsistOf(HaveField("LastAppliedConfig.SpecHash", "h1")))
 
 		By("the config changes: the work is behind until the framework renders it again")
-		updateAddonStatus(ctx, cluster, name, func(st *addonv1alpha1.ManagedClusterAddOnStatus) {
-			st.ConfigReferences[0].DesiredConfig.SpecHash = "h2"
-		})
+		hashDefaultConfig(ctx, name, "h2")
 		expectProgressing(ctx, cluster, name, metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, "configs mismatch")
 		Expect(getAddon(ctx, cluster, name).Status.ConfigReferences).To(ConsistOf(HaveField("LastAppliedConfig.SpecHash", "h1")),
 			"the last applied config stays the old one until the new one is applied")
@@ -83,6 +82,28 @@ func expectProgressing(ctx context.Context, cluster, addon string, status metav1
 		g.Expect(c.Status).To(Equal(status))
 		g.Expect(c.Reason).To(Equal(reason))
 		g.Expect(c.Message).To(ContainSubstring(message))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+// hashDefaultConfig plays the addon framework, which writes the spec hash
+// of the addon's default config in the ClusterManagementAddOn's status.
+func hashDefaultConfig(ctx context.Context, addon, hash string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		cma := &addonv1alpha1.ClusterManagementAddOn{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Name: addon}, cma)).To(Succeed())
+		g.Expect(cma.Status.DefaultConfigReferences).To(HaveLen(1), "the addon manager lists the default config")
+		cma.Status.DefaultConfigReferences[0].DesiredConfig.SpecHash = hash
+		g.Expect(admin.Status().Update(ctx, cma)).To(Succeed())
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+// expectDesiredHash waits until the addon on cluster desires its one
+// config with this spec hash.
+func expectDesiredHash(ctx context.Context, cluster, addon, hash string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		g.Expect(getAddon(ctx, cluster, addon).Status.ConfigReferences).To(ConsistOf(HaveField("DesiredConfig.SpecHash", hash)))
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 }
 
