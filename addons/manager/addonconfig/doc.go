@@ -1,16 +1,34 @@
-// Package addonconfig gives each ManagedClusterAddOn the configs it is to
-// run with, as OCM's addon manager does: status.configReferences lists, per
-// config group and resource, the desired config — the
-// ClusterManagementAddOn's default (supportedConfigs), replaced by the
-// configs of the install-strategy placement that decides on the cluster
-// (the last such placement wins), replaced by the ManagedClusterAddOn's own
-// spec.configs — and sets the Configured condition. What is known of a
-// config that stays (spec hash, last applied) is kept; the addon
-// framework fills in spec hashes. Configs change everywhere at once (the
-// rollout strategy All); progressive rollouts are not done.
+// Package addonconfig rolls addons' configs out to their clusters, as
+// OCM's addon manager does.
 //
-// It watches ManagedClusterAddOns, ClusterManagementAddOns (mapped to their
-// ManagedClusterAddOns) and Placements and PlacementDecisions (mapped to
-// the ManagedClusterAddOns of the addons placed by them); it writes
-// ManagedClusterAddOns' status.
+// Each ManagedClusterAddOn is to run with, per config group and resource:
+// the ClusterManagementAddOn's default (supportedConfigs), replaced by the
+// configs of the last install-strategy placement that decides on its
+// cluster, replaced by its own spec.configs. Each comes with the spec hash
+// the addon framework wrote for it: in the ClusterManagementAddOn's status
+// (defaultConfigReferences, installProgressions) for the first two, in the
+// ManagedClusterAddOn's for its own. Writing them in the
+// ManagedClusterAddOn's status.configReferences (desiredConfig, with the
+// Configured condition) hands them to the addon; what is known of a
+// config that stays (lastAppliedConfig, observed generation) is kept.
+//
+// An addon on a placement's clusters gets them when that placement's
+// rolloutStrategy reaches it (internal/rollout): All at once, Progressive
+// a few clusters at a time, ProgressivePerGroup a decision group at a
+// time. An addon is Succeeded once each config's lastAppliedConfig is the
+// desired one, Failed when its Progressing condition says it failed or
+// does not support a config, and in progress otherwise, each since
+// Progressing last changed. Any other addon gets its configs at once.
+//
+// Each install progression of the ClusterManagementAddOn gets a
+// Progressing condition: True until every addon on its placement's
+// clusters that runs with the placement's configs applied them, then
+// False (Completed), when they become its lastAppliedConfig and
+// lastKnownGoodConfig. A rollout strategy that cannot be followed makes it
+// False (Failed) and nothing is rolled out there.
+//
+// It watches ClusterManagementAddOns, ManagedClusterAddOns (mapped to the
+// addon of their name), and Placements and PlacementDecisions (mapped to
+// the addons whose strategy names the placement); it writes
+// ManagedClusterAddOns' and ClusterManagementAddOns' status.
 package addonconfig
