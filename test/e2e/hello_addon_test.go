@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -114,6 +115,29 @@ func itRunsTheHelloAddon(dir *string) {
 			r := kubectl(asCluster1, args...)
 			Expect(r.code).NotTo(Equal(0), "cluster1's hello agent may %v:\n%s", args, r)
 			Expect(r.errOut).To(ContainSubstring("Forbidden"), "%s", r)
+		}
+
+		By("configuring the addon on every cluster by default, as the README does: the agents' Deployments take --interval=1m")
+		r = kubectl(hubKubeconfig, "apply", "-f", filepath.Join(helloDeploy, "config.yaml"))
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = kubectl(hubKubeconfig, "patch", "clustermanagementaddon", "hello", "--type", "merge", "-p",
+			`{"spec":{"defaultConfigs":[{"group":"addon.open-cluster-management.io","resource":"addondeploymentconfigs","namespace":"default","name":"hello-config"}]}}`)
+		Expect(r.code).To(Equal(0), "%s", r)
+		for _, cluster := range clusters {
+			Eventually(func(g Gomega) {
+				r := kubectl(filepath.Join(*dir, cluster, "kubeconfig"), "-n", addonNS, "get", "deployment", "hello-agent", "-o", "jsonpath={.spec.template.spec.containers[0].args}")
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				g.Expect(r.out).To(ContainSubstring("--interval=1m"))
+			}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "the agent's Deployment on %s", cluster)
+			Eventually(func(g Gomega) {
+				r := kubectl(hubKubeconfig, "-n", cluster, "get", "managedclusteraddon", "hello", "-o",
+					`jsonpath={.status.configReferences[0].desiredConfig.specHash} {.status.configReferences[0].lastAppliedConfig.specHash} {.status.conditions[?(@.type=="Progressing")].reason}`)
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				f := strings.Fields(r.out)
+				g.Expect(f).To(HaveLen(3), "desired hash, last applied hash, Progressing reason: %s", r)
+				g.Expect(f[1]).To(Equal(f[0]), "the config applied is the desired one")
+				g.Expect(f[2]).To(Equal("Completed"))
+			}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "the config of the addon on %s", cluster)
 		}
 
 		By("accepting the README's install-by-placement manifests (server-side dry run)")

@@ -41,13 +41,11 @@ func Override(base, over configs) configs {
 // its install strategy decides on: the supported configs' defaults, with
 // the spec hashes the addon framework wrote in the addon's status.
 func defaults(refs []addonv1alpha1.DefaultConfigReference) configs {
-	var out configs
+	asInstalled := make([]addonv1alpha1.InstallConfigReference, 0, len(refs))
 	for _, r := range refs {
-		if r.DesiredConfig != nil {
-			out = append(out, config{r.ConfigGroupResource, *r.DesiredConfig})
-		}
+		asInstalled = append(asInstalled, addonv1alpha1.InstallConfigReference{ConfigGroupResource: r.ConfigGroupResource, DesiredConfig: r.DesiredConfig})
 	}
-	return out
+	return placementConfigs(asInstalled)
 }
 
 // placementConfigs are the configs of a placement's clusters, from its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -18,6 +19,7 @@ import (
 	"open-cluster-management.io/addon-framework/pkg/agent"
 	"open-cluster-management.io/addon-framework/pkg/utils"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
+	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/examples/hello-addon/common"
@@ -45,17 +47,23 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// IntervalVariable is the AddOnDeploymentConfig customizedVariable that
+// sets how often the agent reports (its --interval), e.g. "1m".
+const IntervalVariable = "Interval"
+
 // NewAgentAddon is the hello addon as the addon framework sees it: its
-// manifests, registration, hub RBAC and health prober. kube reaches the hub
-// (to write the Role and RoleBinding in cluster namespaces).
-func NewAgentAddon(kube kubernetes.Interface, opts Options) (agent.AgentAddon, error) {
+// manifests, configs, registration, hub RBAC and health prober. kube
+// reaches the hub (to write the Role and RoleBinding in cluster
+// namespaces); configs reads the AddOnDeploymentConfig an addon is given.
+func NewAgentAddon(kube kubernetes.Interface, configs utils.AddOnDeploymentConfigGetter, opts Options) (agent.AgentAddon, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	return addonfactory.NewAgentAddonFactory(common.AddonName, manifests, "manifests/templates").
+		WithConfigGVRs(utils.AddOnDeploymentConfigGVR).
 		WithGetValuesFuncs(func(*clusterv1.ManagedCluster, *addonv1beta1.ManagedClusterAddOn) (addonfactory.Values, error) {
-			return addonfactory.Values{"Image": opts.Image}, nil
-		}).
+			return addonfactory.Values{"Image": opts.Image, IntervalVariable: ""}, nil
+		}, addonfactory.GetAddOnDeploymentConfigValues(configs, intervalValues)).
 		WithAgentRegistrationOption(&agent.RegistrationOption{
 			// One client certificate from the kube-apiserver-client signer:
 			// user system:open-cluster-management:cluster:<c>:addon:hello:agent:hello-agent,
@@ -67,6 +75,22 @@ func NewAgentAddon(kube kubernetes.Interface, opts Options) (agent.AgentAddon, e
 		}).
 		WithAgentHealthProber(&agent.HealthProber{Type: agent.HealthProberTypeLease}).
 		BuildTemplateAgentAddon()
+}
+
+// intervalValues are the template values an AddOnDeploymentConfig gives:
+// the agent's report interval, when it names one.
+func intervalValues(config addonv1beta1.AddOnDeploymentConfig) (addonfactory.Values, error) {
+	values := addonfactory.Values{}
+	for _, v := range config.Spec.CustomizedVariables {
+		if v.Name != IntervalVariable {
+			continue
+		}
+		if d, err := time.ParseDuration(v.Value); err != nil || d <= 0 {
+			return nil, fmt.Errorf("AddOnDeploymentConfig %s/%s: customizedVariable %s is %q: give a positive duration, e.g. 1m", config.Namespace, config.Name, IntervalVariable, v.Value)
+		}
+		values[IntervalVariable] = v.Value
+	}
+	return values, nil
 }
 
 // RequestedByCluster approves only a CSR requested by the cluster's own
@@ -117,7 +141,11 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("building the hub client: %w", err)
 	}
-	addon, err := NewAgentAddon(kube, opts)
+	addons, err := addonclient.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building the hub's addon client: %w", err)
+	}
+	addon, err := NewAgentAddon(kube, utils.NewAddOnDeploymentConfigGetter(addons), opts)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,9 +16,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"open-cluster-management.io/addon-framework/pkg/agent"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
@@ -37,7 +40,7 @@ func addon(cluster string, annotations map[string]string) *addonv1beta1.ManagedC
 }
 
 func TestNewAgentAddonRefusesAnEmptyImage(t *testing.T) {
-	_, err := NewAgentAddon(kubefake.NewClientset(), Options{Image: " "})
+	_, err := NewAgentAddon(kubefake.NewClientset(), noConfigs{}, Options{Image: " "})
 	if err == nil || !strings.Contains(err.Error(), "--agent-image") {
 		t.Fatalf("err = %v, want one naming --agent-image", err)
 	}
@@ -55,7 +58,7 @@ func TestManifests(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			a, err := NewAgentAddon(kubefake.NewClientset(), Options{Image: "example.com/hello:v1"})
+			a, err := NewAgentAddon(kubefake.NewClientset(), noConfigs{}, Options{Image: "example.com/hello:v1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +111,7 @@ func metaOf(o runtime.Object) (metav1.Object, error) {
 }
 
 func TestRegistration(t *testing.T) {
-	a, err := NewAgentAddon(kubefake.NewClientset(), Options{Image: "i"})
+	a, err := NewAgentAddon(kubefake.NewClientset(), noConfigs{}, Options{Image: "i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,7 @@ func csr(t *testing.T, cn string, orgs []string, username string) *certificatesv
 }
 
 func TestCSRApproveCheck(t *testing.T) {
-	a, err := NewAgentAddon(kubefake.NewClientset(), Options{Image: "i"})
+	a, err := NewAgentAddon(kubefake.NewClientset(), noConfigs{}, Options{Image: "i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +193,7 @@ func TestCSRApproveCheck(t *testing.T) {
 
 func TestPermissionConfig(t *testing.T) {
 	kube := kubefake.NewClientset()
-	a, err := NewAgentAddon(kube, Options{Image: "i"})
+	a, err := NewAgentAddon(kube, noConfigs{}, Options{Image: "i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,5 +222,55 @@ func TestPermissionConfig(t *testing.T) {
 		if diff := cmp.Diff(want, binding.Subjects); diff != "" {
 			t.Errorf("subjects in %s: only that cluster's hello agent (-want +got):\n%s", c, diff)
 		}
+	}
+}
+
+// noConfigs is a hub without AddOnDeploymentConfigs.
+type noConfigs map[string]*addonv1beta1.AddOnDeploymentConfig
+
+func (c noConfigs) Get(_ context.Context, namespace, name string) (*addonv1beta1.AddOnDeploymentConfig, error) {
+	if adc, ok := c[namespace+"/"+name]; ok {
+		return adc, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: addonv1beta1.GroupName, Resource: "addondeploymentconfigs"}, name)
+}
+
+func TestManifestsTakeTheIntervalFromTheAddonsConfig(t *testing.T) {
+	withConfig := func(interval string) (*addonv1beta1.ManagedClusterAddOn, noConfigs) {
+		mca := addon("c1", nil)
+		mca.Status.ConfigReferences = []addonv1beta1.ConfigReference{{
+			ConfigGroupResource: addonv1beta1.ConfigGroupResource{Group: addonv1beta1.GroupName, Resource: "addondeploymentconfigs"},
+			DesiredConfig:       &addonv1beta1.ConfigSpecHash{ConfigReferent: addonv1beta1.ConfigReferent{Namespace: "ns", Name: "hello-config"}, SpecHash: "h1"},
+		}}
+		adc := &addonv1beta1.AddOnDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "hello-config"},
+			Spec: addonv1beta1.AddOnDeploymentConfigSpec{CustomizedVariables: []addonv1beta1.CustomizedVariable{{Name: IntervalVariable, Value: interval}}}}
+		return mca, noConfigs{"ns/hello-config": adc}
+	}
+	mca, configs := withConfig("1m")
+	a, err := NewAgentAddon(kubefake.NewClientset(), configs, Options{Image: "i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := a.Manifests(context.Background(), cluster("c1"), mca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			args = d.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	if !slices.Contains(args, "--interval=1m") {
+		t.Errorf("agent args %q, want --interval=1m from the config", args)
+	}
+
+	mca, configs = withConfig("soon")
+	a, err = NewAgentAddon(kubefake.NewClientset(), configs, Options{Image: "i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Manifests(context.Background(), cluster("c1"), mca); err == nil || !strings.Contains(err.Error(), `Interval is "soon"`) {
+		t.Errorf("err = %v, want one naming the bad Interval", err)
 	}
 }

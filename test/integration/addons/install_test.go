@@ -2,6 +2,7 @@ package addons_test
 
 import (
 	"context"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -27,11 +28,7 @@ var _ = Describe("Install strategy Placements", func() {
 		ns := newNamespace(ctx)
 		placement := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "spread"}}
 		Expect(admin.Create(ctx, placement)).To(Succeed())
-		decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "spread-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "spread"},
-		}}
-		Expect(admin.Create(ctx, decision)).To(Succeed())
-		decide(ctx, decision, c1, c2, byHand)
+		decision := newDecision(ctx, ns, "spread", 1, c1, c2, byHand)
 		enable(ctx, byHand, "third-party") // enabled by hand: the strategy never removes it
 
 		By("installing a third-party addon by placement, with a per-placement config")
@@ -82,11 +79,7 @@ var _ = Describe("Install strategy Placements", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		By("installing on a cluster that joins the placement through a second decision")
-		second := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "spread-decision-2", Labels: map[string]string{clusterv1beta1.PlacementLabel: "spread"},
-		}}
-		Expect(admin.Create(ctx, second)).To(Succeed())
-		decide(ctx, second, c2)
+		newDecision(ctx, ns, "spread", 2, c2)
 		Eventually(func(g Gomega) {
 			g.Expect(installedOn(ctx, g, "third-party")).To(ConsistOf(c1, c2, byHand))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
@@ -102,11 +95,7 @@ var _ = Describe("Install strategy Placements", func() {
 
 		ns := newNamespace(ctx)
 		Expect(admin.Create(ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fleet"}})).To(Succeed())
-		decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "fleet-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "fleet"},
-		}}
-		Expect(admin.Create(ctx, decision)).To(Succeed())
-		decide(ctx, decision, doomed, witness)
+		decision := newDecision(ctx, ns, "fleet", 1, doomed, witness)
 		cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "work"}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
 			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements, Placements: []addonv1alpha1.PlacementStrategy{{
 				PlacementRef: addonv1alpha1.PlacementRef{Namespace: ns, Name: "fleet"}, RolloutStrategy: rolloutAll(),
@@ -155,18 +144,10 @@ var _ = Describe("Install strategy Placements", func() {
 	It("installs nothing for a decision whose placement does not exist, or under Manual", func(ctx context.Context) {
 		cluster := newCluster(ctx, true)
 		ns := newNamespace(ctx)
-		orphan := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "gone-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "gone"},
-		}}
-		Expect(admin.Create(ctx, orphan)).To(Succeed())
-		decide(ctx, orphan, cluster)
+		newDecision(ctx, ns, "gone", 1, cluster)
 		manual := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manual"}}
 		Expect(admin.Create(ctx, manual)).To(Succeed())
-		manualDecision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "manual-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "manual"},
-		}}
-		Expect(admin.Create(ctx, manualDecision)).To(Succeed())
-		decide(ctx, manualDecision, cluster)
+		newDecision(ctx, ns, "manual", 1, cluster)
 
 		strategy := func(name, placement string, typ string) *addonv1alpha1.ClusterManagementAddOn {
 			cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
@@ -184,11 +165,7 @@ var _ = Describe("Install strategy Placements", func() {
 		// the controller has looked at the other two by then.
 		witnessPlacement := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "witness"}}
 		Expect(admin.Create(ctx, witnessPlacement)).To(Succeed())
-		witnessDecision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "witness-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "witness"},
-		}}
-		Expect(admin.Create(ctx, witnessDecision)).To(Succeed())
-		decide(ctx, witnessDecision, cluster)
+		newDecision(ctx, ns, "witness", 1, cluster)
 		witness := strategy("witness-"+utilrand.String(4), "witness", addonv1alpha1.AddonInstallStrategyPlacements)
 		Eventually(func() error {
 			return admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: witness.Name}, &addonv1alpha1.ManagedClusterAddOn{})
@@ -208,6 +185,18 @@ func decide(ctx context.Context, decision *clusterv1beta1.PlacementDecision, clu
 		decision.Status.Decisions = append(decision.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c, Reason: "test"})
 	}
 	Expect(admin.Status().Update(ctx, decision)).To(Succeed())
+}
+
+// newDecision creates the PlacementDecision <placement>-decision-<index>
+// of placement in ns, deciding on clusters.
+func newDecision(ctx context.Context, ns, placement string, index int, clusters ...string) *clusterv1beta1.PlacementDecision {
+	GinkgoHelper()
+	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: fmt.Sprintf("%s-decision-%d", placement, index), Labels: map[string]string{clusterv1beta1.PlacementLabel: placement},
+	}}
+	Expect(admin.Create(ctx, decision)).To(Succeed())
+	decide(ctx, decision, clusters...)
+	return decision
 }
 
 // installedOn lists the clusters addon is enabled on (and not being

@@ -27,11 +27,7 @@ var _ = Describe("Rolling an addon's configs out", func() {
 		ns := newNamespace(ctx)
 		placement := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fleet"}}
 		Expect(admin.Create(ctx, placement)).To(Succeed())
-		decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: "fleet-decision-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "fleet"},
-		}}
-		Expect(admin.Create(ctx, decision)).To(Succeed())
-		decide(ctx, decision, clusters...)
+		newDecision(ctx, ns, "fleet", 1, clusters...)
 
 		tuned := addonv1alpha1.ConfigReferent{Namespace: ns, Name: "tuned"}
 		cma := &addonv1alpha1.ClusterManagementAddOn{
