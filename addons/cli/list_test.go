@@ -166,3 +166,22 @@ func TestStatusMessage(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusRollouts(t *testing.T) {
+	placed := cma("hello")
+	placed.Status.InstallProgressions = []addonv1alpha1.InstallProgression{
+		{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "ns", Name: "canary"}, Conditions: []metav1.Condition{{
+			Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue, Reason: addonv1alpha1.ProgressingReasonProgressing,
+			Message: "1/2 addons applied the configs, 1 progressing, 0 failed, 0 timed out; 2 clusters selected"}}},
+		{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "ns", Name: "new"}}, // not looked at yet: no line
+	}
+	hub, out := hubOpts(fakeHub(t, placed, mca("hello", "c1")))
+	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := "Configs rolled out by placement ns/canary: Progressing (1/2 addons applied the configs, 1 progressing, 0 failed, 0 timed out; 2 clusters selected)"
+	if d := cmp.Diff(want, lines[len(lines)-1]); d != "" || len(lines) != 3 {
+		t.Errorf("printed %q, want the table and then %q", out.String(), want)
+	}
+}

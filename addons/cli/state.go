@@ -30,6 +30,17 @@ type AddonState struct {
 	// corral does not render (templateNotice).
 	Template bool           `json:"addOnTemplate,omitempty"`
 	Clusters []ClusterState `json:"clusters"`
+	// Rollouts are how far each install-strategy placement has rolled
+	// the addon's configs out, as the hub reports it.
+	Rollouts []RolloutState `json:"rollouts,omitempty"`
+}
+
+// RolloutState is the Progressing condition of one install progression.
+type RolloutState struct {
+	Placement string `json:"placement"`
+	// Status is Progressing, Completed or Failed (the condition's reason).
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
 }
 
 // ClusterState is one addon's state on one cluster: its conditions'
@@ -66,6 +77,11 @@ func stateOf(name string, cma *addonv1alpha1.ClusterManagementAddOn, mcas []addo
 		s.DisplayName, s.Description = cma.Spec.AddOnMeta.DisplayName, cma.Spec.AddOnMeta.Description
 		s.InstallStrategy = cma.Spec.InstallStrategy.Type
 		s.Template = isTemplateAddon(cma)
+		for _, p := range cma.Status.InstallProgressions {
+			if c := meta.FindStatusCondition(p.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); c != nil {
+				s.Rollouts = append(s.Rollouts, RolloutState{Placement: p.Namespace + "/" + p.Name, Status: c.Reason, Message: c.Message})
+			}
+		}
 	}
 	for i := range mcas {
 		s.Clusters = append(s.Clusters, clusterStateOf(&mcas[i]))

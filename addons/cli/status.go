@@ -36,7 +36,8 @@ func NewCmdStatus(out io.Writer) *cobra.Command {
 		Long: `Show an addon's state on every cluster it is enabled on: its Available,
 Degraded and Progressing conditions, its registrations (the hub identities its
 agent asks for) with whether their permissions and certificates are ready, and
-what is wrong, if anything.`,
+what is wrong, if anything. For an addon installed by placements, it also says
+how far each placement has rolled the addon's configs out.`,
 		Example: "  corral addon status hello\n  corral addon status hello -o json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -108,4 +109,7 @@ func printStatus(w io.Writer, s AddonState) {
 			output.OrDash(strings.Join(c.Registrations, ",")), c.Credentials, c.Message)
 	}
 	_ = tw.Flush()
+	for _, r := range s.Rollouts {
+		fmt.Fprintf(w, "Configs rolled out by placement %s: %s (%s)\n", r.Placement, r.Status, r.Message)
+	}
 }
