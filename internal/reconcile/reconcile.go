@@ -35,8 +35,8 @@ type Step[S any] struct {
 	Run  func(ctx context.Context, scope S) (Result, error)
 }
 
-// conflictRetry is how soon a reconcile that lost a write race looks again.
-const conflictRetry = 100 * time.Millisecond
+// ConflictRetry is how soon a reconcile that lost a write race looks again.
+const ConflictRetry = 100 * time.Millisecond
 
 // Run runs steps in order over scope. A step that fails without stopping
 // lets the later steps run; the errors are joined, each naming its step. A
@@ -50,7 +50,7 @@ func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, er
 	for _, step := range steps {
 		res, err := step.Run(ctx, scope)
 		if lostRace(ctx, err, "step", step.Name) {
-			res, err = Result{Stop: true, RequeueAfter: conflictRetry}, nil
+			res, err = Result{Stop: true, RequeueAfter: ConflictRetry}, nil
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", step.Name, err))
@@ -75,7 +75,7 @@ func Run[S any](ctx context.Context, scope S, steps ...Step[S]) (ctrl.Result, er
 // errors that mean nothing; any other error is returned as it is.
 func AfterWrite(ctx context.Context, err error) (ctrl.Result, error) {
 	if lostRace(ctx, err) {
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
 	}
 	return ctrl.Result{}, err
 }

@@ -52,7 +52,7 @@ func TestRun(t *testing.T) {
 				step("b", Continue, nil),
 			},
 			wantRan: []string{"a"},
-			wantRes: ctrl.Result{RequeueAfter: conflictRetry},
+			wantRes: ctrl.Result{RequeueAfter: ConflictRetry},
 		},
 		"the shortest requeue wins": {
 			steps: []Step[*[]string]{
@@ -95,7 +95,7 @@ func TestAfterWrite(t *testing.T) {
 		wantErr error
 	}{
 		"written": {},
-		"a conflict, wrapped: looked at again, no error": {err: conflict, wantRes: ctrl.Result{RequeueAfter: conflictRetry}},
+		"a conflict, wrapped: looked at again, no error": {err: conflict, wantRes: ctrl.Result{RequeueAfter: ConflictRetry}},
 		"any other error is returned":                    {err: boom, wantErr: boom},
 	}
 	for name, tc := range cases {

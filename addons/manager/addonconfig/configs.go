@@ -100,13 +100,14 @@ func ConfigReferences(want configs, existing []addonv1alpha1.ConfigReference) []
 
 // rolloutStatus is where an addon is in rolling out want, as OCM's addon
 // manager reads it:
-//   - ToApply while its status does not list exactly want (nor is
-//     Configured): want is still to be written there;
+//   - ToApply while its status does not list exactly want, or, when it
+//     has configs, is not Configured: want is still to be written there;
 //   - Succeeded once every desired config was applied (lastAppliedConfig
-//     is the desired one), since Progressing last changed;
+//     is the desired one), since Progressing became Completed;
 //   - otherwise Failed when Progressing says it failed or the addon does
-//     not support a config, else Progressing, since Progressing last
-//     changed.
+//     not support a config, else Progressing, since Progressing became
+//     that. A Progressing condition that still says Completed is from
+//     the configs before: the time it gives is not this rollout's.
 func rolloutStatus(mca *addonv1alpha1.ManagedClusterAddOn, want configs) rolloutsdk.ClusterRolloutStatus {
 	st := rolloutsdk.ClusterRolloutStatus{ClusterName: mca.Namespace, Status: rolloutsdk.ToApply}
 	refs := mca.Status.ConfigReferences
@@ -115,12 +116,13 @@ func rolloutStatus(mca *addonv1alpha1.ManagedClusterAddOn, want configs) rollout
 			return r.ConfigGroupResource == w.ConfigGroupResource && equality.Semantic.DeepEqual(r.DesiredConfig, &w.ConfigSpecHash)
 		})
 	})
-	if !listed || !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) {
+	if !listed || len(want) > 0 && !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) {
 		return st
 	}
 	progressing := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
+	reason := ""
 	if progressing != nil {
-		st.LastTransitionTime = progressing.LastTransitionTime.DeepCopy()
+		reason = progressing.Reason
 	}
 	applied := !slices.ContainsFunc(refs, func(r addonv1alpha1.ConfigReference) bool {
 		return !equality.Semantic.DeepEqual(r.LastAppliedConfig, r.DesiredConfig)
@@ -128,10 +130,13 @@ func rolloutStatus(mca *addonv1alpha1.ManagedClusterAddOn, want configs) rollout
 	switch {
 	case applied:
 		st.Status = rolloutsdk.Succeeded
-	case progressing != nil && (progressing.Reason == addonv1alpha1.ProgressingReasonFailed || progressing.Reason == addonv1alpha1.ProgressingReasonConfigurationUnsupported):
+	case reason == addonv1alpha1.ProgressingReasonFailed || reason == addonv1alpha1.ProgressingReasonConfigurationUnsupported:
 		st.Status = rolloutsdk.Failed
 	default:
 		st.Status = rolloutsdk.Progressing
+	}
+	if (st.Status == rolloutsdk.Succeeded) == (reason == addonv1alpha1.ProgressingReasonCompleted) && reason != "" {
+		st.LastTransitionTime = progressing.LastTransitionTime.DeepCopy()
 	}
 	return st
 }

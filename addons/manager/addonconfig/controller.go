@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
@@ -180,19 +179,32 @@ func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.
 
 // rollOut gives the configs each placement's rollout strategy reaches now
 // to those addons, and every other addon its configs at once. It comes
-// back at the next rollout deadline.
+// back at the next rollout deadline, and soon after losing a write race.
 func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Result, error) {
 	var (
 		errs    []error
 		recheck time.Duration
 	)
+	later := func(after time.Duration) {
+		if recheck == 0 || after < recheck {
+			recheck = after
+		}
+	}
 	for _, p := range s.placements {
 		if p.tracker == nil {
 			continue
 		}
 		ro := rollout.Placement{Tracker: p.tracker, Claimed: p.claimed, PerGroup: p.spec.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
+		without := p.clusters.Difference(p.claimed)
 		for _, a := range p.addons {
 			ro.Existing = append(ro.Existing, a.status)
+			without.Delete(a.mca.Namespace)
+		}
+		// A decided cluster without a live addon (not made yet, being
+		// deleted, or no such cluster) is passed over: waiting for it
+		// would hold the rollout up for good.
+		for _, c := range sets.List(without) {
+			ro.Existing = append(ro.Existing, rolloutsdk.ClusterRolloutStatus{ClusterName: c, Status: rolloutsdk.Skip})
 		}
 		p.result, p.problem = ro.Decide(p.strategy)
 		if p.problem != nil {
@@ -204,44 +216,60 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Res
 				start.Insert(c.ClusterName)
 			}
 		}
-		errs = append(errs, r.writeAddons(ctx, p.addons, start))
-		if after := p.result.RecheckAfter; after != nil && (recheck == 0 || *after < recheck) {
-			recheck = *after
+		lost, err := r.writeAddons(ctx, p.addons, start)
+		errs = append(errs, err)
+		if lost {
+			later(corralreconcile.ConflictRetry)
+		}
+		if after := p.result.RecheckAfter; after != nil {
+			later(*after)
 		}
 	}
 	all := sets.New[string]()
 	for _, a := range s.rest.addons {
 		all.Insert(a.mca.Namespace)
 	}
-	errs = append(errs, r.writeAddons(ctx, s.rest.addons, all))
-	return corralreconcile.Result{RequeueAfter: recheck}, errors.Join(errs...)
+	lost, err := r.writeAddons(ctx, s.rest.addons, all)
+	if lost {
+		later(corralreconcile.ConflictRetry)
+	}
+	return corralreconcile.Result{RequeueAfter: recheck}, errors.Join(append(errs, err)...)
 }
 
 // writeAddons writes the configs of the addons on the clusters in start
-// that are still to get them, and keeps the Configured condition of the
-// others current.
-func (r *Reconciler) writeAddons(ctx context.Context, addons []*addon, start sets.Set[string]) error {
-	var errs []error
+// that are still to get them, and keeps the Configured condition of those
+// that have theirs current. It says whether it lost a write race (another
+// writer changed an addon first): that addon is looked at again soon,
+// and the others are written all the same.
+func (r *Reconciler) writeAddons(ctx context.Context, addons []*addon, start sets.Set[string]) (bool, error) {
+	var (
+		errs []error
+		lost bool
+	)
 	for _, a := range addons {
 		old := a.mca.DeepCopy()
-		c := meta.FindStatusCondition(a.mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured)
 		switch {
-		case start.Has(a.mca.Namespace) && a.status.Status == rolloutsdk.ToApply:
-			a.mca.Status.ConfigReferences = ConfigReferences(a.want, a.mca.Status.ConfigReferences)
+		case a.status.Status != rolloutsdk.ToApply:
 			meta.SetStatusCondition(&a.mca.Status.Conditions, configured(a.mca.Generation))
-		case c != nil && c.Status == metav1.ConditionTrue:
+		case start.Has(a.mca.Namespace):
+			a.mca.Status.ConfigReferences = ConfigReferences(a.want, a.mca.Status.ConfigReferences)
 			meta.SetStatusCondition(&a.mca.Status.Conditions, configured(a.mca.Generation))
 		}
 		if equality.Semantic.DeepEqual(old.Status, a.mca.Status) {
 			continue
 		}
-		if err := r.Client.Status().Patch(ctx, a.mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
+		err := r.Client.Status().Patch(ctx, a.mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case apierrors.IsConflict(err):
+			ctrl.LoggerFrom(ctx).V(4).Info("Write conflict on an addon's configs; looking again", "cluster", a.mca.Namespace)
+			lost = true
+		case err != nil:
 			errs = append(errs, fmt.Errorf("writing the configs of %s/%s: %w", a.mca.Namespace, a.mca.Name, err))
-			continue
+		default:
+			ctrl.LoggerFrom(ctx).V(1).Info("Wrote an addon's configs or Configured condition", "cluster", a.mca.Namespace, "configs", len(a.want))
 		}
-		ctrl.LoggerFrom(ctx).V(1).Info("Set an addon's desired configs", "cluster", a.mca.Namespace, "configs", len(a.want))
 	}
-	return errors.Join(errs...)
+	return lost, errors.Join(errs...)
 }
 
 // writeProgressions writes each install progression's Progressing

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/utils/ptr"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 )
@@ -86,25 +85,30 @@ func TestConfigReferences(t *testing.T) {
 func TestRolloutStatus(t *testing.T) {
 	since := metav1.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	h1, h2 := cfg(adc, "c", "h1"), cfg(adc, "c", "h2")
-	progressing := func(reason string) metav1.Condition {
-		return metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: since}
+	progressing := func(reason string) *metav1.Condition {
+		return &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: since}
 	}
 	cases := map[string]struct {
+		want       configs
 		refs       []addonv1alpha1.ConfigReference
 		configured bool
 		cond       *metav1.Condition
-		want       rolloutsdk.RolloutStatus
+		wantStatus rolloutsdk.RolloutStatus
+		// wantSince says the status counts from the condition's time.
+		wantSince bool
 	}{
-		"nothing written yet":              {want: rolloutsdk.ToApply},
-		"another hash desired":             {refs: []addonv1alpha1.ConfigReference{ref(h2, &h2)}, configured: true, want: rolloutsdk.ToApply},
-		"a config too many":                {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1), ref(cfg(cm, "x", ""), nil)}, configured: true, want: rolloutsdk.ToApply},
-		"listed but not Configured":        {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, want: rolloutsdk.ToApply},
-		"applied":                          {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, want: rolloutsdk.Succeeded},
-		"not applied yet":                  {refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonProgressing)), want: rolloutsdk.Progressing},
-		"not applied, no condition":        {refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, want: rolloutsdk.Progressing},
-		"failed":                           {refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonFailed)), want: rolloutsdk.Failed},
-		"config unsupported":               {refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonConfigurationUnsupported)), want: rolloutsdk.Failed},
-		"applied, a failure from the past": {refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, cond: ptr.To(progressing(addonv1alpha1.ProgressingReasonFailed)), want: rolloutsdk.Succeeded},
+		"nothing written yet":                {want: configs{h1}, wantStatus: rolloutsdk.ToApply},
+		"another hash desired":               {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h2, &h2)}, configured: true, wantStatus: rolloutsdk.ToApply},
+		"a config too many":                  {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h1), ref(cfg(cm, "x", ""), nil)}, configured: true, wantStatus: rolloutsdk.ToApply},
+		"listed but not Configured":          {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, wantStatus: rolloutsdk.ToApply},
+		"no configs, not Configured yet":     {wantStatus: rolloutsdk.Succeeded},
+		"applied":                            {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonCompleted), wantStatus: rolloutsdk.Succeeded, wantSince: true},
+		"applied, a failure from the past":   {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h1)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonFailed), wantStatus: rolloutsdk.Succeeded},
+		"not applied yet":                    {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonProgressing), wantStatus: rolloutsdk.Progressing, wantSince: true},
+		"not applied, Completed from before": {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonCompleted), wantStatus: rolloutsdk.Progressing},
+		"not applied, no condition":          {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, wantStatus: rolloutsdk.Progressing},
+		"failed":                             {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, &h2)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonFailed), wantStatus: rolloutsdk.Failed, wantSince: true},
+		"config unsupported":                 {want: configs{h1}, refs: []addonv1alpha1.ConfigReference{ref(h1, nil)}, configured: true, cond: progressing(addonv1alpha1.ProgressingReasonConfigurationUnsupported), wantStatus: rolloutsdk.Failed, wantSince: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -116,12 +120,12 @@ func TestRolloutStatus(t *testing.T) {
 			if tc.cond != nil {
 				mca.Status.Conditions = append(mca.Status.Conditions, *tc.cond)
 			}
-			got := rolloutStatus(mca, configs{h1})
-			if got.Status != tc.want || got.ClusterName != "c1" {
-				t.Errorf("rolloutStatus = %v on %s, want %v", got.Status, got.ClusterName, tc.want)
+			got := rolloutStatus(mca, tc.want)
+			if got.Status != tc.wantStatus || got.ClusterName != "c1" {
+				t.Errorf("rolloutStatus = %v on %s, want %v", got.Status, got.ClusterName, tc.wantStatus)
 			}
-			if tc.cond != nil && tc.want != rolloutsdk.ToApply && !got.LastTransitionTime.Equal(&since) {
-				t.Errorf("rolloutStatus counts from %v, want from when Progressing last changed (%v)", got.LastTransitionTime, since)
+			if gotSince := got.LastTransitionTime != nil && got.LastTransitionTime.Equal(&since); gotSince != tc.wantSince {
+				t.Errorf("rolloutStatus counts from %v; from the condition's time: %v, want %v", got.LastTransitionTime, gotSince, tc.wantSince)
 			}
 		})
 	}
@@ -134,7 +138,9 @@ func TestProgress(t *testing.T) {
 		return &addon{mca: mca, want: c, status: rolloutsdk.ClusterRolloutStatus{ClusterName: cluster, Status: st}}
 	}
 	cases := map[string]struct {
-		addons             []*addon
+		addons []*addon
+		// soaking are clusters still in their minSuccessTime.
+		soaking            []string
 		wantStatus         metav1.ConditionStatus
 		wantReason, wantIn string
 		applied            bool
@@ -142,13 +148,19 @@ func TestProgress(t *testing.T) {
 		"no addon yet": {wantStatus: metav1.ConditionTrue, wantReason: addonv1alpha1.ProgressingReasonProgressing, wantIn: "0/0 addons"},
 		"one of two applied": {addons: []*addon{placed("a", rolloutsdk.Succeeded, want), placed("b", rolloutsdk.Progressing, want)},
 			wantStatus: metav1.ConditionTrue, wantReason: addonv1alpha1.ProgressingReasonProgressing, wantIn: "1/2 addons applied the configs, 1 progressing"},
+		"all applied, one still in its minSuccessTime": {addons: []*addon{placed("a", rolloutsdk.Succeeded, want), placed("b", rolloutsdk.Succeeded, want)}, soaking: []string{"b"},
+			wantStatus: metav1.ConditionTrue, wantReason: addonv1alpha1.ProgressingReasonProgressing, wantIn: "1/2 addons applied the configs, 1 progressing"},
 		"all applied, one with its own configs left out": {addons: []*addon{placed("a", rolloutsdk.Succeeded, want), placed("b", rolloutsdk.ToApply, configs{cfg(adc, "own", "")})},
 			wantStatus: metav1.ConditionFalse, wantReason: addonv1alpha1.ProgressingReasonCompleted, wantIn: "1/1 addons", applied: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			prog := &addonv1alpha1.InstallProgression{ConfigReferences: []addonv1alpha1.InstallConfigReference{{ConfigGroupResource: adc, DesiredConfig: want[0].ConfigSpecHash.DeepCopy()}}}
-			progress(prog, &placement{want: want, addons: tc.addons, clusters: sets.New("a", "b"), claimed: sets.New[string]()})
+			p := &placement{want: want, addons: tc.addons, clusters: sets.New("a", "b"), claimed: sets.New[string]()}
+			for _, c := range tc.soaking {
+				p.result.ClustersToRollout = append(p.result.ClustersToRollout, rolloutsdk.ClusterRolloutStatus{ClusterName: c, Status: rolloutsdk.Succeeded})
+			}
+			progress(prog, p)
 			c := meta.FindStatusCondition(prog.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
 			if c == nil || c.Status != tc.wantStatus || c.Reason != tc.wantReason || !strings.Contains(c.Message, tc.wantIn) {
 				t.Fatalf("condition %+v, want %s %s with %q", c, tc.wantStatus, tc.wantReason, tc.wantIn)

@@ -18,14 +18,17 @@
 // time. An addon is Succeeded once each config's lastAppliedConfig is the
 // desired one, Failed when its Progressing condition says it failed or
 // does not support a config, and in progress otherwise, each since
-// Progressing last changed. Any other addon gets its configs at once.
+// Progressing last changed to say so. A decided cluster without a live
+// addon is passed over. Any other addon gets its configs at once. An
+// addon with no configs at all is Configured at once.
 //
 // Each install progression of the ClusterManagementAddOn gets a
 // Progressing condition: True until every addon on its placement's
-// clusters that runs with the placement's configs applied them, then
-// False (Completed), when they become its lastAppliedConfig and
-// lastKnownGoodConfig. A rollout strategy that cannot be followed makes it
-// False (Failed) and nothing is rolled out there.
+// clusters that runs with the placement's configs applied them and is
+// past its minSuccessTime, then False (Completed), when they become its
+// lastAppliedConfig and lastKnownGoodConfig. A rollout strategy that
+// cannot be followed makes it False (Failed) and nothing is rolled out
+// there.
 //
 // It watches ClusterManagementAddOns, ManagedClusterAddOns (mapped to the
 // addon of their name), and Placements and PlacementDecisions (mapped to

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 )
@@ -13,7 +14,8 @@ import (
 // progress sets the install progression's Progressing condition from its
 // placement's rollout, as OCM's addon manager does: True (Progressing)
 // until every addon on the placement's clusters that runs with the
-// placement's configs (not its own) has applied them, then False
+// placement's configs (not its own) has applied them and is past its
+// minSuccessTime, then False
 // (Completed), and the configs become the progression's last applied and
 // last known good ones. A placement with no such addon is still
 // Progressing: nothing was applied yet. A rollout strategy that cannot be
@@ -26,18 +28,28 @@ func progress(prog *addonv1alpha1.InstallProgression, p *placement) {
 		meta.SetStatusCondition(&prog.Conditions, cond)
 		return
 	}
+	// A cluster that succeeded but is still in its minSuccessTime is
+	// busy: the rollout still waits for it.
+	soaking := sets.New[string]()
+	for _, c := range p.result.ClustersToRollout {
+		if c.Status == rolloutsdk.Succeeded {
+			soaking.Insert(c.ClusterName)
+		}
+	}
 	var placed, done, busy, failed int
 	for _, a := range p.addons {
 		if !sameConfigs(a.want, p.want) {
 			continue
 		}
 		placed++
-		switch a.status.Status {
-		case rolloutsdk.Succeeded:
-			done++
-		case rolloutsdk.Progressing:
+		switch {
+		case a.status.Status == rolloutsdk.Succeeded && soaking.Has(a.mca.Namespace):
 			busy++
-		case rolloutsdk.Failed:
+		case a.status.Status == rolloutsdk.Succeeded:
+			done++
+		case a.status.Status == rolloutsdk.Progressing:
+			busy++
+		case a.status.Status == rolloutsdk.Failed:
 			failed++
 		}
 	}

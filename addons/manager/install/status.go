@@ -53,8 +53,9 @@ func DefaultConfigReferences(supported []addonv1alpha1.ConfigMeta, existing []ad
 // InstallProgressions has one progression per placement of the install
 // strategy, with the configs its clusters get: the supported configs'
 // defaults, replaced per group and resource by the placement's own.
-// What is known of a config already (spec hash, last applied) and the
-// progression's conditions are kept.
+// The spec hash known of a config that stays, the last applied and last
+// known good config of each config type, and the progression's conditions
+// are kept.
 func InstallProgressions(cma *addonv1alpha1.ClusterManagementAddOn, existing []addonv1alpha1.InstallProgression) []addonv1alpha1.InstallProgression {
 	if cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
 		return nil
@@ -74,10 +75,16 @@ func InstallProgressions(cma *addonv1alpha1.ClusterManagementAddOn, existing []a
 				DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: c.ConfigReferent},
 			}
 			for _, k := range known {
-				if k.ConfigGroupResource == ref.ConfigGroupResource && k.DesiredConfig != nil && k.DesiredConfig.ConfigReferent == c.ConfigReferent {
+				if k.ConfigGroupResource != ref.ConfigGroupResource {
+					continue
+				}
+				// The last applied and last known good configs stay when
+				// the placement names another config: they say what to
+				// go back to.
+				ref.LastAppliedConfig = k.LastAppliedConfig.DeepCopy()
+				ref.LastKnownGoodConfig = k.LastKnownGoodConfig.DeepCopy()
+				if k.DesiredConfig != nil && k.DesiredConfig.ConfigReferent == c.ConfigReferent {
 					ref.DesiredConfig.SpecHash = k.DesiredConfig.SpecHash
-					ref.LastAppliedConfig = k.LastAppliedConfig.DeepCopy()
-					ref.LastKnownGoodConfig = k.LastKnownGoodConfig.DeepCopy()
 				}
 			}
 			progression.ConfigReferences = append(progression.ConfigReferences, ref)

@@ -51,6 +51,8 @@ func TestInstallProgressions(t *testing.T) {
 		PlacementRef: ref,
 		ConfigReferences: []addonv1alpha1.InstallConfigReference{{
 			ConfigGroupResource: adc, DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: defA, SpecHash: "h1"},
+			LastAppliedConfig:   &addonv1alpha1.ConfigSpecHash{ConfigReferent: defA, SpecHash: "h1"},
+			LastKnownGoodConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: defA, SpecHash: "h1"},
 		}},
 		Conditions: []metav1.Condition{{Type: "Progressing", Status: metav1.ConditionFalse, Reason: "Completed"}},
 	}}
@@ -65,11 +67,12 @@ func TestInstallProgressions(t *testing.T) {
 		PlacementRef: ref,
 		ConfigReferences: []addonv1alpha1.InstallConfigReference{{
 			ConfigGroupResource: adc, DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: ownA},
+			LastAppliedConfig: known[0].ConfigReferences[0].LastAppliedConfig, LastKnownGoodConfig: known[0].ConfigReferences[0].LastKnownGoodConfig,
 		}},
 		Conditions: known[0].Conditions,
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("a changed config loses its hash (-want +got):\n%s", diff)
+		t.Errorf("a changed config loses its hash, not what was applied before (-want +got):\n%s", diff)
 	}
 
 	cma.Spec.InstallStrategy.Type = addonv1alpha1.AddonInstallStrategyManual
