@@ -2,10 +2,14 @@ package addonconfig
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -15,13 +19,21 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
+	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 )
 
 // hub is a fake hub with addon "a": each named placement (in namespace
 // ns) decides on its clusters, and the addon is enabled on enabled.
 func hub(t *testing.T, cma *addonv1alpha1.ClusterManagementAddOn, placements map[string][]string, enabled ...string) client.Client {
+	t.Helper()
+	return hubWith(t, interceptor.Funcs{}, cma, placements, enabled...)
+}
+
+// hubWith is hub, its calls going through funcs.
+func hubWith(t *testing.T, funcs interceptor.Funcs, cma *addonv1alpha1.ClusterManagementAddOn, placements map[string][]string, enabled ...string) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := addonv1alpha1.Install(scheme); err != nil {
@@ -45,7 +57,7 @@ func hub(t *testing.T, cma *addonv1alpha1.ClusterManagementAddOn, placements map
 	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
 		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}, &addonv1alpha1.ClusterManagementAddOn{}).
 		WithIndex(&addonv1alpha1.ManagedClusterAddOn{}, addonowner.NameIndex, func(o client.Object) []string { return []string{o.GetName()} }).
-		Build()
+		WithInterceptorFuncs(funcs).Build()
 }
 
 // placedAddon is addon "a" installed by placements, each with its own
@@ -114,5 +126,29 @@ func TestADecidedClusterWithoutTheAddonDoesNotHoldTheRolloutUp(t *testing.T) {
 	}
 	if got := desiredOn(t, c, "ccc"); len(got) != 0 {
 		t.Errorf("ccc desires %v, want nothing yet (maxConcurrency 1)", got)
+	}
+}
+
+func TestALostWriteRaceOnOneAddonLooksAgainSoonAndWritesTheRest(t *testing.T) {
+	c := hubWith(t, interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		if obj.GetNamespace() == "c1" {
+			return apierrors.NewConflict(schema.GroupResource{Resource: "managedclusteraddons"}, obj.GetName(), errors.New("changed"))
+		}
+		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}}, placedAddon(clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, "fleet"), map[string][]string{"fleet": {"c1", "c2"}}, "c1", "c2")
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(metav1.Now().Time)}
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Name: "a"}})
+	if err != nil || res.RequeueAfter != corralreconcile.ConflictRetry {
+		t.Errorf("Reconcile = %+v, %v; want a look again after %s and no error", res, err, corralreconcile.ConflictRetry)
+	}
+	if got := desiredOn(t, c, "c2"); len(got) != 1 || got[0] != "fleet-config@h-fleet" {
+		t.Errorf("c2 desires %v, want the placement's config", got)
+	}
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := c.Get(context.Background(), types.NamespacedName{Name: "a"}, cma); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(cma.Status.InstallProgressions[0].Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); cond == nil {
+		t.Error("the install progression has no Progressing condition: the race stopped the reconcile before it")
 	}
 }
