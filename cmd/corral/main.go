@@ -18,12 +18,15 @@ import (
 	addoncli "github.com/corral-dev/corral/addons/cli"
 	"github.com/corral-dev/corral/internal/clientgates"
 	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
+	"github.com/corral-dev/corral/internal/textpages"
 	placementcli "github.com/corral-dev/corral/placement/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	workcli "github.com/corral-dev/corral/work/cli"
 )
 
 func main() {
+	// Best-effort, before anything else runs: it only lowers the RSS.
+	_ = textpages.Trim()
 	clientgates.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

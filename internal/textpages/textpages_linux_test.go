@@ -1,0 +1,87 @@
+//go:build linux
+
+package textpages
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadOnlyMappings(t *testing.T) {
+	maps := strings.Join([]string{
+		"00400000-020e3000 r-xp 00000000 fe:00 10010629                           /bin/corral",
+		"020e3000-04320000 r--p 01ce3000 fe:00 10010629                           /bin/corral",
+		"04320000-043cd000 rw-p 03f20000 fe:00 10010629                           /bin/corral",
+		"043cd000-04400000 rw-p 00000000 00:00 0",
+		"7f0000000000-7f0000001000 r--p 00000000 fe:00 42                         /bin/corral-other",
+		"c000000000-c000400000 rw-p 00000000 00:00 0                              [heap]",
+	}, "\n")
+	got, err := readOnlyMappings(bufio.NewScanner(strings.NewReader(maps)), "/bin/corral")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []mapping{{0x400000, 0x20e3000}, {0x20e3000, 0x4320000}}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(mapping{})); d != "" {
+		t.Errorf("the binary's code and read-only data, nothing writable nor of another file (-want +got):\n%s", d)
+	}
+	if _, err := readOnlyMappings(bufio.NewScanner(strings.NewReader("zz-00 r-xp 0 0:0 1 /bin/corral")), "/bin/corral"); err == nil {
+		t.Error("a bad range read without an error")
+	}
+}
+
+func TestTrimDropsTheBinarysMappedPages(t *testing.T) {
+	before := binaryRSS(t)
+	if err := Trim(); err != nil {
+		t.Fatal(err)
+	}
+	if after := binaryRSS(t); after >= before {
+		t.Errorf("the binary's mapped pages: %d kB before Trim, %d kB after; want fewer after", before, after)
+	}
+}
+
+// binaryRSS is how many kB of the test binary's read-only mappings are
+// mapped in.
+func binaryRSS(t *testing.T) int {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err = filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	total, ours := 0, false
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":"):
+			ours = len(fields) >= 6 && fields[5] == exe && !strings.Contains(fields[1], "w")
+		case ours && fields[0] == "Rss:":
+			kb, err := strconv.Atoi(fields[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += kb
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 {
+		t.Fatal("no mapped pages of the test binary found in /proc/self/smaps")
+	}
+	return total
+}
