@@ -13,12 +13,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapping is one mapping of the binary: its address range.
-type mapping struct{ start, end uintptr }
+// mapping is one read-only mapping of the binary: its address range, and
+// whether all its mapped pages are the file's own (none copied on write,
+// as a position-independent binary's relocated read-only data is).
+type mapping struct {
+	start, end uintptr
+	clean      bool
+}
 
-// Trim advises the kernel to map the binary's read-only pages one at a
-// time. It is best-effort: an error says what could not be done, and
-// changes nothing of the process but its memory use.
+// Trim advises the kernel to read the binary's code and read-only data
+// without read-ahead, and drops their pages mapped so far where they are
+// all clean file pages. It is best-effort: an error says what could not
+// be done, and changes nothing of the process but its memory use.
 func Trim() error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -28,7 +34,7 @@ func Trim() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open("/proc/self/maps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return err
 	}
@@ -38,8 +44,12 @@ func Trim() error {
 		return err
 	}
 	for _, m := range maps {
-		for _, advice := range []int{unix.MADV_RANDOM, unix.MADV_DONTNEED} {
-			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, uintptr(advice)); errno != 0 {
+		advice := []int{unix.MADV_RANDOM}
+		if m.clean {
+			advice = append(advice, unix.MADV_DONTNEED)
+		}
+		for _, a := range advice {
+			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, uintptr(a)); errno != 0 {
 				return fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
 			}
 		}
@@ -47,25 +57,36 @@ func Trim() error {
 	return nil
 }
 
-// readOnlyMappings are the mappings of file exe in /proc/self/maps lines
-// that are not writable: code and read-only data.
+// readOnlyMappings are the mappings of file exe in /proc/self/smaps lines
+// that are not writable (code and read-only data), each clean unless it
+// has anonymous (copied-on-write) pages.
 func readOnlyMappings(lines *bufio.Scanner, exe string) ([]mapping, error) {
-	var out []mapping
+	var (
+		out  []mapping
+		ours bool
+	)
 	for lines.Scan() {
 		f := strings.Fields(lines.Text())
-		if len(f) < 6 || f[5] != exe || strings.Contains(f[1], "w") {
+		if len(f) == 0 {
 			continue
 		}
-		lo, hi, ok := strings.Cut(f[0], "-")
-		if !ok {
+		if strings.HasSuffix(f[0], ":") { // a field of the mapping above
+			if ours && f[0] == "Anonymous:" && len(f) > 1 && f[1] != "0" {
+				out[len(out)-1].clean = false
+			}
 			continue
 		}
+		ours = len(f) >= 6 && f[5] == exe && !strings.Contains(f[1], "w")
+		if !ours {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "-")
 		start, err1 := strconv.ParseUint(lo, 16, 64)
 		end, err2 := strconv.ParseUint(hi, 16, 64)
 		if err1 != nil || err2 != nil || end <= start {
-			return nil, fmt.Errorf("reading /proc/self/maps: bad range %q", f[0])
+			return nil, fmt.Errorf("reading /proc/self/smaps: bad range %q", f[0])
 		}
-		out = append(out, mapping{uintptr(start), uintptr(end)})
+		out = append(out, mapping{start: uintptr(start), end: uintptr(end), clean: true})
 	}
 	return out, lines.Err()
 }

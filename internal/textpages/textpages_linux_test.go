@@ -14,21 +14,28 @@ import (
 )
 
 func TestReadOnlyMappings(t *testing.T) {
-	maps := strings.Join([]string{
+	smaps := strings.Join([]string{
 		"00400000-020e3000 r-xp 00000000 fe:00 10010629                           /bin/corral",
+		"Rss:               24664 kB",
+		"Anonymous:             0 kB",
 		"020e3000-04320000 r--p 01ce3000 fe:00 10010629                           /bin/corral",
-		"04320000-043cd000 rw-p 03f20000 fe:00 10010629                           /bin/corral",
+		"Rss:               28004 kB",
+		"Anonymous:             0 kB",
+		"04320000-04330000 r--p 03f20000 fe:00 10010629                           /bin/corral",
+		"Anonymous:            64 kB", // relocated read-only data of a PIE binary
+		"04330000-043cd000 rw-p 03f30000 fe:00 10010629                           /bin/corral",
+		"Anonymous:           120 kB",
 		"043cd000-04400000 rw-p 00000000 00:00 0",
 		"7f0000000000-7f0000001000 r--p 00000000 fe:00 42                         /bin/corral-other",
-		"c000000000-c000400000 rw-p 00000000 00:00 0                              [heap]",
+		"VmFlags: rd mr mw me",
 	}, "\n")
-	got, err := readOnlyMappings(bufio.NewScanner(strings.NewReader(maps)), "/bin/corral")
+	got, err := readOnlyMappings(bufio.NewScanner(strings.NewReader(smaps)), "/bin/corral")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []mapping{{0x400000, 0x20e3000}, {0x20e3000, 0x4320000}}
+	want := []mapping{{0x400000, 0x20e3000, true}, {0x20e3000, 0x4320000, true}, {0x4320000, 0x4330000, false}}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(mapping{})); d != "" {
-		t.Errorf("the binary's code and read-only data, nothing writable nor of another file (-want +got):\n%s", d)
+		t.Errorf("the binary's code and read-only data, nothing writable nor of another file, and whether clean (-want +got):\n%s", d)
 	}
 	if _, err := readOnlyMappings(bufio.NewScanner(strings.NewReader("zz-00 r-xp 0 0:0 1 /bin/corral")), "/bin/corral"); err == nil {
 		t.Error("a bad range read without an error")
