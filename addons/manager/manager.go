@@ -16,6 +16,7 @@ import (
 	"open-cluster-management.io/addon-framework/pkg/utils"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonclient "open-cluster-management.io/api/client/addon/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -51,10 +52,10 @@ type Options struct {
 const DefaultWorkers = 4
 
 // AddToScheme adds the types the addon manager reads and writes through
-// the controller-runtime manager: addons, placement decisions and the
-// addons' ManifestWorks.
+// the controller-runtime manager: addons, clusters, placement decisions and
+// the addons' ManifestWorks.
 func AddToScheme(s *runtime.Scheme) error {
-	return errors.Join(addonv1alpha1.Install(s), clusterv1beta1.Install(s), workv1.Install(s))
+	return errors.Join(addonv1alpha1.Install(s), clusterv1.Install(s), clusterv1beta1.Install(s), workv1.Install(s))
 }
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
@@ -50,6 +51,8 @@ type scope struct {
 	// rest has the addons on clusters none of them decides on.
 	placements []*placement
 	rest       *placement
+	// leaving are the clusters whose addon is being deleted.
+	leaving sets.Set[string]
 }
 
 // placement is one placement of the install strategy and the addons on
@@ -110,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("addon", klog.KObj(cma)))
-	s := &scope{cma: cma, now: r.Clock.Now()}
+	s := &scope{cma: cma, now: r.Clock.Now(), leaving: sets.New[string]()}
 	return corralreconcile.Run(ctx, s,
 		corralreconcile.Step[*scope]{Name: "read placements", Run: r.readPlacements},
 		corralreconcile.Step[*scope]{Name: "list addons", Run: r.listAddons},
@@ -164,6 +167,7 @@ func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.
 	for i := range list.Items {
 		mca := &list.Items[i]
 		if mca.DeletionTimestamp != nil {
+			s.leaving.Insert(mca.Namespace)
 			continue
 		}
 		p := s.rest
@@ -200,11 +204,18 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Res
 			ro.Existing = append(ro.Existing, a.status)
 			without.Delete(a.mca.Namespace)
 		}
-		// A decided cluster without a live addon (not made yet, being
-		// deleted, or no such cluster) is passed over: waiting for it
-		// would hold the rollout up for good.
+		// A decided cluster whose addon is being deleted, or that is gone
+		// or going, gets no addon to roll out to: it is passed over, not
+		// waited for. One whose addon is still to be made is waited for.
 		for _, c := range sets.List(without) {
-			ro.Existing = append(ro.Existing, rolloutsdk.ClusterRolloutStatus{ClusterName: c, Status: rolloutsdk.Skip})
+			gone, err := r.clusterGone(ctx, c, s.leaving)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if gone {
+				ro.Existing = append(ro.Existing, rolloutsdk.ClusterRolloutStatus{ClusterName: c, Status: rolloutsdk.Skip})
+			}
 		}
 		p.result, p.problem = ro.Decide(p.strategy)
 		if p.problem != nil {
@@ -234,6 +245,24 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Res
 		later(corralreconcile.ConflictRetry)
 	}
 	return corralreconcile.Result{RequeueAfter: recheck}, errors.Join(append(errs, err)...)
+}
+
+// clusterGone says whether cluster will have no addon to roll out to:
+// its addon is being deleted (leaving), or the ManagedCluster does not
+// exist or is being deleted.
+func (r *Reconciler) clusterGone(ctx context.Context, cluster string, leaving sets.Set[string]) (bool, error) {
+	if leaving.Has(cluster) {
+		return true, nil
+	}
+	mc := &clusterv1.ManagedCluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: cluster}, mc)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading cluster %s: %w", cluster, err)
+	}
+	return !mc.DeletionTimestamp.IsZero(), nil
 }
 
 // writeAddons writes the configs of the addons on the clusters in start

@@ -18,9 +18,10 @@
 // time. An addon is Succeeded once each config's lastAppliedConfig is the
 // desired one, Failed when its Progressing condition says it failed or
 // does not support a config, and in progress otherwise, each since
-// Progressing last changed to say so. A decided cluster without a live
-// addon is passed over. Any other addon gets its configs at once. An
-// addon with no configs at all is Configured at once.
+// Progressing last changed to say so. A decided cluster whose addon is
+// being deleted, or that is gone or going, is passed over; one whose
+// addon is still to be made is waited for. Any other addon gets its
+// configs at once. An addon with no configs at all is Configured at once.
 //
 // Each install progression of the ClusterManagementAddOn gets a
 // Progressing condition: True until every addon on its placement's

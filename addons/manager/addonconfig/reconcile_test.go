@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +27,8 @@ import (
 )
 
 // hub is a fake hub with addon "a": each named placement (in namespace
-// ns) decides on its clusters, and the addon is enabled on enabled.
+// ns) decides on its clusters, and the addon is enabled on enabled. The
+// clusters it is enabled on exist, and those named in existing.
 func hub(t *testing.T, cma *addonv1alpha1.ClusterManagementAddOn, placements map[string][]string, enabled ...string) client.Client {
 	t.Helper()
 	return hubWith(t, interceptor.Funcs{}, cma, placements, enabled...)
@@ -42,6 +44,9 @@ func hubWith(t *testing.T, funcs interceptor.Funcs, cma *addonv1alpha1.ClusterMa
 	if err := clusterv1beta1.Install(scheme); err != nil {
 		t.Fatal(err)
 	}
+	if err := clusterv1.Install(scheme); err != nil {
+		t.Fatal(err)
+	}
 	objs := []client.Object{cma}
 	for name, clusters := range placements {
 		d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name + "-decision-1",
@@ -52,7 +57,8 @@ func hubWith(t *testing.T, funcs interceptor.Funcs, cma *addonv1alpha1.ClusterMa
 		objs = append(objs, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}, d)
 	}
 	for _, c := range enabled {
-		objs = append(objs, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: cma.Name}})
+		objs = append(objs, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: cma.Name}},
+			&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}})
 	}
 	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
 		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}, &addonv1alpha1.ClusterManagementAddOn{}).
@@ -115,18 +121,29 @@ func TestTheLastPlacementDecidingOnAClusterGivesItsConfigs(t *testing.T) {
 	}
 }
 
-func TestADecidedClusterWithoutTheAddonDoesNotHoldTheRolloutUp(t *testing.T) {
+func TestADecidedClusterWithoutTheAddon(t *testing.T) {
 	one := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive, Progressive: &clusterv1alpha1.RolloutProgressive{MaxConcurrency: intstr.FromInt32(1)}}
-	// "aaa" comes first by name, and has no addon (not made yet, or its
-	// cluster is gone).
-	c := hub(t, placedAddon(one, "fleet"), map[string][]string{"fleet": {"aaa", "bbb", "ccc"}}, "bbb", "ccc")
-	reconcileAddon(t, c)
-	if got := desiredOn(t, c, "bbb"); len(got) != 1 {
-		t.Errorf("bbb desires %v, want the placement's config: the rollout starts with it", got)
-	}
-	if got := desiredOn(t, c, "ccc"); len(got) != 0 {
-		t.Errorf("ccc desires %v, want nothing yet (maxConcurrency 1)", got)
-	}
+	// "aaa" comes first by name, and has no addon.
+	t.Run("gone: passed over, not waited for", func(t *testing.T) {
+		c := hub(t, placedAddon(one, "fleet"), map[string][]string{"fleet": {"aaa", "bbb", "ccc"}}, "bbb", "ccc")
+		reconcileAddon(t, c)
+		if got := desiredOn(t, c, "bbb"); len(got) != 1 {
+			t.Errorf("bbb desires %v, want the placement's config: the rollout starts with it", got)
+		}
+		if got := desiredOn(t, c, "ccc"); len(got) != 0 {
+			t.Errorf("ccc desires %v, want nothing yet (maxConcurrency 1)", got)
+		}
+	})
+	t.Run("there, its addon still to be made: waited for", func(t *testing.T) {
+		c := hub(t, placedAddon(one, "fleet"), map[string][]string{"fleet": {"aaa", "bbb"}}, "bbb")
+		if err := c.Create(context.Background(), &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "aaa"}}); err != nil {
+			t.Fatal(err)
+		}
+		reconcileAddon(t, c)
+		if got := desiredOn(t, c, "bbb"); len(got) != 0 {
+			t.Errorf("bbb desires %v, want nothing yet: aaa's addon, about to be made, has the one place", got)
+		}
+	})
 }
 
 func TestALostWriteRaceOnOneAddonLooksAgainSoonAndWritesTheRest(t *testing.T) {
