@@ -135,7 +135,10 @@ func rolloutStatus(mca *addonv1alpha1.ManagedClusterAddOn, want configs) rollout
 	default:
 		st.Status = rolloutsdk.Progressing
 	}
-	if (st.Status == rolloutsdk.Succeeded) == (reason == addonv1alpha1.ProgressingReasonCompleted) && reason != "" {
+	// The condition's time is when this status began only if the
+	// condition tells the same story: Completed for an applied addon, any
+	// other reason for one that is not.
+	if progressing != nil && applied == (reason == addonv1alpha1.ProgressingReasonCompleted) {
 		st.LastTransitionTime = progressing.LastTransitionTime.DeepCopy()
 	}
 	return st

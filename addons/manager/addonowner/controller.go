@@ -89,6 +89,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, nil
 }
 
+// ToAddon maps a ManagedClusterAddOn to the ClusterManagementAddOn of its
+// name.
+func ToAddon(_ context.Context, mca client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: mca.GetName()}}}
+}
+
 // ManagedByAddonManager says whether the hub runs cma's lifecycle: unless
 // its lifecycle annotation says the addon does it itself.
 func ManagedByAddonManager(cma *addonv1alpha1.ClusterManagementAddOn) bool {
