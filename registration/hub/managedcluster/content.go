@@ -97,7 +97,7 @@ func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result,
 	}
 	going := !ns.DeletionTimestamp.IsZero()
 	if going || !agentCanFinalize(s.cluster) {
-		works, err := r.listContent(ctx, ns.Name, r.stages()[worksStage])
+		works, err := r.listContent(ctx, ns.Name, r.stages()[worksStage], cachedRead)
 		if err != nil {
 			return steps.StopList, err
 		}
@@ -108,41 +108,64 @@ func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result,
 	if going {
 		return steps.Continue, nil // its content goes with it
 	}
-	for _, st := range r.stages() {
-		items, err := r.listContent(ctx, ns.Name, st)
-		if err != nil {
-			return steps.StopList, err
-		}
-		if len(items) == 0 {
-			continue
-		}
-		var errs []error
-		for _, obj := range firstToDelete(items) {
-			if obj.DeletionTimestamp.IsZero() {
-				ctrl.LoggerFrom(ctx).V(1).Info("Deleting what a deleted cluster's namespace holds", "cluster", ns.Name, "kind", obj.Kind, "name", obj.Name)
-				if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &obj.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-					errs = append(errs, err)
-				}
+	st, items, err := r.contentLeft(ctx, ns.Name, cachedRead)
+	if err == nil && len(items) == 0 {
+		// The API server's cache may not hold yet what was created just
+		// before the deletion: a work its agent must finalize would lose
+		// the agent's RBAC. An empty namespace is read again from etcd
+		// before anything moves on.
+		st, items, err = r.contentLeft(ctx, ns.Name, consistentRead)
+	}
+	if err != nil {
+		return steps.StopList, err
+	}
+	if len(items) == 0 {
+		return steps.Continue, r.setDeleting(ctx, s, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
+			"No ManagedClusterAddOns or ManifestWorks are left in the cluster namespace")
+	}
+	var errs []error
+	for _, obj := range firstToDelete(items) {
+		if obj.DeletionTimestamp.IsZero() {
+			ctrl.LoggerFrom(ctx).V(1).Info("Deleting what a deleted cluster's namespace holds", "cluster", ns.Name, "kind", obj.Kind, "name", obj.Name)
+			if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: &obj.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				errs = append(errs, err)
 			}
 		}
-		if err := r.setDeleting(ctx, s, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining(st, items)); err != nil {
-			errs = append(errs, err)
-		}
-		return steps.Result{Stop: true, RequeueAfter: contentCheck}, errors.Join(errs...)
 	}
-	return steps.Continue, r.setDeleting(ctx, s, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
-		"No ManagedClusterAddOns or ManifestWorks are left in the cluster namespace")
+	if err := r.setDeleting(ctx, s, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining(st, items)); err != nil {
+		errs = append(errs, err)
+	}
+	return steps.Result{Stop: true, RequeueAfter: contentCheck}, errors.Join(errs...)
+}
+
+// The resourceVersions listContent reads at: the API server's cache,
+// which may lag behind etcd, or etcd itself.
+const (
+	cachedRead     = "0"
+	consistentRead = ""
+)
+
+// contentLeft is the first stage (see stages) of which namespace ns still
+// holds objects, and those objects; none when it is empty.
+func (r *Reconciler) contentLeft(ctx context.Context, ns, resourceVersion string) (stage, []*metav1.PartialObjectMetadata, error) {
+	for _, st := range r.stages() {
+		items, err := r.listContent(ctx, ns, st, resourceVersion)
+		if err != nil || len(items) > 0 {
+			return st, items, err
+		}
+	}
+	return stage{}, nil, nil
 }
 
 // listContent lists the objects of st in namespace ns, metadata only, past
-// the manager's cache (which holds no addons or works) but from the API
-// server's (resourceVersion 0: no etcd read, for a look repeated every few
-// seconds while many clusters may be deleted at once; a look that comes
-// too early is repeated); none when their kind is not installed.
-func (r *Reconciler) listContent(ctx context.Context, ns string, st stage) ([]*metav1.PartialObjectMetadata, error) {
+// the manager's cache (which holds no addons or works), at resourceVersion:
+// cachedRead costs no etcd read, for a look repeated every few seconds
+// while many clusters may be deleted at once; none when their kind is not
+// installed.
+func (r *Reconciler) listContent(ctx context.Context, ns string, st stage, resourceVersion string) ([]*metav1.PartialObjectMetadata, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(st.list)
-	err := r.live().List(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
+	err := r.live().List(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: resourceVersion}})
 	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return nil, nil
 	}

@@ -291,3 +291,39 @@ func TestDeleteContentReleasesTheWorksOfANamespaceGoing(t *testing.T) {
 		t.Errorf("finalizers = %v: the hub should remove only the work agent's", w.Finalizers)
 	}
 }
+
+// laggingCache is what the API server's cache shows of the cluster
+// namespace when a work was created just before the cluster's deletion:
+// nothing yet, while etcd holds the work.
+func laggingCache(c client.Client) client.Reader {
+	return interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			o := &client.ListOptions{}
+			o.ApplyOptions(opts)
+			if o.Raw != nil && o.Raw.ResourceVersion == cachedRead {
+				return nil
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+}
+
+func TestDeleteContentConfirmsAnEmptyNamespaceFromEtcd(t *testing.T) {
+	ctx := context.Background()
+	w := agentWork("w", "")
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}
+	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), ownNamespace(), binding, w)
+	r := &Reconciler{Client: c, Live: laggingCache(c), Clock: clocktesting.NewFakePassiveClock(now)}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	if _, deleting := exists(t, c, w); !deleting {
+		t.Error("a work the API server's cache does not show yet should be deleted all the same")
+	}
+	if there, _ := exists(t, c, binding); !there {
+		t.Error("the cluster's RBAC should stay while a work its agent finalizes is left, though the API server's cache shows none")
+	}
+	if cond := deletingCondition(t, c); cond == nil || cond.Reason != clusterv1.ConditionDeletingReasonResourceRemaining {
+		t.Errorf("Deleting condition = %+v, want %s", cond, clusterv1.ConditionDeletingReasonResourceRemaining)
+	}
+}
