@@ -39,9 +39,9 @@ func (r *Result) Conditions(generation int64) []metav1.Condition {
 	selected := len(r.Selected)
 	switch {
 	case len(r.BoundSets) == 0:
-		satisfied.Reason, satisfied.Message = ReasonNoBindings, "no ManagedClusterSet is bound to the placement's namespace: bind one with `corral clusterset bind`"
+		satisfied.Reason, satisfied.Message = ReasonNoBindings, fmt.Sprintf("no ManagedClusterSet is bound to namespace %[1]s: bind one with `corral clusterset bind SET --namespace %[1]s`", r.Namespace)
 	case len(r.EligibleSets) == 0:
-		satisfied.Reason, satisfied.Message = ReasonNoIntersection, fmt.Sprintf("none of spec.clusterSets is bound to the namespace (bound: %s)", strings.Join(r.BoundSets, ", "))
+		satisfied.Reason, satisfied.Message = ReasonNoIntersection, fmt.Sprintf("none of spec.clusterSets is bound to namespace %s (bound: %s)", r.Namespace, strings.Join(r.BoundSets, ", "))
 	case r.Candidates == 0:
 		satisfied.Reason, satisfied.Message = ReasonSetsEmpty, fmt.Sprintf("the ManagedClusterSets %s have no cluster", strings.Join(r.EligibleSets, ", "))
 	case r.Feasible == 0:

@@ -23,6 +23,8 @@ func TestClusterSetFilter(t *testing.T) {
 		placement *clusterv1beta1.Placement
 		want      []string
 		reason    string
+		// message is a part of the PlacementSatisfied message.
+		message string
 	}{
 		"every cluster of the bound set": {
 			fleet:     func() *fleet { return newFleet(cluster("a"), cluster("b")) },
@@ -35,6 +37,7 @@ func TestClusterSetFilter(t *testing.T) {
 				return f.bind("elsewhere", "s", true)
 			},
 			placement: placement().obj(), want: []string{}, reason: ReasonNoBindings,
+			message: "bound to namespace apps: bind one with `corral clusterset bind SET --namespace apps`",
 		},
 		"a binding that is not Bound does not count": {
 			fleet: func() *fleet {
@@ -64,7 +67,7 @@ func TestClusterSetFilter(t *testing.T) {
 		"clusterSets naming only unbound sets": {
 			fleet:     func() *fleet { return newFleet(cluster("a")) },
 			placement: placement().with(func(p *clusterv1beta1.Placement) { p.Spec.ClusterSets = []string{"other"} }).obj(),
-			want:      []string{}, reason: ReasonNoIntersection,
+			want:      []string{}, reason: ReasonNoIntersection, message: "none of spec.clusterSets is bound to namespace apps (bound: s)",
 		},
 		"a label-selector set": {
 			fleet: func() *fleet {
@@ -89,8 +92,9 @@ func TestClusterSetFilter(t *testing.T) {
 			if diff := cmp.Diff(tc.want, selectedNames(r)); diff != "" {
 				t.Errorf("selected (-want +got):\n%s", diff)
 			}
-			if got := r.Conditions(1)[0].Reason; got != tc.reason {
-				t.Errorf("PlacementSatisfied reason = %s, want %s", got, tc.reason)
+			c := r.Conditions(1)[0]
+			if c.Reason != tc.reason || !strings.Contains(c.Message, tc.message) {
+				t.Errorf("PlacementSatisfied %s %q, want %s containing %q", c.Reason, c.Message, tc.reason, tc.message)
 			}
 		})
 	}

@@ -22,6 +22,8 @@ type Result struct {
 	Misconfigured error `json:"-"`
 	// MisconfiguredMessage is Misconfigured's message, for output.
 	MisconfiguredMessage string `json:"misconfigured,omitempty"`
+	// Namespace is the placement's namespace, which the sets are bound to.
+	Namespace string `json:"-"`
 	// BoundSets are the sets bound to the placement's namespace.
 	BoundSets []string `json:"boundSets"`
 	// EligibleSets are the bound sets the placement may choose from.

@@ -57,7 +57,7 @@ func (pl *Plan) Placement() *clusterv1beta1.Placement { return pl.p }
 // Schedule decides which clusters the plan's placement selects in snap.
 func (pl *Plan) Schedule(snap Snapshot, opts Options) *Result {
 	p, c := pl.p, pl.c
-	r := &Result{Wanted: c.wanted, SortByScore: c.sortByScore}
+	r := &Result{Namespace: p.Namespace, Wanted: c.wanted, SortByScore: c.sortByScore}
 	r.BoundSets = snap.BoundSets(p.Namespace)
 	r.EligibleSets = eligible(r.BoundSets, p.Spec.ClusterSets)
 	decided := snap.Decided(p.Namespace, p.Name)
