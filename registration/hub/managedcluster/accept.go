@@ -125,6 +125,12 @@ func (r *Reconciler) applyNamespace(ctx context.Context, s *scope) (steps.Result
 		return r.refuse(ctx, s, fmt.Sprintf("namespace %s exists and is not this cluster's (it has no label %s=%s): "+
 			"choose another cluster name, or label the namespace to give it to the cluster", name, clusterv1.ClusterNameLabelKey, name))
 	}
+	if !ns.DeletionTimestamp.IsZero() {
+		// Nothing can be made in it: it is made anew once it is gone (its
+		// deletion brings the cluster back).
+		ctrl.LoggerFrom(ctx).V(1).Info("The cluster namespace is being deleted; making it anew once it is gone", "cluster", name)
+		return steps.Result{Stop: true, RequeueAfter: contentCheck}, nil
+	}
 	return steps.Continue, nil
 }
 

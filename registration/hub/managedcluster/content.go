@@ -138,6 +138,26 @@ func (r *Reconciler) deleteContent(ctx context.Context, s *scope) (steps.Result,
 	return steps.Result{Stop: true, RequeueAfter: contentCheck}, errors.Join(errs...)
 }
 
+// releaseGoingNamespace lets go of the works in the namespace of a cluster
+// that is not deleted, when someone deleted the namespace: the namespace
+// controller takes the agent's RoleBinding with everything else, so the
+// agent can no longer remove its finalizer from the works being deleted,
+// and the namespace would never go. What they applied stays on the
+// cluster (its agent evicts what a vanished work applied after its grace
+// period). The works of a namespace that is not going are left alone.
+func (r *Reconciler) releaseGoingNamespace(ctx context.Context, s *scope) (steps.Result, error) {
+	ns, err := r.ownNamespace(ctx, s.cluster.Name)
+	if err != nil || ns == nil || ns.DeletionTimestamp.IsZero() {
+		return steps.Continue, err
+	}
+	works, err := r.listContent(ctx, ns.Name, r.stages()[worksStage], cachedRead)
+	if err == nil {
+		err = r.releaseWorks(ctx, s, works)
+	}
+	// Looked at again: a work the cache showed not yet being deleted.
+	return steps.Result{RequeueAfter: contentCheck}, err
+}
+
 // The resourceVersions listContent reads at: the API server's cache,
 // which may lag behind etcd, or etcd itself.
 const (

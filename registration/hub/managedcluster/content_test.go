@@ -327,3 +327,61 @@ func TestDeleteContentConfirmsAnEmptyNamespaceFromEtcd(t *testing.T) {
 		t.Errorf("Deleting condition = %+v, want %s", cond, clusterv1.ConditionDeletingReasonResourceRemaining)
 	}
 }
+
+// goingNamespace is the cluster namespace as someone deleted it, with a
+// work being deleted that its agent finalizes and one that is not being
+// deleted yet, both still there.
+func goingNamespace() (ns *corev1.Namespace, deleted, live *workv1.ManifestWork) {
+	ns = ownNamespace()
+	ns.Finalizers, ns.DeletionTimestamp = []string{"test/hold"}, &metav1.Time{Time: now}
+	deleted, live = agentWork("deleted", ""), agentWork("live", "")
+	deleted.Finalizers, deleted.DeletionTimestamp = append(deleted.Finalizers, "test/hold"), &metav1.Time{Time: now}
+	return ns, deleted, live
+}
+
+func TestANamespaceDeletedUnderALiveClusterLetsGoOfItsWorks(t *testing.T) {
+	for name, mc := range map[string]*clusterv1.ManagedCluster{
+		"accepted and heartbeating": cluster(accepted, finalized, heartbeating),
+		"denied":                    cluster(finalized),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ns, deleted, live := goingNamespace()
+			c := contentClient(t, mc, ns, deleted, live)
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}})
+			if err != nil {
+				t.Fatalf("Reconcile() = %v", err)
+			}
+			if res.RequeueAfter == 0 {
+				t.Errorf("Reconcile() = %+v, want a look again while the namespace goes", res)
+			}
+			exists(t, c, deleted)
+			if slices.Contains(deleted.Finalizers, workv1.ManifestWorkFinalizer) || !slices.Contains(deleted.Finalizers, "test/hold") {
+				t.Errorf("finalizers of a work being deleted = %v: the namespace controller took the agent's RBAC, so the hub should remove the agent's finalizer, and only it", deleted.Finalizers)
+			}
+			exists(t, c, live)
+			if !slices.Contains(live.Finalizers, workv1.ManifestWorkFinalizer) {
+				t.Errorf("finalizers of a work not being deleted = %v: its agent's should stay", live.Finalizers)
+			}
+			rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: roleBindingName("c1", "registration")}}
+			if there, _ := exists(t, c, rb); there {
+				t.Error("nothing should be made in a namespace being deleted: the RoleBinding is made once it is made anew")
+			}
+		})
+	}
+}
+
+func TestANamespaceNotGoingKeepsItsWorks(t *testing.T) {
+	ctx := context.Background()
+	w := agentWork("w", "")
+	c := contentClient(t, cluster(accepted, finalized, heartbeating), ownNamespace(), w)
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	exists(t, c, w)
+	if !slices.Contains(w.Finalizers, workv1.ManifestWorkFinalizer) {
+		t.Errorf("finalizers = %v: the agent's finalizer of a work in a live cluster's namespace should stay", w.Finalizers)
+	}
+}

@@ -107,6 +107,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case cluster.Spec.HubAcceptsClient:
 		return steps.Run(ctx, s,
 			steps.Step[*scope]{Name: "add finalizer", Run: r.addFinalizer},
+			steps.Step[*scope]{Name: "release works of a namespace going", Run: r.releaseGoingNamespace},
 			steps.Step[*scope]{Name: "apply namespace", Run: r.applyNamespace},
 			steps.Step[*scope]{Name: "apply RBAC", Run: r.applyRBAC},
 			steps.Step[*scope]{Name: "create lease", Run: r.createLease},
@@ -115,6 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	default:
 		return steps.Run(ctx, s,
 			steps.Step[*scope]{Name: "add finalizer", Run: r.addFinalizer},
+			steps.Step[*scope]{Name: "release works of a namespace going", Run: r.releaseGoingNamespace},
 			steps.Step[*scope]{Name: "revoke RBAC", Run: r.revokeRBAC},
 			steps.Step[*scope]{Name: "update status", Run: r.updateStatus},
 		)

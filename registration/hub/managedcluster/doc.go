@@ -8,6 +8,9 @@
 //     namespace, the managed-cluster-lease its agent renews, and the
 //     HubAcceptedManagedCluster condition;
 //   - when it turns false: that RBAC revoked and the condition False;
+//   - when someone deletes the namespace of a cluster that is not deleted:
+//     the works being deleted there let go of (their agent lost its RBAC
+//     with the namespace), and the namespace made anew once it is gone;
 //   - when the ManagedCluster is deleted: behind its finalizer, its
 //     ManagedClusterAddOns, then its ManifestWorks (by cleanup priority), the
 //     work addons last, reported in the Deleting condition (content.go);
