@@ -272,10 +272,7 @@ func TestDeleteContentLeavesANamespaceNotItsOwn(t *testing.T) {
 
 func TestDeleteContentReleasesTheWorksOfANamespaceGoing(t *testing.T) {
 	ctx := context.Background()
-	going := ownNamespace()
-	going.Finalizers, going.DeletionTimestamp = []string{"test/hold"}, &metav1.Time{Time: now}
-	w := agentWork("w", "")
-	w.Finalizers, w.DeletionTimestamp = append(w.Finalizers, "test/hold"), &metav1.Time{Time: now}
+	going, w, _ := goingNamespace()
 	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), going, w)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {

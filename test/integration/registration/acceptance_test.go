@@ -302,3 +302,28 @@ var _ = Describe("deleting a cluster with works", func() {
 		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKeyFromObject(w), w))).To(BeTrue())
 	})
 })
+
+var _ = Describe("deleting the namespace of a cluster that stays", func() {
+	It("lets go of the works its agent can no longer finalize, and makes the namespace, RBAC and lease anew", func(ctx context.Context) {
+		name := newCluster(ctx, true)
+		expectAccepted(ctx, name)
+		w := agentWork(ctx, name)
+		old := &corev1.Namespace{}
+		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, old)).To(Succeed())
+
+		Expect(admin.Delete(ctx, old)).To(Succeed())
+		Eventually(func(g Gomega) {
+			ns := &corev1.Namespace{}
+			g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, ns)).To(Succeed())
+			g.Expect(ns.UID).NotTo(Equal(old.UID), "the namespace should be gone, and made anew")
+			g.Expect(ns.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabelKey, name))
+		}).WithContext(ctx).WithTimeout(2 * timeout).Should(Succeed())
+		Expect(apierrors.IsNotFound(admin.Get(ctx, client.ObjectKeyFromObject(w), w))).To(BeTrue(), "the work went with its namespace")
+		Eventually(func(g Gomega) {
+			role := "open-cluster-management:managedcluster:" + name
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: role + ":registration"}, &rbacv1.RoleBinding{})).To(Succeed())
+			g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}, &coordinationv1.Lease{})).To(Succeed())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		expectAccepted(ctx, name)
+	})
+})
