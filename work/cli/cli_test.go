@@ -601,3 +601,40 @@ func TestDelete(t *testing.T) {
 		})
 	}
 }
+
+func TestResourceDetail(t *testing.T) {
+	cond := func(t string, s metav1.ConditionStatus, msg string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: s, Message: msg}
+	}
+	replicas := func(name string, n int64) workv1.FeedbackValue {
+		return workv1.FeedbackValue{Name: name, Value: workv1.FieldValue{Type: workv1.Integer, Integer: &n}}
+	}
+	cases := map[string]struct {
+		m    workv1.ManifestCondition
+		want string
+	}{
+		"feedback only": {
+			m:    workv1.ManifestCondition{StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{replicas("ReadyReplicas", 2), replicas("Replicas", 2)}}},
+			want: "ReadyReplicas=2 Replicas=2",
+		},
+		"problems apart from each other": {
+			m: workv1.ManifestCondition{Conditions: []metav1.Condition{
+				cond(workv1.ManifestApplied, metav1.ConditionFalse, `namespaces "x" not found`),
+				cond(workv1.ManifestAvailable, metav1.ConditionUnknown, "the manifest was not applied")}},
+			want: `Applied: namespaces "x" not found; Available: the manifest was not applied`,
+		},
+		"feedback apart from a problem": {
+			m: workv1.ManifestCondition{
+				StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{replicas("ReadyReplicas", 0)}},
+				Conditions:      []metav1.Condition{cond(workv1.ManifestDegraded, metav1.ConditionTrue, "crash looping")}},
+			want: "ReadyReplicas=0; Degraded: crash looping",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := resourceDetail(tc.m); got != tc.want {
+				t.Errorf("resourceDetail = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

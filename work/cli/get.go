@@ -265,14 +265,18 @@ func workDetail(mw workv1.ManifestWork, h hints) string {
 	return strings.Join(parts, "; ")
 }
 
-// resourceDetail is a resource's status feedback, and what is wrong.
+// resourceDetail is a resource's status feedback, and what is wrong, as
+// workDetail says it: parts apart by "; ".
 func resourceDetail(m workv1.ManifestCondition) string {
-	var parts []string
+	var values, parts []string
 	for _, v := range m.StatusFeedbacks.Values {
-		parts = append(parts, v.Name+"="+fieldValue(v.Value))
+		values = append(values, v.Name+"="+fieldValue(v.Value))
+	}
+	if len(values) > 0 {
+		parts = append(parts, strings.Join(values, " "))
 	}
 	parts = append(parts, problems(m.Conditions, workv1.ManifestApplied, workv1.ManifestAvailable, workv1.ManifestDegraded)...)
-	return strings.Join(parts, " ")
+	return strings.Join(parts, "; ")
 }
 
 // problems are the messages of the conditions that are not as they should
