@@ -4,7 +4,7 @@
 // The agent half (health/agent) probes the managed cluster every
 // interval, with jitter — the API server's /livez and /readyz, the share
 // of Ready nodes, listed Deployments and DaemonSets — and reports into
-// the ConfigMap `health-report` in its cluster namespace (addons/report),
+// the ConfigMap `health-report` in its cluster namespace (addons/configmapchannel),
 // the only place its hub identity may write.
 //
 // The hub half (health/hub), with the hub manager's client, resolves and

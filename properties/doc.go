@@ -7,7 +7,7 @@
 // product, region and zones (the well-known topology labels of its
 // nodes), writes the well-known ones as ClusterClaims on the managed
 // cluster, and sends all of it, with the user's own ClusterClaims, to the
-// hub as a report (addons/report: a ConfigMap `properties-report` in the
+// hub as a report (addons/configmapchannel: a ConfigMap `properties-report` in the
 // cluster namespace, the only place its hub identity may write). It
 // writes at most once per interval, and only when something changed.
 //

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Condition of an addon's ManagedClusterAddOn, and its reasons.
@@ -112,10 +112,10 @@ type scope[T any] struct {
 
 // Reconcile resolves one addon's settings.
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return corralreconcile.Run(ctx, &scope[T]{key: req.NamespacedName},
-		corralreconcile.Step[*scope[T]]{Name: "load", Run: r.load},
-		corralreconcile.Step[*scope[T]]{Name: "resolve", Run: r.resolve},
-		corralreconcile.Step[*scope[T]]{Name: "write settings", Run: r.writeSettings},
-		corralreconcile.Step[*scope[T]]{Name: "status", Run: r.updateStatus},
+	return steps.Run(ctx, &scope[T]{key: req.NamespacedName},
+		steps.Step[*scope[T]]{Name: "load", Run: r.load},
+		steps.Step[*scope[T]]{Name: "resolve", Run: r.resolve},
+		steps.Step[*scope[T]]{Name: "write settings", Run: r.writeSettings},
+		steps.Step[*scope[T]]{Name: "status", Run: r.updateStatus},
 	)
 }

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 )
 
 // testSettings are a test addon's: one interval, variable "interval".
@@ -116,7 +116,7 @@ func TestReconcile(t *testing.T) {
 			kube := kubefake.NewClientset()
 			ctx := context.Background()
 			if tc.stored != nil {
-				if err := report.Write(ctx, kube, "c1", testAddon.ConfigName, testAddon.Name, tc.stored); err != nil {
+				if err := configmapchannel.Write(ctx, kube, "c1", testAddon.ConfigName, testAddon.Name, tc.stored); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -134,7 +134,7 @@ func TestReconcile(t *testing.T) {
 				t.Errorf("condition %+v, want %s %s saying %q", cond, tc.wantStatus, tc.wantReason, tc.wantMessage)
 			}
 			var got testSettings
-			found, err := report.Read(ctx, kube, "c1", testAddon.ConfigName, &got)
+			found, err := configmapchannel.Read(ctx, kube, "c1", testAddon.ConfigName, &got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestReconcileDisabledAddonForgetsItsSettings(t *testing.T) {
 	ctx := context.Background()
 	kube := kubefake.NewClientset()
 	for _, w := range []struct{ ns, name string }{{"c1", testAddon.ConfigName}, {"c1", "other-config"}, {"c2", testAddon.ConfigName}} {
-		if err := report.Write(ctx, kube, w.ns, w.name, testAddon.Name, testAddon.Defaults()); err != nil {
+		if err := configmapchannel.Write(ctx, kube, w.ns, w.name, testAddon.Name, testAddon.Defaults()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,7 +198,7 @@ func TestReconcileDisabledAddonForgetsItsSettings(t *testing.T) {
 		want     bool
 	}{{"c1", testAddon.ConfigName, false}, {"c1", "other-config", true}, {"c2", testAddon.ConfigName, true}} {
 		var s testSettings
-		found, err := report.Read(ctx, kube, w.ns, w.name, &s)
+		found, err := configmapchannel.Read(ctx, kube, w.ns, w.name, &s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@
 // the addon's defaults), parses its customizedVariables with the addon's
 // own parser (Addon.Parse), and
 //   - when they are valid, writes them into the addon's settings ConfigMap
-//     (Addon.ConfigName, addons/report) in the cluster namespace, for the
+//     (Addon.ConfigName, addons/configmapchannel) in the cluster namespace, for the
 //     agent and for the addon's hub half, and sets the addon's
 //     ConditionConfigValid True, its message saying what the settings do;
 //   - when they are not, or the config is missing, sets

@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 )
 
 // Follower is the agent side of an addon's settings, of type T: it keeps
@@ -127,7 +127,7 @@ func (f *Follower[T]) apply(ctx context.Context, obj any) {
 		return
 	}
 	var s T
-	err := report.Decode(cm, &s)
+	err := configmapchannel.Decode(cm, &s)
 	if err == nil {
 		err = f.validate(s)
 	}

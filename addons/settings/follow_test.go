@@ -12,7 +12,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 )
 
 const testJitter = 0.1
@@ -37,7 +37,7 @@ func every(d time.Duration) testSettings { return testSettings{Interval: metav1.
 
 func settingsConfigMap(t *testing.T, name string, s any) *corev1.ConfigMap {
 	t.Helper()
-	cm, err := report.Object("c1", name, testAddon.Name, s)
+	cm, err := configmapchannel.Object("c1", name, testAddon.Name, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +53,9 @@ func TestFollowerApply(t *testing.T) {
 		want time.Duration
 	}{
 		"valid settings are followed":                {obj: settingsConfigMap(t, testAddon.ConfigName, every(10*time.Second)), want: 10 * time.Second},
-		"not JSON: the settings are kept":            {obj: bare(map[string]string{report.Key: "{not json"})},
+		"not JSON: the settings are kept":            {obj: bare(map[string]string{configmapchannel.Key: "{not json"})},
 		"no data: the settings are kept":             {obj: bare(nil)},
-		"not a duration: the settings are kept":      {obj: bare(map[string]string{report.Key: `{"interval":"often"}`})},
+		"not a duration: the settings are kept":      {obj: bare(map[string]string{configmapchannel.Key: `{"interval":"often"}`})},
 		"no interval: the settings are kept":         {obj: settingsConfigMap(t, testAddon.ConfigName, struct{}{})},
 		"refused by validate: the settings are kept": {obj: settingsConfigMap(t, testAddon.ConfigName, every(time.Millisecond))},
 		"another ConfigMap is not settings":          {obj: settingsConfigMap(t, "test-report", every(10*time.Second))},
@@ -109,7 +109,7 @@ func TestFollow(t *testing.T) {
 	// A malformed update, then a valid one: the follower neither crashes
 	// nor stalls on the first, and keeps 5m until the second.
 	malformed := settingsConfigMap(t, testAddon.ConfigName, nil)
-	malformed.Data[report.Key] = "{not json"
+	malformed.Data[configmapchannel.Key] = "{not json"
 	if _, err := cms.Update(ctx, malformed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/addons/report"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/addons/configmapchannel"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // desiredConfig is the AddOnDeploymentConfig the addon manager resolved
@@ -36,20 +36,20 @@ func desiredConfig(mca *addonv1alpha1.ManagedClusterAddOn) (addonv1alpha1.Config
 
 // load reads the addon; one being deleted is left alone, and once it is
 // gone (the addon disabled on the cluster) so are its settings.
-func (r *Reconciler[T]) load(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) load(ctx context.Context, s *scope[T]) (steps.Result, error) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	err := r.Client.Get(ctx, s.key, mca)
 	if apierrors.IsNotFound(err) {
-		return corralreconcile.StopList, r.forget(ctx, s)
+		return steps.StopList, r.forget(ctx, s)
 	}
 	if err != nil {
-		return corralreconcile.StopList, err
+		return steps.StopList, err
 	}
 	if !mca.DeletionTimestamp.IsZero() {
-		return corralreconcile.StopList, nil
+		return steps.StopList, nil
 	}
 	s.addon = mca
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // forget deletes the settings of an addon no longer enabled on the
@@ -68,40 +68,40 @@ func (r *Reconciler[T]) forget(ctx context.Context, s *scope[T]) error {
 
 // resolve parses the addon's config into s.settings, or says in s.reason
 // and s.message why it cannot.
-func (r *Reconciler[T]) resolve(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) resolve(ctx context.Context, s *scope[T]) (steps.Result, error) {
 	ref, ok := desiredConfig(s.addon)
 	if !ok {
 		s.settings = r.Addon.Defaults()
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	adc := &addonv1alpha1.AddOnDeploymentConfig{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, adc)
 	if err != nil {
 		if client.IgnoreNotFound(err) != nil {
-			return corralreconcile.StopList, err
+			return steps.StopList, err
 		}
 		s.reason = ReasonConfigNotFound
 		s.message = fmt.Sprintf("AddOnDeploymentConfig %s/%s does not exist: create it or remove it from the addon's configs; keeping the last valid settings", ref.Namespace, ref.Name)
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	settings, err := r.Addon.Parse(adc.Spec.CustomizedVariables)
 	if err != nil {
 		s.reason = ReasonConfigInvalid
 		s.message = fmt.Sprintf("AddOnDeploymentConfig %s/%s is not valid, keeping the last valid settings: %v", ref.Namespace, ref.Name, err)
 		ctrl.LoggerFrom(ctx).V(1).Info("Rejecting an addon's config", "addon", s.key, "config", ref, "err", err)
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	s.settings = settings
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // writeSettings writes valid settings for the agent and the hub half.
-func (r *Reconciler[T]) writeSettings(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) writeSettings(ctx context.Context, s *scope[T]) (steps.Result, error) {
 	if s.reason != "" {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
-	if err := report.Write(ctx, r.Kube, s.key.Namespace, r.Addon.ConfigName, r.Addon.Name, s.settings); err != nil {
-		return corralreconcile.StopList, err
+	if err := configmapchannel.Write(ctx, r.Kube, s.key.Namespace, r.Addon.ConfigName, r.Addon.Name, s.settings); err != nil {
+		return steps.StopList, err
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

@@ -8,11 +8,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // updateStatus sets ConditionConfigValid on the addon.
-func (r *Reconciler[T]) updateStatus(ctx context.Context, s *scope[T]) (corralreconcile.Result, error) {
+func (r *Reconciler[T]) updateStatus(ctx context.Context, s *scope[T]) (steps.Result, error) {
 	cond := metav1.Condition{
 		Type: ConditionConfigValid, Status: metav1.ConditionTrue, Reason: ReasonConfigValid, ObservedGeneration: s.addon.Generation,
 		Message: r.Addon.Describe(s.settings),
@@ -22,12 +22,12 @@ func (r *Reconciler[T]) updateStatus(ctx context.Context, s *scope[T]) (corralre
 	}
 	if old := meta.FindStatusCondition(s.addon.Status.Conditions, ConditionConfigValid); old != nil &&
 		old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	original := s.addon.DeepCopy()
 	meta.SetStatusCondition(&s.addon.Status.Conditions, cond)
 	if err := r.Client.Status().Patch(ctx, s.addon, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing the %s addon's %s condition: %w", r.Addon.Name, ConditionConfigValid, err)
+		return steps.StopList, fmt.Errorf("writing the %s addon's %s condition: %w", r.Addon.Name, ConditionConfigValid, err)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

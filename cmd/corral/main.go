@@ -16,9 +16,9 @@ import (
 
 	"github.com/corral-dev/corral/addons/builtin"
 	addoncli "github.com/corral-dev/corral/addons/cli"
+	fleetcli "github.com/corral-dev/corral/dev/cli"
 	"github.com/corral-dev/corral/internal/clientgates"
-	fleetcli "github.com/corral-dev/corral/internal/fleet/cli"
-	"github.com/corral-dev/corral/internal/textpages"
+	"github.com/corral-dev/corral/internal/rsstrim"
 	placementcli "github.com/corral-dev/corral/placement/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	workcli "github.com/corral-dev/corral/work/cli"
@@ -26,7 +26,7 @@ import (
 
 func main() {
 	// Best-effort, before anything else runs: it only lowers the RSS.
-	_ = textpages.Trim()
+	_ = rsstrim.Trim()
 	clientgates.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

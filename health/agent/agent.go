@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
 )
@@ -140,7 +140,7 @@ func (a *Agent) Sync(ctx context.Context, s api.Settings) error {
 		return nil
 	}
 	ctrl.LoggerFrom(ctx).V(4).Info("Reporting health", "livez", r.Livez.OK, "readyz", r.Readyz.OK, "nodes", r.Nodes.Total, "ready", r.Nodes.Ready)
-	if err := report.Write(ctx, a.hub, a.opts.ClusterName, api.ReportName, api.AddonName, r); err != nil {
+	if err := configmapchannel.Write(ctx, a.hub, a.opts.ClusterName, api.ReportName, api.AddonName, r); err != nil {
 		return fmt.Errorf("reporting to the hub: %w", err)
 	}
 	a.last, a.lastWritten = &r, now

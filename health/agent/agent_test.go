@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
 )
 
@@ -71,7 +71,7 @@ func TestSyncHeartbeat(t *testing.T) {
 		t.Errorf("%d writes after a node went NotReady, want 3", got)
 	}
 	var r api.Report
-	if _, err := report.Read(ctx, hub, "c1", api.ReportName, &r); err != nil {
+	if _, err := configmapchannel.Read(ctx, hub, "c1", api.ReportName, &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Nodes.Total != 2 || r.Nodes.Ready != 1 || !r.ProbeTime.Time.Equal(clk.Now()) {
@@ -95,7 +95,7 @@ func TestSettings(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	want := api.Settings{ProbeInterval: api.Duration{Duration: 5 * time.Second}, StaleAfter: api.Duration{Duration: time.Minute}, MinReadyNodeShare: 1,
 		Workloads: []api.WorkloadRef{{Kind: api.KindDeployment, Namespace: "kube-system", Name: "coredns"}}}
-	cm, err := report.Object("c1", api.ConfigName, api.AddonName, want)
+	cm, err := configmapchannel.Object("c1", api.ConfigName, api.AddonName, want)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const (
 	ReasonWorkloadsUnavailable = "WorkloadsUnavailable"
 )
 
-// ConfigMaps in the cluster namespace on the hub (addons/report): the
+// ConfigMaps in the cluster namespace on the hub (addons/configmapchannel): the
 // agent writes ReportName; the hub half writes ConfigName, the settings
 // resolved from the addon's AddOnDeploymentConfig, which the agent watches
 // and clusterhealth reads (deleted when the addon is disabled).

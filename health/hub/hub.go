@@ -9,7 +9,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/health/hub/clusterhealth"
@@ -47,7 +47,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	reports, err := report.NewCache(mgr, api.AddonName)
+	reports, err := configmapchannel.NewCache(mgr, api.AddonName)
 	if err != nil {
 		return err
 	}

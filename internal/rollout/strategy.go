@@ -11,7 +11,7 @@ import (
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
 
-	"github.com/corral-dev/corral/internal/portion"
+	"github.com/corral-dev/corral/internal/clustercount"
 )
 
 // Placement is one placement's rollout at one moment: its decisions and
@@ -239,9 +239,9 @@ func (ro Placement) order(mandatory []clusterv1alpha1.MandatoryDecisionGroup) []
 }
 
 // allowed is how many of n clusters a count or percentage lets through
-// (portion.Of); the setting was validated before.
+// (clustercount.Of); the setting was validated before.
 func allowed(v intstr.IntOrString, n int) int {
-	out, _ := portion.Of(v, n)
+	out, _ := clustercount.Of(v, n)
 	return max(out, 0)
 }
 

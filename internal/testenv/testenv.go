@@ -2,7 +2,7 @@
 // envtest (one kube-apiserver and etcd) from the binaries `make tools` puts in
 // bin/, with the OCM CRDs installed; and, for suites whose behaviour
 // crosses a hub and a managed cluster, both as local clusters
-// (internal/localcluster) started side by side.
+// (dev/localcluster) started side by side.
 package testenv
 
 import (
@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/clientgates"
-	"github.com/corral-dev/corral/internal/localcluster"
 )
 
 // The suites run corral's controllers in-process with client-go's gates

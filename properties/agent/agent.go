@@ -18,7 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/properties/api"
 )
@@ -159,7 +159,7 @@ func (a *Agent) Sync(ctx context.Context) error {
 func (a *Agent) report(ctx context.Context, r api.Report) error {
 	if a.last == nil {
 		var stored api.Report
-		found, err := report.Read(ctx, a.hub, a.opts.ClusterName, api.ReportName, &stored)
+		found, err := configmapchannel.Read(ctx, a.hub, a.opts.ClusterName, api.ReportName, &stored)
 		if err != nil {
 			ctrl.LoggerFrom(ctx).V(1).Info("The stored report cannot be read; writing a new one", "err", err)
 		} else if found {
@@ -171,7 +171,7 @@ func (a *Agent) report(ctx context.Context, r api.Report) error {
 		return nil
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Reporting changed properties", "nodes", r.Nodes, "version", r.KubernetesVersion, "claims", len(r.Claims), "dropped", len(r.Dropped))
-	if err := report.Write(ctx, a.hub, a.opts.ClusterName, api.ReportName, api.AddonName, r); err != nil {
+	if err := configmapchannel.Write(ctx, a.hub, a.opts.ClusterName, api.ReportName, api.AddonName, r); err != nil {
 		return fmt.Errorf("reporting to the hub: %w", err)
 	}
 	a.last = &r

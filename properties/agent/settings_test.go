@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -49,7 +49,7 @@ func TestInterval(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a, hub := testAgent(t, tc.opts)
 			if tc.hub > 0 {
-				cm, err := report.Object("c1", api.ConfigName, api.AddonName, every(tc.hub))
+				cm, err := configmapchannel.Object("c1", api.ConfigName, api.AddonName, every(tc.hub))
 				if err != nil {
 					t.Fatal(err)
 				}

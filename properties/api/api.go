@@ -12,7 +12,7 @@ import (
 // AddonName is the properties addon's name.
 const AddonName = "properties"
 
-// ConfigMaps in the cluster namespace on the hub (addons/report): the
+// ConfigMaps in the cluster namespace on the hub (addons/configmapchannel): the
 // agent writes ReportName; the hub half writes ConfigName, the settings
 // resolved from the addon's AddOnDeploymentConfig, which the agent
 // follows.

@@ -17,7 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/properties/api"
@@ -89,7 +89,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	reports, err := report.NewCache(mgr, api.AddonName)
+	reports, err := configmapchannel.NewCache(mgr, api.AddonName)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/corral-dev/corral/internal/fleet"
+	"github.com/corral-dev/corral/dev/fleet"
 )
 
 // statusReport is the part of `corral dev status -o json` the specs read.

@@ -13,8 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/corral-dev/corral/internal/fleet"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // The health addon's names, as a user reads them in the docs.

@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func() {

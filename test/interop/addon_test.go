@@ -20,7 +20,7 @@ import (
 	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
 
 	addoncli "github.com/corral-dev/corral/addons/cli"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // The addon framework's helloworld example (v1.2.0), as it is built: its

@@ -21,7 +21,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	placementhub "github.com/corral-dev/corral/placement/hub"
 )

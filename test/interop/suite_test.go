@@ -18,7 +18,7 @@
 //   - OCM's placement controller and corral's scheduler choose the same
 //     clusters for the same Placements.
 //
-// Every cluster is a real etcd and kube-apiserver (internal/localcluster);
+// Every cluster is a real etcd and kube-apiserver (dev/localcluster);
 // the upstream binary runs as a child process whose log is printed when a
 // spec fails.
 package interop_test
@@ -50,7 +50,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"
 )

@@ -27,8 +27,8 @@ import (
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/install"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
 	"github.com/corral-dev/corral/internal/rollout"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Condition reasons of ManagedClusterAddOnConditionConfigured.
@@ -110,20 +110,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("addon", klog.KObj(cma)))
 	s := &scope{cma: cma, now: r.Clock.Now(), leaving: sets.New[string]()}
-	return corralreconcile.Run(ctx, s,
-		corralreconcile.Step[*scope]{Name: "read placements", Run: r.readPlacements},
-		corralreconcile.Step[*scope]{Name: "list addons", Run: r.listAddons},
-		corralreconcile.Step[*scope]{Name: "roll out", Run: r.rollOut},
-		corralreconcile.Step[*scope]{Name: "progressions", Run: r.writeProgressions},
+	return steps.Run(ctx, s,
+		steps.Step[*scope]{Name: "read placements", Run: r.readPlacements},
+		steps.Step[*scope]{Name: "list addons", Run: r.listAddons},
+		steps.Step[*scope]{Name: "roll out", Run: r.rollOut},
+		steps.Step[*scope]{Name: "progressions", Run: r.writeProgressions},
 	)
 }
 
 // readPlacements reads the install strategy's placements, their decisions
 // and configs. A placement that does not exist decides on no cluster.
-func (r *Reconciler) readPlacements(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) readPlacements(ctx context.Context, s *scope) (steps.Result, error) {
 	s.rest = &placement{want: defaults(install.DefaultConfigReferences(s.cma.Spec.SupportedConfigs, s.cma.Status.DefaultConfigReferences))} //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 	if s.cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	progressions := install.InstallProgressions(s.cma, s.cma.Status.InstallProgressions)
 	for i, ps := range s.cma.Spec.InstallStrategy.Placements {
@@ -135,12 +135,12 @@ func (r *Reconciler) readPlacements(ctx context.Context, s *scope) (corralreconc
 			continue
 		}
 		if err != nil {
-			return corralreconcile.StopList, fmt.Errorf("reading placement %s/%s: %w", ps.Namespace, ps.Name, err)
+			return steps.StopList, fmt.Errorf("reading placement %s/%s: %w", ps.Namespace, ps.Name, err)
 		}
 		p.spec = spec
 		p.tracker = placementsdk.NewPlacementDecisionClustersTracker(spec, rollout.Decisions(ctx, r.Client), nil)
 		if err := p.tracker.Refresh(); err != nil {
-			return corralreconcile.StopList, fmt.Errorf("reading the decisions of placement %s/%s: %w", ps.Namespace, ps.Name, err)
+			return steps.StopList, fmt.Errorf("reading the decisions of placement %s/%s: %w", ps.Namespace, ps.Name, err)
 		}
 		p.clusters = p.tracker.ExistingClusterGroupsBesides().GetClusters()
 	}
@@ -149,16 +149,16 @@ func (r *Reconciler) readPlacements(ctx context.Context, s *scope) (corralreconc
 		p.claimed = claimed.Clone()
 		claimed = claimed.Union(p.clusters)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // listAddons puts each of the addon's ManagedClusterAddOns with the last
 // placement deciding on its cluster, or with the rest, and works out the
 // configs it is to run with and where it is in rolling them out.
-func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) listAddons(ctx context.Context, s *scope) (steps.Result, error) {
 	list := &addonv1alpha1.ManagedClusterAddOnList{}
 	if err := r.Client.List(ctx, list, client.MatchingFields{addonowner.NameIndex: s.cma.Name}); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
+		return steps.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
 	}
 	for i := range list.Items {
 		mca := &list.Items[i]
@@ -174,13 +174,13 @@ func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.
 		a.status = rolloutStatus(mca, a.want)
 		p.addons = append(p.addons, a)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // rollOut gives the configs each placement's rollout strategy reaches now
 // to those addons, and every other addon its configs at once. It comes
 // back at the next rollout deadline, and soon after losing a write race.
-func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error) {
 	var (
 		errs    []error
 		recheck time.Duration
@@ -226,7 +226,7 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Res
 		lost, err := r.writeAddons(ctx, p.addons, start)
 		errs = append(errs, err)
 		if lost {
-			later(corralreconcile.ConflictRetry)
+			later(steps.ConflictRetry)
 		}
 		if after := p.result.RecheckAfter; after != nil {
 			later(*after)
@@ -238,9 +238,9 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (corralreconcile.Res
 	}
 	lost, err := r.writeAddons(ctx, s.rest.addons, all)
 	if lost {
-		later(corralreconcile.ConflictRetry)
+		later(steps.ConflictRetry)
 	}
-	return corralreconcile.Result{RequeueAfter: recheck}, errors.Join(append(errs, err)...)
+	return steps.Result{RequeueAfter: recheck}, errors.Join(append(errs, err)...)
 }
 
 // clusterGone says whether cluster will have no addon to roll out to:
@@ -299,7 +299,7 @@ func (r *Reconciler) writeAddons(ctx context.Context, addons []*addon, start set
 
 // writeProgressions writes each install progression's Progressing
 // condition, and its last applied configs once its rollout completed.
-func (r *Reconciler) writeProgressions(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) writeProgressions(ctx context.Context, s *scope) (steps.Result, error) {
 	old := s.cma.DeepCopy()
 	for i := range s.cma.Status.InstallProgressions {
 		prog := &s.cma.Status.InstallProgressions[i]
@@ -310,10 +310,10 @@ func (r *Reconciler) writeProgressions(ctx context.Context, s *scope) (corralrec
 		progress(prog, s.placements[j])
 	}
 	if equality.Semantic.DeepEqual(old.Status, s.cma.Status) {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	if err := r.Client.Status().Patch(ctx, s.cma, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing the install progressions of addon %s: %w", s.cma.Name, err)
+		return steps.StopList, fmt.Errorf("writing the install progressions of addon %s: %w", s.cma.Name, err)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // hub is a fake hub with addon "a": each named placement (in namespace
@@ -155,8 +155,8 @@ func TestALostWriteRaceOnOneAddonLooksAgainSoonAndWritesTheRest(t *testing.T) {
 	}}, placedAddon(clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, "fleet"), map[string][]string{"fleet": {"c1", "c2"}}, "c1", "c2")
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(metav1.Now().Time)}
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Name: "a"}})
-	if err != nil || res.RequeueAfter != corralreconcile.ConflictRetry {
-		t.Errorf("Reconcile = %+v, %v; want a look again after %s and no error", res, err, corralreconcile.ConflictRetry)
+	if err != nil || res.RequeueAfter != steps.ConflictRetry {
+		t.Errorf("Reconcile = %+v, %v; want a look again after %s and no error", res, err, steps.ConflictRetry)
 	}
 	if got := desiredOn(t, c, "c2"); len(got) != 1 || got[0] != "fleet-config@h-fleet" {
 		t.Errorf("c2 desires %v, want the placement's config", got)

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Reconciler adds the ClusterManagementAddOn owner reference.
@@ -83,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	patch := client.MergeFromWithOptions(mca.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	mca.OwnerReferences = owners
 	if err := r.Client.Patch(ctx, mca, patch); err != nil {
-		return corralreconcile.AfterWrite(ctx, fmt.Errorf("adding the owner reference of %s/%s: %w", mca.Namespace, mca.Name, err))
+		return steps.AfterWrite(ctx, fmt.Errorf("adding the owner reference of %s/%s: %w", mca.Namespace, mca.Name, err))
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Owned a ManagedClusterAddOn by its ClusterManagementAddOn", "addon", klog.KObj(mca))
 	return ctrl.Result{}, nil

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Reconciler sets the built-in addons' Progressing condition.
@@ -55,7 +55,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if err := r.Client.Status().Patch(ctx, mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.AfterWrite(ctx, fmt.Errorf("writing the progress of %s/%s: %w", mca.Namespace, mca.Name, err))
+		return steps.AfterWrite(ctx, fmt.Errorf("writing the progress of %s/%s: %w", mca.Namespace, mca.Name, err))
 	}
 	cond := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
 	ctrl.LoggerFrom(ctx).V(1).Info("Set a built-in addon's progress", "addon", klog.KObj(mca), "reason", cond.Reason)

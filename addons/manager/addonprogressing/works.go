@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // The reasons Progressing is False while an addon's manifests are not yet
@@ -117,7 +117,7 @@ func (r *WorkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		return ctrl.Result{}, nil
 	}
 	if err := r.Client.Status().Patch(ctx, mca, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.AfterWrite(ctx, fmt.Errorf("writing the progress of %s/%s: %w", mca.Namespace, mca.Name, err))
+		return steps.AfterWrite(ctx, fmt.Errorf("writing the progress of %s/%s: %w", mca.Namespace, mca.Name, err))
 	}
 	cond := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
 	ctrl.LoggerFrom(ctx).V(1).Info("Set an addon's progress", "addon", klog.KObj(mca), "reason", cond.Reason, "message", cond.Message)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // InstalledByAnnotation marks a ManagedClusterAddOn that an install
@@ -89,22 +89,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("addon", klog.KObj(cma)))
 	s := &scope{cma: cma}
-	return corralreconcile.Run(ctx, s,
-		corralreconcile.Step[*scope]{Name: "list addons", Run: r.listAddons},
-		corralreconcile.Step[*scope]{Name: "install by placements", Run: r.installByPlacements},
-		corralreconcile.Step[*scope]{Name: "status", Run: r.writeStatus},
+	return steps.Run(ctx, s,
+		steps.Step[*scope]{Name: "list addons", Run: r.listAddons},
+		steps.Step[*scope]{Name: "install by placements", Run: r.installByPlacements},
+		steps.Step[*scope]{Name: "status", Run: r.writeStatus},
 	)
 }
 
 // listAddons finds the addon's ManagedClusterAddOns.
-func (r *Reconciler) listAddons(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) listAddons(ctx context.Context, s *scope) (steps.Result, error) {
 	list := &addonv1alpha1.ManagedClusterAddOnList{}
 	if err := r.Client.List(ctx, list, client.MatchingFields{addonowner.NameIndex: s.cma.Name}); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
+		return steps.StopList, fmt.Errorf("listing ManagedClusterAddOns: %w", err)
 	}
 	s.addons = make(map[string]*addonv1alpha1.ManagedClusterAddOn, len(list.Items))
 	for i := range list.Items {
 		s.addons[list.Items[i].Namespace] = &list.Items[i]
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

@@ -16,18 +16,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // installByPlacements creates the addon on every cluster its placements
 // decide on and deletes the ones it created on clusters they no longer do.
-func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (steps.Result, error) {
 	if s.cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	wanted, err := r.decidedClusters(ctx, s.cma.Spec.InstallStrategy.Placements)
 	if err != nil {
-		return corralreconcile.StopList, err
+		return steps.StopList, err
 	}
 	var errs []error
 	for _, cluster := range sets.List(wanted) {
@@ -54,7 +54,7 @@ func (r *Reconciler) installByPlacements(ctx context.Context, s *scope) (corralr
 		}
 		ctrl.LoggerFrom(ctx).V(1).Info("Removed an addon from a cluster no placement decides on", "cluster", cluster)
 	}
-	return corralreconcile.Continue, errors.Join(errs...)
+	return steps.Continue, errors.Join(errs...)
 }
 
 // BeingDeleted says whether the ManagedCluster named cluster is being

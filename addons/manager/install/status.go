@@ -9,23 +9,23 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // writeStatus writes the addon's default config references and install
 // progressions, in one patch when they changed.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	old := s.cma.DeepCopy()
 	st := &s.cma.Status
 	st.DefaultConfigReferences = DefaultConfigReferences(s.cma.Spec.SupportedConfigs, st.DefaultConfigReferences) //nolint:staticcheck // v1alpha1 is the stored version; its supportedConfigs is v1beta1's defaultConfigs
 	st.InstallProgressions = InstallProgressions(s.cma, st.InstallProgressions)
 	if equality.Semantic.DeepEqual(old.Status, s.cma.Status) {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	if err := r.Client.Status().Patch(ctx, s.cma, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing the status of addon %s: %w", s.cma.Name, err)
+		return steps.StopList, fmt.Errorf("writing the status of addon %s: %w", s.cma.Name, err)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // DefaultConfigReferences lists the supported configs' defaults, keeping

@@ -12,9 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Reconciler keeps clusters' health condition and taint.
@@ -36,7 +36,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, wor
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("health-cluster").
 		For(&clusterv1.ManagedCluster{})
-	return report.WatchReports(b, reports, api.AddonName).
+	return configmapchannel.WatchReports(b, reports, api.AddonName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -56,9 +56,9 @@ type scope struct {
 
 // Reconcile keeps one cluster's health condition and taint.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return corralreconcile.Run(ctx, &scope{name: req.Name},
-		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
-		corralreconcile.Step[*scope]{Name: "condition", Run: r.updateCondition},
-		corralreconcile.Step[*scope]{Name: "taint", Run: r.updateTaint},
+	return steps.Run(ctx, &scope{name: req.Name},
+		steps.Step[*scope]{Name: "load", Run: r.load},
+		steps.Step[*scope]{Name: "condition", Run: r.updateCondition},
+		steps.Step[*scope]{Name: "taint", Run: r.updateTaint},
 	)
 }

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/fieldpatch"
 )
@@ -46,7 +46,7 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 }
 
 func (f *fixture) report(t *testing.T, r *api.Report) {
-	cm, err := report.Object("c1", api.ReportName, api.AddonName, r)
+	cm, err := configmapchannel.Object("c1", api.ReportName, api.AddonName, r)
 	if err != nil {
 		t.Fatal(err)
 	}

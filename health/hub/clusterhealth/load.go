@@ -11,30 +11,30 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // load reads the cluster, whether the addon is enabled on it, its
 // settings and its report.
-func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) load(ctx context.Context, s *scope) (steps.Result, error) {
 	cluster := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
+		return steps.StopList, client.IgnoreNotFound(err)
 	}
 	if !cluster.DeletionTimestamp.IsZero() {
-		return corralreconcile.StopList, nil
+		return steps.StopList, nil
 	}
 	s.cluster = cluster
 	addon := &addonv1alpha1.ManagedClusterAddOn{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon)
 	if client.IgnoreNotFound(err) != nil {
-		return corralreconcile.StopList, err
+		return steps.StopList, err
 	}
 	s.enabled = err == nil && addon.DeletionTimestamp.IsZero()
 	if !s.enabled {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	s.settings = api.DefaultSettings()
 	if err := r.read(ctx, s.name, api.ConfigName, &s.settings); err != nil && !apierrors.IsNotFound(err) {
@@ -49,7 +49,7 @@ func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result
 	default:
 		s.report = rep
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // read decodes the addon's ConfigMap namespace/name.
@@ -58,5 +58,5 @@ func (r *Reconciler) read(ctx context.Context, namespace, name string, v any) er
 	if err := r.Reports.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm); err != nil {
 		return err
 	}
-	return report.Decode(cm, v)
+	return configmapchannel.Decode(cm, v)
 }

@@ -12,7 +12,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
-	"github.com/corral-dev/corral/internal/portion"
+	"github.com/corral-dev/corral/internal/clustercount"
 )
 
 // Names of the built-in prioritizers, as spec.prioritizerPolicy names them.
@@ -316,10 +316,10 @@ func compileGroups(gs clusterv1beta1.GroupStrategy) ([]group, error) {
 }
 
 // groupLength is how many clusters a decision group holds at most, of
-// total selected: clustersPerDecisionGroup as portion.Of reads it; unset,
+// total selected: clustersPerDecisionGroup as clustercount.Of reads it; unset,
 // 0 or more than total means one group of all.
 func groupLength(v intstr.IntOrString, total int) (int, error) {
-	n, err := portion.Of(v, total)
+	n, err := clustercount.Of(v, total)
 	if err != nil {
 		return 0, misconfigured("spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup is %q: it must be a number or a percentage such as 25%%", v.StrVal)
 	}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // DefaultNamespace holds the ClusterProfiles unless configured otherwise:
@@ -65,10 +65,10 @@ type scope struct {
 
 // Reconcile keeps one cluster's profile.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return corralreconcile.Run(ctx, &scope{name: req.Name},
-		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
-		corralreconcile.Step[*scope]{Name: "namespace", Run: r.ensureNamespace},
-		corralreconcile.Step[*scope]{Name: "profile", Run: r.ensureProfile},
-		corralreconcile.Step[*scope]{Name: "status", Run: r.updateStatus},
+	return steps.Run(ctx, &scope{name: req.Name},
+		steps.Step[*scope]{Name: "load", Run: r.load},
+		steps.Step[*scope]{Name: "namespace", Run: r.ensureNamespace},
+		steps.Step[*scope]{Name: "profile", Run: r.ensureProfile},
+		steps.Step[*scope]{Name: "status", Run: r.updateStatus},
 	)
 }

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	healthapi "github.com/corral-dev/corral/health/api"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // ConditionJoined mirrors the cluster's Joined condition on its profile.
@@ -75,7 +75,7 @@ func ControlPlaneHealthy(cluster *clusterv1.ManagedCluster) *metav1.Condition {
 }
 
 // updateStatus writes the profile's status from the cluster's.
-func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	original := s.profile.DeepCopy()
 	st := &s.profile.Status
 	st.Version.Kubernetes = s.cluster.Status.Version.Kubernetes
@@ -92,11 +92,11 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (corralreconcil
 		st.Conditions = []metav1.Condition{}
 	}
 	if equality.Semantic.DeepEqual(original.Status, s.profile.Status) {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	ctrl.LoggerFrom(ctx).V(4).Info("Updating a ClusterProfile's status", "cluster", s.name, "properties", len(st.Properties))
 	if err := r.Client.Status().Patch(ctx, s.profile, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing ClusterProfile %s/%s's status: %w", r.Namespace, s.name, err)
+		return steps.StopList, fmt.Errorf("writing ClusterProfile %s/%s's status: %w", r.Namespace, s.name, err)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

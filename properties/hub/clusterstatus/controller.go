@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
-	"github.com/corral-dev/corral/addons/report"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/addons/configmapchannel"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -43,7 +43,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, wor
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("properties-cluster-status").
 		For(&clusterv1.ManagedCluster{})
-	return report.WatchReports(b, reports, api.AddonName).
+	return configmapchannel.WatchReports(b, reports, api.AddonName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -60,10 +60,10 @@ type scope struct {
 
 // Reconcile reflects the cluster's report.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return corralreconcile.Run(ctx, &scope{name: req.Name},
-		corralreconcile.Step[*scope]{Name: "load", Run: r.load},
-		corralreconcile.Step[*scope]{Name: "forget", Run: r.forget},
-		corralreconcile.Step[*scope]{Name: "reflect status", Run: r.reflectStatus},
-		corralreconcile.Step[*scope]{Name: "report truncation", Run: r.reportTruncation},
+	return steps.Run(ctx, &scope{name: req.Name},
+		steps.Step[*scope]{Name: "load", Run: r.load},
+		steps.Step[*scope]{Name: "forget", Run: r.forget},
+		steps.Step[*scope]{Name: "reflect status", Run: r.reflectStatus},
+		steps.Step[*scope]{Name: "report truncation", Run: r.reportTruncation},
 	)
 }

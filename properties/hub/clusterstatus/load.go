@@ -11,8 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/addons/report"
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/addons/configmapchannel"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -20,13 +20,13 @@ import (
 // the list when the cluster or the report is missing, the cluster is
 // going or the addon is being disabled. A report left with no addon is
 // the addon's leftover (s.leftover), for forget.
-func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) load(ctx context.Context, s *scope) (steps.Result, error) {
 	cluster := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
+		return steps.StopList, client.IgnoreNotFound(err)
 	}
 	if !cluster.DeletionTimestamp.IsZero() {
-		return corralreconcile.StopList, nil
+		return steps.StopList, nil
 	}
 	s.cluster, s.original = cluster, cluster.DeepCopy()
 	addon := &addonv1alpha1.ManagedClusterAddOn{}
@@ -35,25 +35,25 @@ func (r *Reconciler) load(ctx context.Context, s *scope) (corralreconcile.Result
 	case apierrors.IsNotFound(err):
 		addon = nil
 	case err != nil:
-		return corralreconcile.StopList, err
+		return steps.StopList, err
 	case !addon.DeletionTimestamp.IsZero():
-		return corralreconcile.StopList, nil // being disabled: forget once it is gone
+		return steps.StopList, nil // being disabled: forget once it is gone
 	}
 	s.addon = addon
 	cm := &corev1.ConfigMap{}
 	if err := r.Reports.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.ReportName}, cm); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
+		return steps.StopList, client.IgnoreNotFound(err)
 	}
 	if addon == nil {
 		s.leftover = cm
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	rep := &api.Report{}
-	if err := report.Decode(cm, rep); err != nil {
+	if err := configmapchannel.Decode(cm, rep); err != nil {
 		// The agent's to fix: nothing here changes until it writes again.
 		ctrl.LoggerFrom(ctx).Error(err, "Ignoring an unreadable properties report", "cluster", s.name)
-		return corralreconcile.StopList, nil
+		return steps.StopList, nil
 	}
 	s.report = rep
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -51,18 +51,18 @@ const ReasonPropertiesRemoved = "PropertiesRemoved"
 // report left behind says the addon wrote them, so a cluster whose
 // properties come from elsewhere (OCM's own registration agent) is never
 // touched.
-func (r *Reconciler) forget(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) forget(ctx context.Context, s *scope) (steps.Result, error) {
 	if s.leftover == nil {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	if err := r.Live.Get(ctx, client.ObjectKeyFromObject(s.leftover), s.leftover); err != nil {
-		return corralreconcile.StopList, client.IgnoreNotFound(err)
+		return steps.StopList, client.IgnoreNotFound(err)
 	}
 	want := Reflect(s.cluster.Status, &api.Report{}) // an empty report: none of its properties
 	if !equality.Semantic.DeepEqual(want, s.cluster.Status) {
 		s.cluster.Status = want
 		if err := r.Client.Status().Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
-			return corralreconcile.StopList, fmt.Errorf("removing cluster %s's properties: %w", s.name, err)
+			return steps.StopList, fmt.Errorf("removing cluster %s's properties: %w", s.name, err)
 		}
 		if r.Recorder != nil {
 			r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeNormal, ReasonPropertiesRemoved, "Disable",
@@ -71,30 +71,30 @@ func (r *Reconciler) forget(ctx context.Context, s *scope) (corralreconcile.Resu
 	}
 	uid := s.leftover.UID
 	if err := r.Client.Delete(ctx, s.leftover, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
-		return corralreconcile.StopList, fmt.Errorf("deleting the disabled addon's report %s/%s: %w", s.name, s.leftover.Name, err)
+		return steps.StopList, fmt.Errorf("deleting the disabled addon's report %s/%s: %w", s.name, s.leftover.Name, err)
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("The properties addon is disabled: removed the properties it reported and its report", "cluster", s.name)
-	return corralreconcile.StopList, nil
+	return steps.StopList, nil
 }
 
 // reflectStatus writes the report into the cluster's status when it says
 // something new.
-func (r *Reconciler) reflectStatus(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) reflectStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	want := Reflect(s.cluster.Status, s.report)
 	if equality.Semantic.DeepEqual(want, s.cluster.Status) {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Reflecting reported properties", "cluster", s.name, "version", want.Version.Kubernetes, "claims", len(want.ClusterClaims))
 	s.cluster.Status = want
 	if err := r.Client.Status().Patch(ctx, s.cluster, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing cluster %s's properties: %w", s.name, err)
+		return steps.StopList, fmt.Errorf("writing cluster %s's properties: %w", s.name, err)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // reportTruncation sets ConditionClaimsWithinLimits on the addon, and
 // records an Event on the cluster when it changes.
-func (r *Reconciler) reportTruncation(ctx context.Context, s *scope) (corralreconcile.Result, error) {
+func (r *Reconciler) reportTruncation(ctx context.Context, s *scope) (steps.Result, error) {
 	cond := metav1.Condition{
 		Type: ConditionClaimsWithinLimits, Status: metav1.ConditionTrue, Reason: ReasonClaimsWithinLimits,
 		Message: fmt.Sprintf("%d claims reported, within the limit of %d", len(s.report.Claims), api.MaxClaims),
@@ -109,16 +109,16 @@ func (r *Reconciler) reportTruncation(ctx context.Context, s *scope) (corralreco
 	cond.ObservedGeneration = s.addon.Generation
 	old := meta.FindStatusCondition(s.addon.Status.Conditions, ConditionClaimsWithinLimits)
 	if old != nil && old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message {
-		return corralreconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	wasTruncated := old != nil && old.Status == metav1.ConditionFalse
 	original := s.addon.DeepCopy()
 	meta.SetStatusCondition(&s.addon.Status.Conditions, cond)
 	if err := r.Client.Status().Patch(ctx, s.addon, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return corralreconcile.StopList, fmt.Errorf("writing the properties addon's %s condition: %w", ConditionClaimsWithinLimits, err)
+		return steps.StopList, fmt.Errorf("writing the properties addon's %s condition: %w", ConditionClaimsWithinLimits, err)
 	}
 	if !wasTruncated && cond.Status == metav1.ConditionFalse && r.Recorder != nil {
 		r.Recorder.Eventf(s.cluster, nil, corev1.EventTypeWarning, ReasonClaimsTruncated, "ReportProperties", "%s", cond.Message)
 	}
-	return corralreconcile.Continue, nil
+	return steps.Continue, nil
 }

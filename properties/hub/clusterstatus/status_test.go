@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/properties/api"
 )
 
@@ -102,7 +102,7 @@ func TestReconcile(t *testing.T) {
 			}
 			var reports []client.Object
 			if tc.report != nil {
-				cm, err := report.Object("c1", api.ReportName, api.AddonName, tc.report)
+				cm, err := configmapchannel.Object("c1", api.ReportName, api.AddonName, tc.report)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/lease"
 )
@@ -94,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: cluster.Name, Name: common.LeaseName}, l); err != nil || l.Spec.RenewTime == nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	return corralreconcile.AfterWrite(ctx, r.setCondition(ctx, cluster, r.status(cluster, l)))
+	return steps.AfterWrite(ctx, r.setCondition(ctx, cluster, r.status(cluster, l)))
 }
 
 // setCondition writes the condition with status, unless it has it, with

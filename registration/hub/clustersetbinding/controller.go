@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // FieldOwner is the field manager of what this controller writes.

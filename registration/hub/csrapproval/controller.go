@@ -27,7 +27,7 @@ import (
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // ReasonAutoApproved is the approval reason OCM's agents recognise.
@@ -120,7 +120,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	clientcsr.Approve(csr, ReasonAutoApproved, why)
 	if _, err := r.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
-		return corralreconcile.AfterWrite(ctx, fmt.Errorf("approving %s: %w", csr.Name, err))
+		return steps.AfterWrite(ctx, fmt.Errorf("approving %s: %w", csr.Name, err))
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Approved", "csr", csr.Name, "why", why)
 	return ctrl.Result{}, nil

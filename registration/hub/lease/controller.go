@@ -22,7 +22,7 @@ import (
 
 	"github.com/corral-dev/corral/registration/common"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // DefaultGraceMultiplier is OCM's: a lease may go unrenewed for five of
@@ -114,7 +114,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if left > 0 {
 		return ctrl.Result{RequeueAfter: left}, nil
 	}
-	return corralreconcile.AfterWrite(ctx, r.markUnknown(ctx, cluster))
+	return steps.AfterWrite(ctx, r.markUnknown(ctx, cluster))
 }
 
 // Grace is how long the cluster's lease may go unrenewed: its period

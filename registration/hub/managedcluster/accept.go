@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
-	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/taint"
 )

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
-	steps "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // DefaultWorkAddOns are the ManagedClusterAddOns whose agents apply a

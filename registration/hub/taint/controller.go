@@ -19,7 +19,7 @@ import (
 	"github.com/corral-dev/corral/internal/fieldpatch"
 	"github.com/corral-dev/corral/registration/common"
 
-	corralreconcile "github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // Reconciler maintains the availability taints.
@@ -78,7 +78,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Updating availability taints", "cluster", cluster.Name, "taints", len(taints))
-	return corralreconcile.AfterWrite(ctx, r.patchTaints(ctx, cluster, taints))
+	return steps.AfterWrite(ctx, r.patchTaints(ctx, cluster, taints))
 }
 
 // patchTaints sets the cluster's taints if they are still what was read.

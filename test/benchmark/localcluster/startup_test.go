@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 func benchmarkStartup(b *testing.B, profile localcluster.Profile) {

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
 

@@ -26,10 +26,10 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/manager"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/health"
 	"github.com/corral-dev/corral/health/agent"
 	"github.com/corral-dev/corral/health/api"
-	"github.com/corral-dev/corral/internal/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	registrationhub "github.com/corral-dev/corral/registration/hub"

@@ -1,4 +1,4 @@
-// Package localcluster_test runs internal/localcluster against the real
+// Package localcluster_test runs dev/localcluster against the real
 // binaries: one hub and one managed cluster shared by the suite, and
 // short-lived clusters for the specs that stop or break one.
 package localcluster_test
@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 func TestLocalcluster(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	placementhub "github.com/corral-dev/corral/placement/hub"
 	registrationcli "github.com/corral-dev/corral/registration/cli"

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
@@ -230,7 +230,7 @@ var _ = Describe("properties of a disabled addon", func() {
 		Expect(hubClient.Create(ctx, mca)).To(Succeed())
 
 		By("a report, written as the agent writes it, is reflected")
-		cm, err := report.Object(name, api.ReportName, api.AddonName, &api.Report{KubernetesVersion: "v1.35.4",
+		cm, err := configmapchannel.Object(name, api.ReportName, api.AddonName, &api.Report{KubernetesVersion: "v1.35.4",
 			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}, Claims: []api.Claim{{Name: "region.open-cluster-management.io", Value: "eu"}}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hubClient.Create(ctx, cm)).To(Succeed())

@@ -14,7 +14,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 
-	"github.com/corral-dev/corral/addons/report"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/properties"
@@ -85,7 +85,7 @@ func expectConfigValid(ctx context.Context, cluster string, status metav1.Condit
 // storedInterval is the interval in cluster's settings ConfigMap.
 func storedInterval(g Gomega, ctx context.Context, cluster string) time.Duration {
 	var s api.Settings
-	found, err := report.Read(ctx, kube, cluster, api.ConfigName, &s)
+	found, err := configmapchannel.Read(ctx, kube, cluster, api.ConfigName, &s)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(found).To(BeTrue(), "no settings ConfigMap")
 	return s.CollectInterval.Duration
@@ -96,7 +96,7 @@ func expectSettingsGone(ctx context.Context, cluster string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		var s api.Settings
-		found, err := report.Read(ctx, kube, cluster, api.ConfigName, &s)
+		found, err := configmapchannel.Read(ctx, kube, cluster, api.ConfigName, &s)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(found).To(BeFalse(), "the settings ConfigMap is still there")
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
@@ -169,7 +169,7 @@ var _ = Describe("the addon's settings", func() {
 	It("deletes settings left in a namespace with no addon, as a hub down while the addon was disabled leaves them", func(ctx context.Context) {
 		name := "left-" + rand.String(5)
 		Expect(hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: objectMeta("", name)})).To(Succeed())
-		Expect(report.Write(ctx, kube, name, api.ConfigName, api.AddonName, api.DefaultSettings())).To(Succeed())
+		Expect(configmapchannel.Write(ctx, kube, name, api.ConfigName, api.AddonName, api.DefaultSettings())).To(Succeed())
 		expectSettingsGone(ctx, name)
 	})
 

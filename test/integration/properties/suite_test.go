@@ -31,7 +31,7 @@ import (
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/agent"

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/work/agent"
 )

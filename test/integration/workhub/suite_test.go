@@ -30,7 +30,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	registrationhub "github.com/corral-dev/corral/registration/hub"

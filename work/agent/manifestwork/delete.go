@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/apply"
 )
@@ -23,11 +23,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	r.setWaiting(s.work.Name, false)
 	r.readers.set(s.work.Name, nil)
 	r.statuses.forget(s.work.UID)
-	return reconcile.Run(ctx, s,
-		reconcile.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (reconcile.Result, error) {
+	return steps.Run(ctx, s,
+		steps.Step[*scope]{Name: "release all", Run: func(ctx context.Context, s *scope) (steps.Result, error) {
 			return r.releaseAll(ctx, appliedwork.Name(r.opts.HubHash, s.work.Name), s.work.Spec.DeleteOption, r.executorMayDelete(ctx, s.work))
 		}},
-		reconcile.Step[*scope]{Name: "finalizer", Run: r.removeFinalizer},
+		steps.Step[*scope]{Name: "finalizer", Run: r.removeFinalizer},
 	)
 }
 
@@ -35,7 +35,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 // records, as opt says, and keeps (orphans) what mayDelete, when given,
 // says may not be deleted; then it deletes the AppliedManifestWork. It
 // stops the list until that is done.
-func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.DeleteOption, mayDelete func(workv1.AppliedManifestResourceMeta) bool) (reconcile.Result, error) {
+func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.DeleteOption, mayDelete func(workv1.AppliedManifestResourceMeta) bool) (steps.Result, error) {
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
 	if apierrors.IsNotFound(err) {
@@ -46,10 +46,10 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 		err = r.live.Get(ctx, client.ObjectKey{Name: name}, amw)
 	}
 	if apierrors.IsNotFound(err) {
-		return reconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	if err != nil {
-		return reconcile.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
+		return steps.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
 	}
 	var left []workv1.AppliedManifestResourceMeta
 	var errs []error
@@ -69,35 +69,35 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, fmt.Errorf("%v", errs)
+		return steps.Result{Stop: true, RequeueAfter: releaseRetry}, fmt.Errorf("%v", errs)
 	}
 	if len(left) > 0 {
 		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the work's resources to be deleted", "left", len(left))
-		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
+		return steps.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
 		old := amw.DeepCopy()
 		controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
 		if err := r.managed.Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
-			return reconcile.StopList, fmt.Errorf("removing the finalizer of %s: %w", name, err)
+			return steps.StopList, fmt.Errorf("removing the finalizer of %s: %w", name, err)
 		}
 	}
 	uid := amw.UID
 	if err := r.managed.Delete(ctx, amw, &client.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
-		return reconcile.StopList, fmt.Errorf("deleting AppliedManifestWork %s: %w", name, err)
+		return steps.StopList, fmt.Errorf("deleting AppliedManifestWork %s: %w", name, err)
 	}
 	r.applied.forget(uid)
 	ctrl.LoggerFrom(ctx).V(1).Info("Released everything the work applied", "appliedManifestWork", name)
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
-func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
 	old := s.work.DeepCopy()
 	controllerutil.RemoveFinalizer(s.work, workv1.ManifestWorkFinalizer)
 	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
-		return reconcile.StopList, fmt.Errorf("removing the finalizer: %w", err)
+		return steps.StopList, fmt.Errorf("removing the finalizer: %w", err)
 	}
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // reconcileVanished handles an AppliedManifestWork whose ManifestWork is

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/work/agent/apply"
 	"github.com/corral-dev/corral/work/agent/status"
 )
@@ -39,7 +39,7 @@ const (
 	manifestCompleteMessage  = "complete, as its conditionRules say: no longer updated"
 )
 
-func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) readFeedback(_ context.Context, s *scope) (steps.Result, error) {
 	for i := range s.manifests {
 		m := &s.manifests[i]
 		if m.config == nil || m.result.Object == nil {
@@ -54,7 +54,7 @@ func (r *Reconciler) readFeedback(_ context.Context, s *scope) (reconcile.Result
 			m.ruled = r.rules.Evaluate(m.result.Object, m.config.ConditionRules, s.work.Generation)
 		}
 	}
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // previous is the manifest's condition in the status as it was, to keep
@@ -160,7 +160,7 @@ func notAppliedReason(err error) string {
 	return workv1.AppliedManifestFailed
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	st := s.work.Status.DeepCopy()
 	st.ResourceStatus.Manifests = make([]workv1.ManifestCondition, len(s.manifests))
 	applied, failed, available, unknown, degraded := 0, 0, 0, 0, 0
@@ -213,14 +213,14 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (reconcile.Resul
 	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
 	r.setComplete(s, st)
 	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.statuses.seen(s.work.UID, withoutTransitionTimes(st)) {
-		return reconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	s.work.Status = *st
 	if err := r.hub.Status().Update(ctx, s.work); err != nil {
 		r.statuses.forget(s.work.UID)
-		return reconcile.StopList, fmt.Errorf("writing the status: %w", err)
+		return steps.StopList, fmt.Errorf("writing the status: %w", err)
 	}
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 // withoutTransitionTimes is st with every condition's transition time

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/apply"
 )
@@ -87,32 +87,32 @@ func (m manifest) identifier() (workv1.ResourceIdentifier, bool) {
 }
 
 func (r *Reconciler) reconcileLive(ctx context.Context, s *scope) (ctrl.Result, error) {
-	return reconcile.Run(ctx, s,
-		reconcile.Step[*scope]{Name: "finalizer", Run: r.addFinalizer},
-		reconcile.Step[*scope]{Name: "applied work", Run: r.ensureAppliedWork},
-		reconcile.Step[*scope]{Name: "apply", Run: r.applyManifests},
-		reconcile.Step[*scope]{Name: "release", Run: r.releaseDropped},
-		reconcile.Step[*scope]{Name: "feedback", Run: r.readFeedback},
-		reconcile.Step[*scope]{Name: "status", Run: r.writeStatus},
+	return steps.Run(ctx, s,
+		steps.Step[*scope]{Name: "finalizer", Run: r.addFinalizer},
+		steps.Step[*scope]{Name: "applied work", Run: r.ensureAppliedWork},
+		steps.Step[*scope]{Name: "apply", Run: r.applyManifests},
+		steps.Step[*scope]{Name: "release", Run: r.releaseDropped},
+		steps.Step[*scope]{Name: "feedback", Run: r.readFeedback},
+		steps.Step[*scope]{Name: "status", Run: r.writeStatus},
 	)
 }
 
-func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
 	if controllerutil.ContainsFinalizer(s.work, workv1.ManifestWorkFinalizer) {
-		return reconcile.Continue, nil
+		return steps.Continue, nil
 	}
 	// A patch, not an update: an update would send back the whole work as
 	// this agent's api types know it, dropping what a newer hub's CRD adds.
 	old := s.work.DeepCopy()
 	controllerutil.AddFinalizer(s.work, workv1.ManifestWorkFinalizer)
 	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil {
-		return reconcile.StopList, fmt.Errorf("adding the finalizer: %w", err)
+		return steps.StopList, fmt.Errorf("adding the finalizer: %w", err)
 	}
 	s.before = s.work.DeepCopy()
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
-func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (steps.Result, error) {
 	name := appliedwork.Name(r.opts.HubHash, s.work.Name)
 	amw := &workv1.AppliedManifestWork{}
 	err := r.managed.Get(ctx, client.ObjectKey{Name: name}, amw)
@@ -127,28 +127,28 @@ func (r *Reconciler) ensureAppliedWork(ctx context.Context, s *scope) (reconcile
 			err = r.live.Get(ctx, client.ObjectKey{Name: name}, amw)
 		}
 		if err != nil {
-			return reconcile.StopList, fmt.Errorf("creating AppliedManifestWork %s: %w", name, err)
+			return steps.StopList, fmt.Errorf("creating AppliedManifestWork %s: %w", name, err)
 		}
 		ctrl.LoggerFrom(ctx).V(1).Info("Created the AppliedManifestWork", "appliedManifestWork", name)
 	} else if err != nil {
-		return reconcile.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
+		return steps.StopList, fmt.Errorf("reading AppliedManifestWork %s: %w", name, err)
 	}
 	if amw.DeletionTimestamp != nil {
 		// Deleted by someone while its work lives: release what it
 		// records, as its finalizer promises (OCM's agent does the same),
 		// then start anew with a new one.
 		if _, err := r.releaseAll(ctx, name, nil, nil); err != nil {
-			return reconcile.StopList, err
+			return steps.StopList, err
 		}
-		return reconcile.Result{Stop: true, RequeueAfter: releaseRetry}, nil
+		return steps.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if amw.Status.EvictionStartTime != nil {
 		if err := r.setEvictionStart(ctx, amw, nil); err != nil {
-			return reconcile.StopList, err
+			return steps.StopList, err
 		}
 	}
 	s.amw = amw
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 func configFor(configs []workv1.ManifestConfigOption, id workv1.ResourceIdentifier) *workv1.ManifestConfigOption {
@@ -160,7 +160,7 @@ func configFor(configs []workv1.ManifestConfigOption, id workv1.ResourceIdentifi
 	return nil
 }
 
-func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (steps.Result, error) {
 	spec := s.work.Spec.Workload.Manifests
 	s.manifests = make([]manifest, len(spec))
 	objs := make([]*unstructured.Unstructured, len(spec))
@@ -191,14 +191,14 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (reconcile.Re
 		// status is written only when it changes). Not wrapped: the step
 		// list takes a wrapped write conflict for a lost race and would
 		// skip the status.
-		return reconcile.Continue, fmt.Errorf("%d of %d manifests failed to apply, trying again with backoff; the first: %s",
+		return steps.Continue, fmt.Errorf("%d of %d manifests failed to apply, trying again with backoff; the first: %s",
 			s.failed, len(s.manifests), s.failure.Error())
 	case waiting:
-		return reconcile.Result{RequeueAfter: kindRetry}, nil
+		return steps.Result{RequeueAfter: kindRetry}, nil
 	case s.refused:
-		return reconcile.Result{RequeueAfter: accessRecheck}, nil
+		return steps.Result{RequeueAfter: accessRecheck}, nil
 	}
-	return reconcile.Continue, nil
+	return steps.Continue, nil
 }
 
 func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1.OwnerReference) {
@@ -276,7 +276,7 @@ func (r *Reconciler) cached(ctx context.Context, mapping *meta.RESTMapping, key 
 
 // releaseDropped lets go of what the work applied before and no longer
 // does, and records in the AppliedManifestWork what it applies now.
-func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Result, error) {
+func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (steps.Result, error) {
 	var applied []workv1.AppliedManifestResourceMeta
 	current := map[workv1.ResourceIdentifier]bool{}
 	// readOnly are resources the work only reads now: one it applied
@@ -327,7 +327,7 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (reconcile.Re
 	if err := r.recordApplied(ctx, s.amw, applied); err != nil {
 		errs = append(errs, err)
 	}
-	res := reconcile.Continue
+	res := steps.Continue
 	if pending {
 		res.RequeueAfter = releaseRetry
 	}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/corral-dev/corral/internal/reconcile"
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 )
 
@@ -80,12 +80,12 @@ func (r *Reconciler) evict(ctx context.Context, amw *workv1.AppliedManifestWork,
 				return ctrl.Result{}, nil
 			}
 			log.V(1).Info("Eviction is turned off; calling off the eviction")
-			return reconcile.AfterWrite(ctx, r.setEvictionStart(ctx, amw, nil))
+			return steps.AfterWrite(ctx, r.setEvictionStart(ctx, amw, nil))
 		}
 		now := r.opts.Clock.Now()
 		if amw.Status.EvictionStartTime == nil {
 			if err := r.setEvictionStart(ctx, amw, &metav1.Time{Time: now}); err != nil {
-				return reconcile.AfterWrite(ctx, err)
+				return steps.AfterWrite(ctx, err)
 			}
 			log.V(1).Info("Evicting what the AppliedManifestWork applied after the grace period", "gracePeriod", grace)
 			return ctrl.Result{RequeueAfter: grace}, nil
@@ -95,7 +95,7 @@ func (r *Reconciler) evict(ctx context.Context, amw *workv1.AppliedManifestWork,
 		}
 	}
 	log.V(1).Info("Evicting the AppliedManifestWork")
-	return reconcile.Run(ctx, &scope{}, reconcile.Step[*scope]{Name: "evict", Run: func(ctx context.Context, _ *scope) (reconcile.Result, error) {
+	return steps.Run(ctx, &scope{}, steps.Step[*scope]{Name: "evict", Run: func(ctx context.Context, _ *scope) (steps.Result, error) {
 		return r.releaseAll(ctx, amw.Name, nil, nil)
 	}})
 }

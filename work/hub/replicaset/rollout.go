@@ -18,8 +18,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	steps "github.com/corral-dev/corral/internal/reconcile"
 	"github.com/corral-dev/corral/internal/rollout"
+	"github.com/corral-dev/corral/internal/steps"
 )
 
 // placementResult is what the rollout found for one placement ref.

@@ -22,7 +22,7 @@ import (
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/addons/manager"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"

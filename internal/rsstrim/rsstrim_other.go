@@ -1,6 +1,6 @@
 //go:build !linux
 
-package textpages
+package rsstrim
 
 // Trim does nothing here: only Linux maps pages around a fault.
 func Trim() error { return nil }

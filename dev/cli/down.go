@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/corral-dev/corral/internal/fleet"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // DownOptions are the options of `corral dev down`.

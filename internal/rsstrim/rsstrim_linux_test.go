@@ -1,6 +1,6 @@
 //go:build linux
 
-package textpages
+package rsstrim
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package portion
+package clustercount
 
 import (
 	"testing"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	addoncli "github.com/corral-dev/corral/addons/cli"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // Options says what fleet to run.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corral-dev/corral/internal/fleet"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/output"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/internal/fleet"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // UpOptions are the options of `corral dev up`.

@@ -1,8 +1,8 @@
-// Package portion reads the api's counts of clusters (maxFailures,
+// Package clustercount reads the api's counts of clusters (maxFailures,
 // maxConcurrency, clustersPerDecisionGroup): an IntOrString that is a
 // number, a number in a string (as the api's patterns allow), or a whole
 // percentage of a total.
-package portion
+package clustercount
 
 import (
 	"fmt"

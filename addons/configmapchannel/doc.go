@@ -1,4 +1,4 @@
-// Package report is the channel between a built-in addon's agent half and
+// Package configmapchannel is the channel between a built-in addon's agent half and
 // its hub half. An addon agent's hub identity may only touch its cluster
 // namespace, never the cluster-scoped ManagedCluster, so the agent writes
 // what it observed as JSON into a ConfigMap in that namespace (labelled
@@ -11,4 +11,4 @@
 // is a hub-side cache of one addon's labelled ConfigMaps only, so a hub
 // half does not cache every ConfigMap of the hub; WatchReports has a hub
 // half's ManagedCluster controller follow them.
-package report
+package configmapchannel

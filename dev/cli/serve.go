@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
-	"github.com/corral-dev/corral/internal/fleet"
-	"github.com/corral-dev/corral/internal/localcluster"
+	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/localcluster"
 )
 
 // ServeOptions are the options of the hidden `corral dev serve`, the fleet

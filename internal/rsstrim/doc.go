@@ -1,4 +1,4 @@
-// Package textpages lowers how much of the running binary a process holds
+// Package rsstrim lowers how much of the running binary a process holds
 // in memory.
 //
 // A Go binary's code and read-only data (over 60 MB for corral) are
@@ -12,4 +12,4 @@
 // scheduler's peak RSS goes down by 5-8 MB with no change in its time.
 //
 // Elsewhere than on Linux, Trim does nothing.
-package textpages
+package rsstrim
