@@ -16,7 +16,9 @@ import (
 
 	"github.com/corral-dev/corral/addons/builtin"
 	addoncli "github.com/corral-dev/corral/addons/cli"
+	corralagent "github.com/corral-dev/corral/agent"
 	fleetcli "github.com/corral-dev/corral/dev/cli"
+	corralhub "github.com/corral-dev/corral/hub"
 	"github.com/corral-dev/corral/internal/clientgates"
 	"github.com/corral-dev/corral/internal/rsstrim"
 	placementcli "github.com/corral-dev/corral/placement/cli"
@@ -67,8 +69,8 @@ everything beyond registration is an addon you install on demand.`,
 		workcli.NewCmdWork(streams.Out),
 		placementcli.NewCmdPlacement(streams.Out),
 		get,
-		newCmdHub(builtin.All()...),
-		registrationcli.NewCmdAgent(streams.Out, builtin.All()...),
+		corralhub.NewCommand(builtin.All()...),
+		corralagent.NewCommand(streams.Out, builtin.All()...),
 	)
 	refuseUnknownSubcommands(root)
 	return root

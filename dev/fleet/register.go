@@ -22,6 +22,7 @@ import (
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
 	"github.com/corral-dev/corral/addons/manager"
+	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
@@ -86,7 +87,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 			// built-in addons' agent halves, each with its own identity.
 			wg.Go(func() {
 				opts := host.Options{ClusterName: m.Name, Managed: m.Config, Addons: builtins}
-				if err := registrationcli.RunAddonHost(ctx, opts); err != nil && ctx.Err() == nil {
+				if err := corralagent.RunAddonHost(ctx, opts); err != nil && ctx.Err() == nil {
 					say(m.Name, "addon host stopped: %v", err)
 				}
 			})

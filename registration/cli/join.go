@@ -12,13 +12,14 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
+	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
 // JoinOptions are the options of `corral join`.
 type JoinOptions struct {
-	managedOptions
+	corralagent.ClusterFlags
 	HubAPIServer string
 	HubToken     string
 	CAFile       string
@@ -27,7 +28,7 @@ type JoinOptions struct {
 	ClusterURL string
 	// HubKubeconfigFile, if set, also receives the agent's hub kubeconfig.
 	HubKubeconfigFile string
-	ClusterMeta
+	corralagent.ClusterMeta
 
 	ca       []byte
 	builtins []addons.Addon
@@ -36,7 +37,7 @@ type JoinOptions struct {
 // NewJoinOptions returns the defaults; builtins are the built-in addons
 // the agent hosts.
 func NewJoinOptions(out io.Writer, builtins ...addons.Addon) *JoinOptions {
-	return &JoinOptions{managedOptions: newManagedOptions(out), builtins: builtins}
+	return &JoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), builtins: builtins}
 }
 
 // NewCmdJoin returns `corral join`; builtins are the built-in addons the
@@ -77,13 +78,13 @@ runs it again with what join stored.`,
 		},
 	}
 	f := cmd.Flags()
-	o.addFlags(f)
+	o.AddFlags(f)
 	f.StringVar(&o.HubAPIServer, "hub-apiserver", "", "https address of the hub's API server (required)")
 	f.StringVar(&o.HubToken, "hub-token", "", "bootstrap token from 'corral get token' on the hub (required)")
 	f.StringVar(&o.CAFile, "ca-file", "", "PEM CA bundle of the hub's API server (default: read from the hub's kube-public/cluster-info)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
-	addClusterURLFlag(f, &o.ClusterURL)
-	o.addMetaFlags(f)
+	corralagent.AddClusterURLFlag(f, &o.ClusterURL)
+	o.AddMetaFlags(f)
 	return cmd
 }
 
@@ -95,16 +96,16 @@ func (o *JoinOptions) Validate() error {
 	case o.HubToken == "":
 		return fmt.Errorf("--hub-token is required: 'corral get token' on the hub prints one")
 	}
-	if err := o.validateClusterName(); err != nil {
+	if err := o.ValidateClusterName(); err != nil {
 		return err
 	}
-	if err := validateHTTPSURL("--hub-apiserver", o.HubAPIServer); err != nil {
+	if err := corralagent.ValidateHTTPSURL("--hub-apiserver", o.HubAPIServer); err != nil {
 		return err
 	}
-	if _, err := clientConfigs(o.ClusterURL); err != nil {
+	if _, err := corralagent.ClientConfigs(o.ClusterURL); err != nil {
 		return err
 	}
-	if err := o.validateMeta(); err != nil {
+	if err := o.ValidateMeta(); err != nil {
 		return err
 	}
 	if o.CAFile != "" {
@@ -149,7 +150,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	configs, err := clientConfigs(o.ClusterURL)
+	configs, err := corralagent.ClientConfigs(o.ClusterURL)
 	if err != nil {
 		return err
 	}
@@ -170,5 +171,5 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "%s: asking %s to join; a hub admin accepts with 'corral accept %s'. The agent runs until stopped.\n",
 		o.ClusterName, o.HubAPIServer, o.ClusterName)
-	return runWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
+	return corralagent.RunWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
 }

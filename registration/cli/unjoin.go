@@ -17,12 +17,13 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/registration/agent"
 )
 
 // UnjoinOptions are the options of `corral unjoin`.
 type UnjoinOptions struct {
-	managedOptions
+	corralagent.ClusterFlags
 	// LocalOnly leaves the hub alone and removes only the agent's state on
 	// the managed cluster.
 	LocalOnly bool
@@ -34,7 +35,7 @@ type UnjoinOptions struct {
 
 // NewUnjoinOptions returns the defaults.
 func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
-	return &UnjoinOptions{managedOptions: newManagedOptions(out), Timeout: 2 * time.Minute}
+	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute}
 }
 
 // NewCmdUnjoin returns `corral unjoin`.
@@ -72,7 +73,7 @@ ManagedCluster and --local-only removes what is left here.`,
 		},
 	}
 	f := cmd.Flags()
-	o.addFlags(f)
+	o.AddFlags(f)
 	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub's cleanup")
 	return cmd
@@ -80,7 +81,7 @@ ManagedCluster and --local-only removes what is left here.`,
 
 // Validate checks the flags.
 func (o *UnjoinOptions) Validate() error {
-	if err := o.validateClusterName(); err != nil {
+	if err := o.ValidateClusterName(); err != nil {
 		return err
 	}
 	if o.Timeout <= 0 {

@@ -34,10 +34,10 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
+	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/webhook"
 	"github.com/corral-dev/corral/work"
 )
@@ -92,7 +92,7 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: host.DefaultInstallNamespace}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		runInBackground("corral-addon-host", func(ctx context.Context) error {
-			return registrationcli.RunAddonHost(ctx, host.Options{ClusterName: cluster, Managed: managedByCorral.Config})
+			return corralagent.RunAddonHost(ctx, host.Options{ClusterName: cluster, Managed: managedByCorral.Config})
 		})
 		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: host.DefaultInstallNamespace, Hub: identity, Managed: managedByCorral.Config}
 		runInBackground("corral-work-agent", func(ctx context.Context) error {

@@ -25,8 +25,8 @@ import (
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	corralagent "github.com/corral-dev/corral/agent"
 	regagent "github.com/corral-dev/corral/registration/agent"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
 
 var _ = Describe("corral agent --no-registration", func() {
@@ -34,7 +34,7 @@ var _ = Describe("corral agent --no-registration", func() {
 		cluster := "c-" + utilrand.String(6)
 		ns := "hosted-" + cluster
 		hello, other := newAgentRuns(), newAgentRuns()
-		cmd := registrationcli.NewCmdAgent(io.Discard, leaseAgent(helloAddon, hello, 0), leaseAgent(crashyAddon, other, 0))
+		cmd := corralagent.NewCommand(io.Discard, leaseAgent(helloAddon, hello, 0), leaseAgent(crashyAddon, other, 0))
 		cmd.SetArgs([]string{
 			"--addons", helloAddon, "--no-registration", "--cluster-name", cluster, "--addon-namespace", ns,
 			"--hub-kubeconfig", hubCluster.Kubeconfig, "--kubeconfig", managedCluster.Kubeconfig,
@@ -82,7 +82,7 @@ var _ = Describe("corral agent", func() {
 		storeRegistrationIdentity(ctx, cluster, kubeconfig, certPEM, keyPEM)
 
 		hello := newAgentRuns()
-		cmd := registrationcli.NewCmdAgent(io.Discard, leaseAgent(helloAddon, hello, 0))
+		cmd := corralagent.NewCommand(io.Discard, leaseAgent(helloAddon, hello, 0))
 		cmd.SetArgs([]string{"--cluster-name", cluster, "--kubeconfig", managedCluster.Kubeconfig,
 			"--bootstrap-kubeconfig", hubCluster.Kubeconfig, "--addons", helloAddon})
 		cmd.SetOut(io.Discard)

@@ -1,4 +1,4 @@
-package cli
+package agent
 
 import (
 	"fmt"
@@ -15,26 +15,26 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// managedOptions are what every verb run against a managed cluster shares:
+// ClusterFlags are what every verb run against a managed cluster shares:
 // where it prints, the managed cluster (--kubeconfig, --context) and the
 // cluster's name on the hub.
-type managedOptions struct {
+type ClusterFlags struct {
 	Out         io.Writer
 	Managed     *kubeflags.Flags
 	ClusterName string
 }
 
-func newManagedOptions(out io.Writer) managedOptions {
-	return managedOptions{Out: out, Managed: kubeflags.New("managed cluster")}
+func NewClusterFlags(out io.Writer) ClusterFlags {
+	return ClusterFlags{Out: out, Managed: kubeflags.New("managed cluster")}
 }
 
-func (o *managedOptions) addFlags(fs *pflag.FlagSet) {
+func (o *ClusterFlags) AddFlags(fs *pflag.FlagSet) {
 	o.Managed.AddFlags(fs)
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "the cluster's name on the hub, a DNS-1123 label (required)")
 }
 
-// validateClusterName says, in one line, what is wrong with --cluster-name.
-func (o *managedOptions) validateClusterName() error {
+// ValidateClusterName says, in one line, what is wrong with --cluster-name.
+func (o *ClusterFlags) ValidateClusterName() error {
 	if o.ClusterName == "" {
 		return fmt.Errorf("--cluster-name is required")
 	}
@@ -44,8 +44,8 @@ func (o *managedOptions) validateClusterName() error {
 	return nil
 }
 
-// validateHTTPSURL says, in one line, why value of flag is not an https URL.
-func validateHTTPSURL(flag, value string) error {
+// ValidateHTTPSURL says, in one line, why value of flag is not an https URL.
+func ValidateHTTPSURL(flag, value string) error {
 	if u, err := url.Parse(value); err != nil || u.Scheme != "https" || u.Host == "" {
 		return fmt.Errorf("%s %q is not an https URL", flag, value)
 	}
@@ -61,7 +61,7 @@ type ClusterMeta struct {
 	ClusterAnnotations map[string]string
 }
 
-func (m *ClusterMeta) addMetaFlags(fs *pflag.FlagSet) {
+func (m *ClusterMeta) AddMetaFlags(fs *pflag.FlagSet) {
 	fs.StringToStringVar(&m.ClusterLabels, "cluster-labels", nil,
 		"labels the ManagedCluster gets when the agent creates it, k=v,... (e.g. to fall in a label-selector cluster set)")
 	fs.StringToStringVar(&m.ClusterAnnotations, "cluster-annotations", nil,
@@ -69,7 +69,7 @@ func (m *ClusterMeta) addMetaFlags(fs *pflag.FlagSet) {
 }
 
 // validate says, in one line, what is wrong with a label or annotation.
-func (m *ClusterMeta) validateMeta() error {
+func (m *ClusterMeta) ValidateMeta() error {
 	for k, v := range m.ClusterLabels {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return fmt.Errorf("--cluster-labels: %q is not a label key: %s", k, errs[0])
@@ -90,19 +90,19 @@ func (m *ClusterMeta) validateMeta() error {
 	return nil
 }
 
-// addClusterURLFlag adds --cluster-url, the managed cluster's API server
+// AddClusterURLFlag adds --cluster-url, the managed cluster's API server
 // address the agent declares to the hub, into url.
-func addClusterURLFlag(fs *pflag.FlagSet, url *string) {
+func AddClusterURLFlag(fs *pflag.FlagSet, url *string) {
 	fs.StringVar(url, "cluster-url", "", "https address of the managed cluster's API server, for the hub (its ManagedCluster's managedClusterClientConfigs; optional)")
 }
 
-// clientConfigs is --cluster-url as the ManagedCluster's client configs:
+// ClientConfigs is --cluster-url as the ManagedCluster's client configs:
 // none when it is empty, an error when it is not an https URL.
-func clientConfigs(url string) ([]clusterv1.ClientConfig, error) {
+func ClientConfigs(url string) ([]clusterv1.ClientConfig, error) {
 	if url == "" {
 		return nil, nil
 	}
-	if err := validateHTTPSURL("--cluster-url", url); err != nil {
+	if err := ValidateHTTPSURL("--cluster-url", url); err != nil {
 		return nil, err
 	}
 	return []clusterv1.ClientConfig{{URL: url}}, nil

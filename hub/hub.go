@@ -1,4 +1,4 @@
-package main
+package hub
 
 import (
 	"context"
@@ -48,9 +48,9 @@ type hubOptions struct {
 	addonFlags map[string]*pflag.FlagSet
 }
 
-// newCmdHub returns `corral hub`; builtins are the built-in addons whose
+// NewCommand returns `corral hub`; builtins are the built-in addons whose
 // hub halves it can run.
-func newCmdHub(builtins ...addons.Addon) *cobra.Command {
+func NewCommand(builtins ...addons.Addon) *cobra.Command {
 	return newHubOptions(builtins...).command()
 }
 

@@ -1,4 +1,4 @@
-package cli
+package agent
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 const identityCheckInterval = 30 * time.Second
 
 // validateNoRegistration checks what --no-registration needs.
-func (o *AgentOptions) validateNoRegistration() error {
+func (o *Options) validateNoRegistration() error {
 	if o.HubKubeconfig == "" {
 		return fmt.Errorf("--no-registration needs --hub-kubeconfig: the kubeconfig the addons' agents reach the hub with")
 	}
@@ -41,7 +41,7 @@ func (o *AgentOptions) validateNoRegistration() error {
 
 // Run runs the agent: the registration agent and the addon host, or, with
 // --no-registration, only the addons' agent halves.
-func (o *AgentOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	managed, err := o.Managed.RESTConfig()
 	if err != nil {
 		return err
@@ -60,13 +60,13 @@ func (o *AgentOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return runWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
+	return RunWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managed, Addons: o.selected})
 }
 
-// runWithAddonHost runs the registration agent a and, beside it, the addon
+// RunWithAddonHost runs the registration agent a and, beside it, the addon
 // host with opts, until ctx ends or either fails: the agent does not go on
 // without its addon host.
-func runWithAddonHost(ctx context.Context, a *agent.Agent, opts host.Options) error {
+func RunWithAddonHost(ctx context.Context, a *agent.Agent, opts host.Options) error {
 	if err := a.ForgetOtherHub(ctx); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package cli
+package agent
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// AgentOptions are the options of `corral agent`.
-type AgentOptions struct {
-	managedOptions
+// Options are the options of `corral agent`.
+type Options struct {
+	ClusterFlags
 	AgentID             string
 	BootstrapKubeconfig string
 	HubKubeconfigFile   string
@@ -42,19 +42,19 @@ type AgentOptions struct {
 	selected []addons.Addon
 }
 
-// NewAgentOptions returns the defaults: OCM's lease period, every
+// NewOptions returns the defaults: OCM's lease period, every
 // built-in addon.
-func NewAgentOptions(out io.Writer, builtins ...addons.Addon) *AgentOptions {
-	return &AgentOptions{
-		managedOptions: newManagedOptions(out), LeaseSeconds: common.DefaultLeaseDurationSeconds,
+func NewOptions(out io.Writer, builtins ...addons.Addon) *Options {
+	return &Options{
+		ClusterFlags: NewClusterFlags(out), LeaseSeconds: common.DefaultLeaseDurationSeconds,
 		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace, PprofAddr: "0",
 	}
 }
 
-// NewCmdAgent returns `corral agent`; builtins are the built-in addons it
+// NewCommand returns `corral agent`; builtins are the built-in addons it
 // can run.
-func NewCmdAgent(out io.Writer, builtins ...addons.Addon) *cobra.Command {
-	o := NewAgentOptions(out, builtins...)
+func NewCommand(out io.Writer, builtins ...addons.Addon) *cobra.Command {
+	o := NewOptions(out, builtins...)
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a managed cluster's agent: join the hub, then keep the cluster reported",
@@ -85,12 +85,12 @@ With --no-registration it runs only the named addons' agent halves, with
 		},
 	}
 	f := cmd.Flags()
-	o.addFlags(f)
+	o.AddFlags(f)
 	f.StringVar(&o.AgentID, "agent-id", "", "the agent's id (default: the stored one, else a random one)")
 	f.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", "", "kubeconfig with the hub's bootstrap token (default: the one 'corral join' stored on the managed cluster)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
-	addClusterURLFlag(f, &o.ClusterURL)
-	o.addMetaFlags(f)
+	AddClusterURLFlag(f, &o.ClusterURL)
+	o.AddMetaFlags(f)
 	f.Int32Var(&o.LeaseSeconds, "lease-duration-seconds", o.LeaseSeconds, "the lease period a new ManagedCluster asks for; then the agent renews its lease as often as the ManagedCluster's spec.leaseDurationSeconds says")
 	f.StringSliceVar(&o.Addons, "addons", nil, "built-in addons whose agent halves run here, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(o.Builtins), ",")+")")
@@ -102,8 +102,8 @@ With --no-registration it runs only the named addons' agent halves, with
 }
 
 // Validate checks the flags.
-func (o *AgentOptions) Validate() error {
-	if err := o.validateClusterName(); err != nil {
+func (o *Options) Validate() error {
+	if err := o.ValidateClusterName(); err != nil {
 		return err
 	}
 	selected, err := addons.Select(o.Builtins, o.Addons)
@@ -120,16 +120,16 @@ func (o *AgentOptions) Validate() error {
 	if o.LeaseSeconds < 1 {
 		return fmt.Errorf("--lease-duration-seconds is %d: it must be 1 or more", o.LeaseSeconds)
 	}
-	if _, err = clientConfigs(o.ClusterURL); err != nil {
+	if _, err = ClientConfigs(o.ClusterURL); err != nil {
 		return err
 	}
-	return o.validateMeta()
+	return o.ValidateMeta()
 }
 
 // Complete loads the managed cluster's and the bootstrap configuration and
 // returns the agent.
-func (o *AgentOptions) Complete(ctx context.Context) (*agent.Agent, error) {
-	configs, err := clientConfigs(o.ClusterURL)
+func (o *Options) Complete(ctx context.Context) (*agent.Agent, error) {
+	configs, err := ClientConfigs(o.ClusterURL)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (o *AgentOptions) Complete(ctx context.Context) (*agent.Agent, error) {
 
 // bootstrap is the --bootstrap-kubeconfig, else the one 'corral join'
 // stored on the managed cluster.
-func (o *AgentOptions) bootstrap(ctx context.Context, managed *rest.Config) (*rest.Config, error) {
+func (o *Options) bootstrap(ctx context.Context, managed *rest.Config) (*rest.Config, error) {
 	if o.BootstrapKubeconfig != "" {
 		boot, err := clientcmd.BuildConfigFromFlags("", o.BootstrapKubeconfig)
 		if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package agent
 
 import (
 	"context"
@@ -15,68 +15,68 @@ func TestAgentValidateAddons(t *testing.T) {
 		{Name: "hubonly"},
 	}
 	cases := map[string]struct {
-		set     func(o *AgentOptions)
+		set     func(o *Options)
 		wantErr string
 		// wantSelected are the addons a valid o runs; nil is not checked.
 		wantSelected []string
 	}{
-		"all built-ins by default": {set: func(*AgentOptions) {}, wantSelected: []string{"work", "hubonly"}},
-		"named built-ins":          {set: func(o *AgentOptions) { o.Addons = []string{"work"} }, wantSelected: []string{"work"}},
+		"all built-ins by default": {set: func(*Options) {}, wantSelected: []string{"work", "hubonly"}},
+		"named built-ins":          {set: func(o *Options) { o.Addons = []string{"work"} }, wantSelected: []string{"work"}},
 		"an unknown addon": {
-			set:     func(o *AgentOptions) { o.Addons = []string{"nope"} },
+			set:     func(o *Options) { o.Addons = []string{"nope"} },
 			wantErr: `--addons: unknown addon "nope": the built-in addons are work, hubonly`,
 		},
 		"no registration with a hub kubeconfig": {
-			set: func(o *AgentOptions) { o.NoRegistration, o.HubKubeconfig = true, "hub.kubeconfig" },
+			set: func(o *Options) { o.NoRegistration, o.HubKubeconfig = true, "hub.kubeconfig" },
 		},
 		"no registration without a hub kubeconfig": {
-			set:     func(o *AgentOptions) { o.NoRegistration = true },
+			set:     func(o *Options) { o.NoRegistration = true },
 			wantErr: "--no-registration needs --hub-kubeconfig",
 		},
 		"no registration of addons with no agent half": {
-			set: func(o *AgentOptions) {
+			set: func(o *Options) {
 				o.NoRegistration, o.HubKubeconfig, o.Addons = true, "hub.kubeconfig", []string{"hubonly"}
 			},
 			wantErr: "none of the addons [hubonly] has an agent half",
 		},
 		"no registration with a bootstrap kubeconfig": {
-			set: func(o *AgentOptions) {
+			set: func(o *Options) {
 				o.NoRegistration, o.HubKubeconfig, o.BootstrapKubeconfig = true, "hub.kubeconfig", "boot.kubeconfig"
 			},
 			wantErr: "--no-registration runs no registration agent",
 		},
 		"labels and annotations for the ManagedCluster": {
-			set: func(o *AgentOptions) {
+			set: func(o *Options) {
 				o.ClusterLabels = map[string]string{"env": "prod", "example.com/team": "a"}
 				o.ClusterAnnotations = map[string]string{"agent.open-cluster-management.io/owner": "team-a"}
 			},
 		},
 		"a label key that is not one": {
-			set:     func(o *AgentOptions) { o.ClusterLabels = map[string]string{"env prod": "x"} },
+			set:     func(o *Options) { o.ClusterLabels = map[string]string{"env prod": "x"} },
 			wantErr: `--cluster-labels: "env prod" is not a label key`,
 		},
 		"a label value that is not one": {
-			set:     func(o *AgentOptions) { o.ClusterLabels = map[string]string{"env": "a b"} },
+			set:     func(o *Options) { o.ClusterLabels = map[string]string{"env": "a b"} },
 			wantErr: `--cluster-labels: "a b" is not a value of label env`,
 		},
 		"an annotation without the agent's prefix": {
-			set:     func(o *AgentOptions) { o.ClusterAnnotations = map[string]string{"owner": "team-a"} },
+			set:     func(o *Options) { o.ClusterAnnotations = map[string]string{"owner": "team-a"} },
 			wantErr: `--cluster-annotations: "owner" does not start with agent.open-cluster-management.io/`,
 		},
 		"no registration with labels": {
-			set: func(o *AgentOptions) {
+			set: func(o *Options) {
 				o.NoRegistration, o.HubKubeconfig, o.ClusterLabels = true, "hub.kubeconfig", map[string]string{"env": "prod"}
 			},
 			wantErr: "--no-registration runs no registration agent",
 		},
 		"a hub kubeconfig without no registration": {
-			set:     func(o *AgentOptions) { o.HubKubeconfig = "hub.kubeconfig" },
+			set:     func(o *Options) { o.HubKubeconfig = "hub.kubeconfig" },
 			wantErr: "--hub-kubeconfig is for --no-registration",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := NewAgentOptions(io.Discard, builtins...)
+			o := NewOptions(io.Discard, builtins...)
 			o.ClusterName = "c1"
 			tc.set(o)
 			err := o.Validate()
