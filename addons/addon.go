@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -33,7 +34,7 @@ type Addon struct {
 	HubRules []rbacv1.PolicyRule
 	// SetupHub registers the hub half's controllers with the hub's
 	// manager; nil when the addon has no hub half.
-	SetupHub func(mgr ctrl.Manager) error
+	SetupHub func(mgr ctrl.Manager, env HubEnv) error
 	// HubFlags adds the hub half's own settings to `corral hub`'s flags,
 	// for SetupHub to read; a name must not be another flag's. nil for
 	// none.
@@ -67,6 +68,20 @@ type ValidatingWebhook struct {
 	Handler admission.Handler
 	// Rules are the writes the API server sends it.
 	Rules []admissionregistrationv1.RuleWithOperations
+}
+
+// HubEnv is what an addon's hub half is given beside the hub's manager.
+type HubEnv struct {
+	// Clock is what the hub half measures time by (rollouts, TTLs,
+	// staleness): the real clock, or a fake one in tests.
+	Clock Clock
+}
+
+// Clock is a clock a hub half can wait on: clock.RealClock, or a
+// k8s.io/utils/clock/testing.FakeClock in tests.
+type Clock interface {
+	clock.WithTicker
+	clock.WithDelayedExecution
 }
 
 // AgentEnv is what an addon's agent half is given.

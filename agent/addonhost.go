@@ -16,7 +16,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
-	"github.com/corral-dev/corral/registration/agent"
+	regagent "github.com/corral-dev/corral/registration/agent"
 )
 
 // identityCheckInterval is how often the addon host looks whether the
@@ -39,10 +39,14 @@ func (o *Options) validateNoRegistration() error {
 	return fmt.Errorf("--no-registration: none of the addons %v has an agent half to run", addons.Names(o.selected))
 }
 
-// Run runs the agent: the registration agent and the addon host, or, with
-// --no-registration, only the addons' agent halves.
+// Run validates o and runs the agent until ctx ends: the registration
+// agent and the addon host, or, with --no-registration, only the addons'
+// agent halves.
 func (o *Options) Run(ctx context.Context) error {
-	managed, err := o.Managed.RESTConfig()
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	managed, err := o.managedConfig()
 	if err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func (o *Options) Run(ctx context.Context) error {
 // RunWithAddonHost runs the registration agent a and, beside it, the addon
 // host with opts, until ctx ends or either fails: the agent does not go on
 // without its addon host.
-func RunWithAddonHost(ctx context.Context, a *agent.Agent, opts host.Options) error {
+func RunWithAddonHost(ctx context.Context, a *regagent.Agent, opts host.Options) error {
 	if err := a.ForgetOtherHub(ctx); err != nil {
 		return err
 	}
@@ -152,12 +156,12 @@ func runHostUntilChanged(ctx context.Context, kube kubernetes.Interface, opts ho
 // registrationIdentity reads the registration agent's stored hub
 // kubeconfig and agent name.
 func registrationIdentity(ctx context.Context, kube kubernetes.Interface) ([]byte, string, error) {
-	s, err := kube.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(ctx, agent.DefaultSecretName, metav1.GetOptions{})
+	s, err := kube.CoreV1().Secrets(regagent.DefaultSecretNamespace).Get(ctx, regagent.DefaultSecretName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	return s.Data[agent.KeyKubeconfig], string(s.Data[agent.KeyAgentName]), nil
+	return s.Data[regagent.KeyKubeconfig], string(s.Data[regagent.KeyAgentName]), nil
 }

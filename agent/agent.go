@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
-	"github.com/corral-dev/corral/registration/agent"
+	regagent "github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -38,6 +39,13 @@ type Options struct {
 	AddonNamespace string
 	// PprofAddr serves /debug/pprof there ("0": not at all).
 	PprofAddr string
+
+	// ManagedConfig reaches the managed cluster instead of the
+	// --kubeconfig flags, and Bootstrap is the bootstrap identity instead
+	// of --bootstrap-kubeconfig or the stored one: for in-process callers
+	// (the dev fleet, the suites).
+	ManagedConfig *rest.Config
+	Bootstrap     *rest.Config
 
 	selected []addons.Addon
 }
@@ -77,15 +85,15 @@ With --no-registration it runs only the named addons' agent halves, with
 		Example: `  corral agent --cluster-name cluster1 --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig managed.kubeconfig
   corral agent --addons work --no-registration --cluster-name c1 --hub-kubeconfig hub.kubeconfig --kubeconfig managed.kubeconfig`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.Run(cmd.Context()) },
 	}
-	f := cmd.Flags()
-	o.AddFlags(f)
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// AddFlags binds the flags of `corral agent` to o.
+func (o *Options) AddFlags(f *pflag.FlagSet) {
+	o.ClusterFlags.AddFlags(f)
 	f.StringVar(&o.AgentID, "agent-id", "", "the agent's id (default: the stored one, else a random one)")
 	f.StringVar(&o.BootstrapKubeconfig, "bootstrap-kubeconfig", "", "kubeconfig with the hub's bootstrap token (default: the one 'corral join' stored on the managed cluster)")
 	f.StringVar(&o.HubKubeconfigFile, "hub-kubeconfig-file", "", "also write the agent's hub kubeconfig to this file")
@@ -98,7 +106,6 @@ With --no-registration it runs only the named addons' agent halves, with
 	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")
 	f.StringVar(&o.AddonNamespace, "addon-namespace", o.AddonNamespace, "with --no-registration: the addons' install namespace on the managed cluster")
 	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
-	return cmd
 }
 
 // Validate checks the flags.
@@ -128,12 +135,12 @@ func (o *Options) Validate() error {
 
 // Complete loads the managed cluster's and the bootstrap configuration and
 // returns the agent.
-func (o *Options) Complete(ctx context.Context) (*agent.Agent, error) {
+func (o *Options) Complete(ctx context.Context) (*regagent.Agent, error) {
 	configs, err := ClientConfigs(o.ClusterURL)
 	if err != nil {
 		return nil, err
 	}
-	managed, err := o.Managed.RESTConfig()
+	managed, err := o.managedConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +148,7 @@ func (o *Options) Complete(ctx context.Context) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(agent.Options{
+	return regagent.New(regagent.Options{
 		ClusterName: o.ClusterName, AgentID: o.AgentID, Bootstrap: boot, Managed: managed,
 		ClientConfigs: configs, KubeconfigFile: o.HubKubeconfigFile, LeaseDurationSeconds: o.LeaseSeconds,
 		ClusterLabels: o.ClusterLabels, ClusterAnnotations: o.ClusterAnnotations,
@@ -151,6 +158,9 @@ func (o *Options) Complete(ctx context.Context) (*agent.Agent, error) {
 // bootstrap is the --bootstrap-kubeconfig, else the one 'corral join'
 // stored on the managed cluster.
 func (o *Options) bootstrap(ctx context.Context, managed *rest.Config) (*rest.Config, error) {
+	if o.Bootstrap != nil {
+		return o.Bootstrap, nil
+	}
 	if o.BootstrapKubeconfig != "" {
 		boot, err := clientcmd.BuildConfigFromFlags("", o.BootstrapKubeconfig)
 		if err != nil {
@@ -162,5 +172,13 @@ func (o *Options) bootstrap(ctx context.Context, managed *rest.Config) (*rest.Co
 	if err != nil {
 		return nil, err
 	}
-	return agent.LoadBootstrap(ctx, kube, agent.DefaultSecretNamespace)
+	return regagent.LoadBootstrap(ctx, kube, regagent.DefaultSecretNamespace)
+}
+
+// managedConfig is ManagedConfig, else what the --kubeconfig flags say.
+func (o *Options) managedConfig() (*rest.Config, error) {
+	if o.ManagedConfig != nil {
+		return o.ManagedConfig, nil
+	}
+	return o.Managed.RESTConfig()
 }

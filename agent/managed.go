@@ -11,7 +11,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
-	"github.com/corral-dev/corral/registration/agent"
+	regagent "github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -65,7 +65,7 @@ func (m *ClusterMeta) AddMetaFlags(fs *pflag.FlagSet) {
 	fs.StringToStringVar(&m.ClusterLabels, "cluster-labels", nil,
 		"labels the ManagedCluster gets when the agent creates it, k=v,... (e.g. to fall in a label-selector cluster set)")
 	fs.StringToStringVar(&m.ClusterAnnotations, "cluster-annotations", nil,
-		"annotations the ManagedCluster gets when the agent creates it, k=v,..., each key prefixed "+agent.ClusterAnnotationPrefix)
+		"annotations the ManagedCluster gets when the agent creates it, k=v,..., each key prefixed "+regagent.ClusterAnnotationPrefix)
 }
 
 // validate says, in one line, what is wrong with a label or annotation.
@@ -79,9 +79,9 @@ func (m *ClusterMeta) ValidateMeta() error {
 		}
 	}
 	for k := range m.ClusterAnnotations {
-		name, ok := strings.CutPrefix(k, agent.ClusterAnnotationPrefix)
+		name, ok := strings.CutPrefix(k, regagent.ClusterAnnotationPrefix)
 		if !ok {
-			return fmt.Errorf("--cluster-annotations: %q does not start with %s, the prefix the agent may set", k, agent.ClusterAnnotationPrefix)
+			return fmt.Errorf("--cluster-annotations: %q does not start with %s, the prefix the agent may set", k, regagent.ClusterAnnotationPrefix)
 		}
 		if errs := validation.IsQualifiedName(name); len(errs) > 0 {
 			return fmt.Errorf("--cluster-annotations: %q is not an annotation key: %s", k, errs[0])

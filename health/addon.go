@@ -28,7 +28,7 @@ func Addon() addons.Addon {
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get", "list", "watch"}},
 		},
-		SetupHub:                 func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
+		SetupHub:                 func(mgr ctrl.Manager, env addons.HubEnv) error { return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock}) },
 		RunAgent:                 runAgent,
 		ValidateDeploymentConfig: hub.Settings.Validate,
 	}

@@ -8,7 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
@@ -19,28 +22,43 @@ import (
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
-// hubOptions are the options of `corral hub`, the hub's controllers.
-type hubOptions struct {
-	kube          *kubeflags.Flags
-	leaderElect   bool
-	probeAddr     string
-	metricsAddr   string
-	pprofAddr     string
-	leaseGrace    int
-	leaderElectNS string
-	autoApprove   []string
+// Options are the options of `corral hub`: its flags, and what an
+// in-process caller (the dev fleet, the integration suites) sets beside
+// them.
+type Options struct {
+	Kube                 *kubeflags.Flags
+	LeaderElect          bool
+	ProbeAddr            string
+	MetricsAddr          string
+	PprofAddr            string
+	LeaseGraceMultiplier int
+	LeaderElectNamespace string
+	AutoApproveUsers     []string
 
-	// webhook is what the webhook flags say; Port 0 serves no webhooks.
-	webhook webhook.Options
-	// webhookService is --webhook-service, parsed into webhook.Service.
-	webhookService string
+	// Webhook is what the webhook flags say; Port 0 serves no webhooks,
+	// FreeWebhookPort serves them on a free loopback port.
+	Webhook webhook.Options
+	// WebhookService is --webhook-service, parsed into Webhook.Service.
+	WebhookService string
 
-	// builtins are the built-in addons this binary knows; addonNames
+	// Builtins are the built-in addons this binary knows; AddonNames
 	// (--addons) those whose hub halves run, all when empty.
-	builtins       []addons.Addon
-	addonNames     []string
-	noRegistration bool
-	// selected is what --addons picks out of builtins.
+	Builtins       []addons.Addon
+	AddonNames     []string
+	NoRegistration bool
+
+	// Config reaches the hub instead of Kube's flags: for in-process
+	// callers.
+	Config *rest.Config
+	// Clock is what every hub controller measures time by; nil is the
+	// real clock. For suites.
+	Clock addons.Clock
+	// RegistrationControllers, when not nil, names the registration
+	// controllers that run (registration/hub.Controllers); none when
+	// empty. For suites that test one part of the hub beside others.
+	RegistrationControllers []string
+
+	// selected is what --addons picks out of Builtins.
 	selected []addons.Addon
 	// addonFlags are the flags of each built-in addon's hub half (its
 	// HubFlags), by addon name: setting one of an addon not selected is an
@@ -48,21 +66,25 @@ type hubOptions struct {
 	addonFlags map[string]*pflag.FlagSet
 }
 
+// FreeWebhookPort, as Options.Webhook.Port, serves the webhooks on a free
+// loopback port: for in-process callers, which need no fixed port.
+const FreeWebhookPort = -1
+
 // NewCommand returns `corral hub`; builtins are the built-in addons whose
 // hub halves it can run.
 func NewCommand(builtins ...addons.Addon) *cobra.Command {
-	return newHubOptions(builtins...).command()
+	return NewOptions(builtins...).Command()
 }
 
-// newHubOptions returns the defaults: leader election, OCM's lease grace,
+// NewOptions returns the defaults: leader election, OCM's lease grace,
 // the webhooks on their default port, every built-in addon.
-func newHubOptions(builtins ...addons.Addon) *hubOptions {
-	return &hubOptions{kube: kubeflags.New("hub"), leaderElect: true, builtins: builtins, probeAddr: "0", metricsAddr: "0", pprofAddr: "0", leaderElectNS: "open-cluster-management",
-		leaseGrace: lease.DefaultGraceMultiplier, webhook: webhook.Options{Port: webhook.DefaultPort}}
+func NewOptions(builtins ...addons.Addon) *Options {
+	return &Options{Kube: kubeflags.New("hub"), LeaderElect: true, Builtins: builtins, ProbeAddr: "0", MetricsAddr: "0", PprofAddr: "0", LeaderElectNamespace: "open-cluster-management",
+		LeaseGraceMultiplier: lease.DefaultGraceMultiplier, Webhook: webhook.Options{Port: webhook.DefaultPort}}
 }
 
-// command is `corral hub` with its flags bound to o.
-func (o *hubOptions) command() *cobra.Command {
+// Command is `corral hub` with its flags bound to o.
+func (o *Options) Command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers (registration core, addon manager, addons' hub halves) until stopped",
@@ -95,32 +117,33 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
   corral hub --addons work --no-registration --kubeconfig hub.kubeconfig
   corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context())
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.Run(cmd.Context()) },
 	}
-	f := cmd.Flags()
-	o.kube.AddFlags(f)
-	f.StringSliceVar(&o.addonNames, "addons", nil, "built-in addons whose hub halves run here, comma-separated, or none for the registration core alone (default: all: "+
-		strings.Join(addons.Names(o.builtins), ",")+")")
-	f.BoolVar(&o.noRegistration, "no-registration", false, "run only the named addons' hub halves: no registration controllers, addon lifecycle or webhooks")
-	f.BoolVar(&o.leaderElect, "leader-elect", o.leaderElect, "elect a leader among several copies")
-	f.StringVar(&o.leaderElectNS, "leader-elect-namespace", o.leaderElectNS, "namespace of the leader election lease")
-	f.StringVar(&o.probeAddr, "health-probe-bind-address", o.probeAddr, "address of /healthz and /readyz (0 disables)")
-	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "address of /metrics (0 disables)")
-	f.StringVar(&o.pprofAddr, "pprof-bind-address", o.pprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
-	f.StringSliceVar(&o.autoApprove, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
-	f.IntVar(&o.leaseGrace, "lease-grace-multiplier", o.leaseGrace, "a cluster is unreachable after leaseDurationSeconds × this")
-	f.IntVar(&o.webhook.Port, "webhook-port", o.webhook.Port, "port of the admission webhook server (0 serves no webhooks, and so no addon API conversion: another hub must)")
-	f.StringVar(&o.webhook.BindAddress, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
-	f.StringVar(&o.webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
-	f.StringVar(&o.webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
-	f.StringVar(&o.webhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// AddFlags binds the flags of `corral hub`, and of each built-in addon's
+// hub half, to o.
+func (o *Options) AddFlags(f *pflag.FlagSet) {
+	o.Kube.AddFlags(f)
+	f.StringSliceVar(&o.AddonNames, "addons", nil, "built-in addons whose hub halves run here, comma-separated, or none for the registration core alone (default: all: "+
+		strings.Join(addons.Names(o.Builtins), ",")+")")
+	f.BoolVar(&o.NoRegistration, "no-registration", false, "run only the named addons' hub halves: no registration controllers, addon lifecycle or webhooks")
+	f.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader among several copies")
+	f.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of the leader election lease")
+	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz (0 disables)")
+	f.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of /metrics (0 disables)")
+	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
+	f.StringSliceVar(&o.AutoApproveUsers, "auto-approve-users", nil, "users whose join requests for accepted clusters are approved without 'corral accept' (none by default)")
+	f.IntVar(&o.LeaseGraceMultiplier, "lease-grace-multiplier", o.LeaseGraceMultiplier, "a cluster is unreachable after leaseDurationSeconds × this")
+	f.IntVar(&o.Webhook.Port, "webhook-port", o.Webhook.Port, "port of the admission webhook server (0 serves no webhooks, and so no addon API conversion: another hub must)")
+	f.StringVar(&o.Webhook.BindAddress, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
+	f.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
+	f.StringVar(&o.Webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
+	f.StringVar(&o.WebhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
 	o.addonFlags = map[string]*pflag.FlagSet{}
-	for _, a := range o.builtins {
+	for _, a := range o.Builtins {
 		if a.HubFlags != nil {
 			fs := pflag.NewFlagSet(a.Name, pflag.ContinueOnError)
 			a.HubFlags(fs)
@@ -128,41 +151,40 @@ hub stops, so ManagedCluster writes are refused until a hub serves again.`,
 			o.addonFlags[a.Name] = fs
 		}
 	}
-	return cmd
 }
 
-// validate checks the flags, each problem in one line.
-func (o *hubOptions) validate() error {
-	if o.leaseGrace < 0 {
-		return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.leaseGrace)
+// Validate checks the options, each problem in one line.
+func (o *Options) Validate() error {
+	if o.LeaseGraceMultiplier < 0 {
+		return fmt.Errorf("--lease-grace-multiplier is %d: it must be 1 or more (0 for the default)", o.LeaseGraceMultiplier)
 	}
 	if err := o.selectAddons(); err != nil {
 		return err
 	}
-	if o.webhook.Port == 0 || o.noRegistration {
+	if o.Webhook.Port == 0 || o.NoRegistration {
 		return nil // no webhooks: the other webhook flags do not matter
 	}
-	if o.webhookService != "" {
-		svc, err := webhook.ParseService(o.webhookService)
+	if o.WebhookService != "" {
+		svc, err := webhook.ParseService(o.WebhookService)
 		if err != nil {
 			return fmt.Errorf("--webhook-service: %w", err)
 		}
-		o.webhook.Service = svc
+		o.Webhook.Service = svc
 	}
-	return o.webhook.Validate()
+	return o.Webhook.Validate()
 }
 
 // selectAddons picks the --addons out of the built-ins.
-func (o *hubOptions) selectAddons() error {
-	selected, err := addons.Select(o.builtins, o.addonNames)
+func (o *Options) selectAddons() error {
+	selected, err := addons.Select(o.Builtins, o.AddonNames)
 	if err != nil {
 		return fmt.Errorf("--addons: %w", err)
 	}
-	if o.noRegistration && len(selected) == 0 {
+	if o.NoRegistration && len(selected) == 0 {
 		return fmt.Errorf("--no-registration runs only the named addons' hub halves, and there are none: name them with --addons")
 	}
 	o.selected = selected
-	for _, a := range o.builtins {
+	for _, a := range o.Builtins {
 		fs := o.addonFlags[a.Name]
 		if fs == nil || slices.ContainsFunc(selected, func(s addons.Addon) bool { return s.Name == a.Name }) {
 			continue
@@ -182,50 +204,67 @@ func (o *hubOptions) selectAddons() error {
 
 // leaderElectionID is the Lease one of several copies holds: a hub with
 // --no-registration leads only among copies running the same addons.
-func (o *hubOptions) leaderElectionID() string {
-	if !o.noRegistration {
+func (o *Options) leaderElectionID() string {
+	if !o.NoRegistration {
 		return "corral-hub"
 	}
 	return "corral-hub-addons-" + strings.Join(addons.Names(o.selected), "-")
 }
 
-func (o *hubOptions) run(ctx context.Context) error {
-	cfg, err := o.kube.RESTConfig()
-	if err != nil {
+// Run validates o and runs the hub's controllers until ctx ends: the
+// addon manager with the selected addons' hub halves and, unless
+// --no-registration, the registration core and the admission webhooks.
+func (o *Options) Run(ctx context.Context) error {
+	if err := o.Validate(); err != nil {
 		return err
 	}
+	cfg := o.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = o.Kube.RESTConfig(); err != nil {
+			return err
+		}
+	}
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		PprofBindAddress:        o.pprofAddr,
-		LeaderElection:          o.leaderElect,
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:  o.ProbeAddr,
+		PprofBindAddress:        o.PprofAddr,
+		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.leaderElectionID(),
-		LeaderElectionNamespace: o.leaderElectNS,
+		LeaderElectionNamespace: o.LeaderElectNamespace,
+		// In-process callers (the dev fleet, the suites) may run a hub
+		// again, or two, in one process: the controllers' names repeat.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the hub's controllers: %w", err)
 	}
-	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Builtins: addons.Names(o.builtins), Lifecycle: !o.noRegistration}); err != nil {
+	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Builtins: addons.Names(o.Builtins), Lifecycle: !o.NoRegistration, Clock: o.Clock}); err != nil {
 		return fmt.Errorf("setting up the addon manager: %w", err)
 	}
-	if !o.noRegistration {
+	if !o.NoRegistration {
 		if err := o.setupRegistration(mgr); err != nil {
 			return err
 		}
 	}
-	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host, "addons", addons.Names(o.selected), "registration", !o.noRegistration)
+	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host, "addons", addons.Names(o.selected), "registration", !o.NoRegistration)
 	return mgr.Start(ctx)
 }
 
 // setupRegistration adds the registration core's controllers and the
 // webhooks.
-func (o *hubOptions) setupRegistration(mgr ctrl.Manager) error {
-	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.leaseGrace, AutoApproveUsers: o.autoApprove}); err != nil {
+func (o *Options) setupRegistration(mgr ctrl.Manager) error {
+	if err := hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: o.LeaseGraceMultiplier, AutoApproveUsers: o.AutoApproveUsers,
+		Clock: o.Clock, Only: o.RegistrationControllers}); err != nil {
 		return err
 	}
-	if o.webhook.Port != 0 {
-		o.webhook.Addons = o.selected
-		if err := webhook.SetupWithManager(mgr, o.webhook); err != nil {
+	if o.Webhook.Port != 0 {
+		w := o.Webhook
+		w.Addons = o.selected
+		if w.Port == FreeWebhookPort {
+			w.Port = 0 // webhook.Options: a free port
+		}
+		if err := webhook.SetupWithManager(mgr, w); err != nil {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}
 	}

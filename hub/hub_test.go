@@ -35,11 +35,11 @@ func TestHubAddonFlags(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := newHubOptions(tc.builtins...)
-			if err := o.command().ParseFlags(tc.args); err != nil {
+			o := NewOptions(tc.builtins...)
+			if err := o.Command().ParseFlags(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			err := o.validate()
+			err := o.Validate()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("validate = %v, want one line with %q", err, tc.wantErr)
@@ -65,9 +65,9 @@ func TestHubTakesAddonsOwnFlags(t *testing.T) {
 		HubFlags: func(fs *pflag.FlagSet) {
 			fs.StringVar(&setting, "props-setting", "default", "a setting of the props hub half")
 		},
-		SetupHub: func(ctrl.Manager) error { return nil }}}
-	o := newHubOptions(builtins...)
-	cmd := o.command()
+		SetupHub: func(ctrl.Manager, addons.HubEnv) error { return nil }}}
+	o := NewOptions(builtins...)
+	cmd := o.Command()
 	if f := cmd.Flags().Lookup("props-setting"); f == nil || f.DefValue != "default" {
 		t.Fatalf("corral hub has no --props-setting flag with its default: %v", f)
 	}
@@ -77,7 +77,7 @@ func TestHubTakesAddonsOwnFlags(t *testing.T) {
 	if setting != "given" {
 		t.Errorf("the addon's setting is %q after --props-setting given", setting)
 	}
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		t.Errorf("validate with the addon selected: %v", err)
 	}
 }
@@ -87,25 +87,25 @@ func TestHubTakesAddonsOwnFlags(t *testing.T) {
 func TestHubRefusesFlagsOfAddonsNotRun(t *testing.T) {
 	var setting string
 	builtins := []addons.Addon{
-		{Name: "props", HubFlags: func(fs *pflag.FlagSet) { fs.StringVar(&setting, "props-setting", "default", "") }, SetupHub: func(ctrl.Manager) error { return nil }},
-		{Name: "work", SetupHub: func(ctrl.Manager) error { return nil }},
+		{Name: "props", HubFlags: func(fs *pflag.FlagSet) { fs.StringVar(&setting, "props-setting", "default", "") }, SetupHub: func(ctrl.Manager, addons.HubEnv) error { return nil }},
+		{Name: "work", SetupHub: func(ctrl.Manager, addons.HubEnv) error { return nil }},
 	}
 	for _, args := range [][]string{{"--addons", "work", "--props-setting", "x"}, {"--addons", "none", "--props-setting", "x"}} {
-		o := newHubOptions(builtins...)
-		if err := o.command().ParseFlags(args); err != nil {
+		o := NewOptions(builtins...)
+		if err := o.Command().ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		err := o.validate()
+		err := o.Validate()
 		want := "--props-setting is a setting of the props addon, whose hub half does not run here: name it in --addons or drop the flag"
 		if err == nil || err.Error() != want {
 			t.Errorf("%v: validate = %v, want %q", args, err, want)
 		}
 	}
-	o := newHubOptions(builtins...)
-	if err := o.command().ParseFlags([]string{"--addons", "work"}); err != nil {
+	o := NewOptions(builtins...)
+	if err := o.Command().ParseFlags([]string{"--addons", "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		t.Errorf("an addon's flag left alone: %v", err)
 	}
 }

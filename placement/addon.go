@@ -22,7 +22,7 @@ func Addon() addons.Addon {
 		Name:        AddonName,
 		Description: "schedules Placements onto clusters; publishes each cluster's resource scores",
 		HubRules:    agent.HubRules,
-		SetupHub:    func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
+		SetupHub:    func(mgr ctrl.Manager, env addons.HubEnv) error { return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock}) },
 		RunAgent:    agent.Run,
 	}
 }

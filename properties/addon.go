@@ -47,7 +47,10 @@ func AddonWith(opts hub.Options) addons.Addon {
 			fs.StringVar(&opts.ProfileNamespace, "cluster-profile-namespace", opts.ProfileNamespace,
 				"namespace of the properties addon's ClusterProfiles, one per cluster (created when missing)")
 		},
-		SetupHub:                 func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) },
+		SetupHub: func(mgr ctrl.Manager, env addons.HubEnv) error {
+			opts.Clock = env.Clock
+			return hub.SetupWithManager(mgr, opts)
+		},
 		RunAgent:                 runAgent,
 		ValidateDeploymentConfig: hub.Settings.Validate,
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	// Workers is how many objects each lifecycle controller works on at
 	// once; 0 means DefaultWorkers.
 	Workers int
+	// Clock is what the addons' hub halves measure time by; nil is the
+	// real clock.
+	Clock addons.Clock
 }
 
 // DefaultWorkers of each lifecycle controller.
@@ -78,7 +81,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if a.SetupHub == nil {
 			continue
 		}
-		if err := a.SetupHub(mgr); err != nil {
+		if err := a.SetupHub(mgr, addons.HubEnv{Clock: opts.Clock}); err != nil {
 			return fmt.Errorf("setting up the hub half of addon %s: %w", a.Name, err)
 		}
 	}

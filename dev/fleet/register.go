@@ -15,16 +15,12 @@ import (
 	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/addons/host"
-	"github.com/corral-dev/corral/addons/manager"
 	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/dev/localcluster"
-	"github.com/corral-dev/corral/registration/agent"
+	corralhub "github.com/corral-dev/corral/hub"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"
@@ -70,28 +66,20 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 	boot := rest.AnonymousClientConfig(hubCluster.Config)
 	boot.BearerToken = token
 	for _, m := range managed {
-		a, err := agent.New(agent.Options{
-			ClusterName: m.Name, Bootstrap: boot, Managed: m.Config,
-			KubeconfigFile: filepath.Join(m.Dir, HubKubeconfigFile), LeaseDurationSeconds: fleetLeaseSeconds,
-		})
-		if err != nil {
+		// As `corral agent` runs: the registration agent and, beside it,
+		// the addon host with the built-in addons' agent halves, each with
+		// its own identity.
+		o := corralagent.NewOptions(io.Discard, builtins...)
+		o.ClusterName, o.ManagedConfig, o.Bootstrap = m.Name, m.Config, boot
+		o.HubKubeconfigFile, o.LeaseSeconds = filepath.Join(m.Dir, HubKubeconfigFile), fleetLeaseSeconds
+		if err := o.Validate(); err != nil {
 			return err
 		}
 		wg.Go(func() {
-			if err := a.Run(ctx); err != nil && ctx.Err() == nil {
+			if err := o.Run(ctx); err != nil && ctx.Err() == nil {
 				say(m.Name, "agent stopped: %v", err)
 			}
 		})
-		if len(builtins) > 0 {
-			// The cluster's addon host, as `corral agent` runs it: the
-			// built-in addons' agent halves, each with its own identity.
-			wg.Go(func() {
-				opts := host.Options{ClusterName: m.Name, Managed: m.Config, Addons: builtins}
-				if err := corralagent.RunAddonHost(ctx, opts); err != nil && ctx.Err() == nil {
-					say(m.Name, "addon host stopped: %v", err)
-				}
-			})
-		}
 	}
 	clusters, err := clusterclient.NewForConfig(hubCluster.Config)
 	if err != nil {
@@ -114,28 +102,25 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 }
 
 func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addons.Addon, progress io.Writer, wg *sync.WaitGroup) error {
-	mgr, err := hub.NewManager(cfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
+	// As `corral hub` runs, one copy: no leader election, the webhooks on
+	// a free loopback port with a CA of this process's own.
+	o := corralhub.NewOptions(builtins...)
+	o.Config, o.LeaderElect, o.Webhook.Port = cfg, false, corralhub.FreeWebhookPort
+	if err := o.Validate(); err != nil {
 		return err
-	}
-	if err := hub.SetupWithManager(mgr, hub.Options{}); err != nil {
-		return err
-	}
-	if err := manager.SetupWithManager(mgr, manager.Options{Addons: builtins, Lifecycle: true}); err != nil {
-		return err
-	}
-	// Webhooks on a free loopback port, with a CA of this process's own.
-	if err := webhook.SetupWithManager(mgr, webhook.Options{Addons: builtins}); err != nil {
-		return fmt.Errorf("setting up the admission webhooks: %w", err)
 	}
 	wg.Go(func() {
-		if err := mgr.Start(ctx); err != nil {
+		if err := o.Run(ctx); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(progress, "hub: registration controllers stopped: %v\n", err)
 		}
 	})
 	// Clusters that join from now on are admitted by the webhooks: in the
 	// default set from the start.
-	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+	scheme, err := hub.Scheme()
+	if err != nil {
+		return err
+	}
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,9 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -48,6 +51,10 @@ type Options struct {
 	// Workers is how many clusters each controller works on at once; 0
 	// means DefaultWorkers.
 	Workers int
+	// Only, when not nil, names the controllers that run (Controllers),
+	// and then the shared ClusterRoles are not installed: for suites that
+	// test one controller. nil runs them all.
+	Only []string
 }
 
 // DefaultWorkers lets each controller wait on several API calls at once: a
@@ -139,6 +146,17 @@ func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
 	return ctrl.NewManager(WithClientLimits(cfg), opts)
 }
 
+// The registration core's controllers, by the names Options.Only takes.
+const (
+	ControllerCSRApproval       = "csrapproval"
+	ControllerManagedCluster    = "managedcluster"
+	ControllerLease             = "lease"
+	ControllerClockSync         = "clocksync"
+	ControllerTaint             = "taint"
+	ControllerClusterSet        = "clusterset"
+	ControllerClusterSetBinding = "clustersetbinding"
+)
+
 // SetupWithManager registers the registration hub's controllers and
 // installs, once the manager starts, the ClusterRoles every cluster
 // namespace binds.
@@ -146,44 +164,64 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
 	}
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		return applySharedRoles(ctx, mgr.GetClient())
-	})); err != nil {
-		return err
+	if opts.Only == nil {
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			return applySharedRoles(ctx, mgr.GetClient())
+		})); err != nil {
+			return err
+		}
 	}
 	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return err
 	}
-	return errors.Join(
-		(&csrapproval.Reconciler{
+	controllers := map[string]interface {
+		SetupWithManager(ctrl.Manager, int) error
+	}{
+		ControllerCSRApproval: &csrapproval.Reconciler{
 			Client:           mgr.GetClient(),
 			Kube:             kube,
 			Recorder:         mgr.GetEventRecorder("corral-csr-approval"),
 			AutoApproveUsers: opts.AutoApproveUsers,
-		}).SetupWithManager(mgr, opts.Workers),
-		(&managedcluster.Reconciler{
+		},
+		ControllerManagedCluster: &managedcluster.Reconciler{
 			Client:   mgr.GetClient(),
 			Recorder: mgr.GetEventRecorder("corral-registration"),
 			Clock:    opts.Clock,
-		}).SetupWithManager(mgr, opts.Workers),
-		(&lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier}).SetupWithManager(mgr, opts.Workers),
-		(&clocksync.Reconciler{
+		},
+		ControllerLease: &lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier},
+		ControllerClockSync: &clocksync.Reconciler{
 			Client:          mgr.GetClient(),
 			Recorder:        mgr.GetEventRecorder("corral-clocksync"),
 			Clock:           opts.Clock,
 			GraceMultiplier: opts.LeaseGraceMultiplier,
-		}).SetupWithManager(mgr, opts.Workers),
-		(&taint.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
-		(&clusterset.Reconciler{
-			Client:   mgr.GetClient(),
-			Recorder: mgr.GetEventRecorder("corral-clusterset"),
-		}).SetupWithManager(mgr, opts.Workers),
-		(&clustersetbinding.Reconciler{
+		},
+		ControllerTaint:      &taint.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: opts.Clock},
+		ControllerClusterSet: &clusterset.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-clusterset")},
+		ControllerClusterSetBinding: &clustersetbinding.Reconciler{
 			Client:   mgr.GetClient(),
 			Recorder: mgr.GetEventRecorder("corral-clustersetbinding"),
-		}).SetupWithManager(mgr, opts.Workers),
-	)
+		},
+	}
+	var errs []error
+	for _, name := range Controllers() {
+		if opts.Only == nil || slices.Contains(opts.Only, name) {
+			errs = append(errs, controllers[name].SetupWithManager(mgr, opts.Workers))
+		}
+	}
+	for _, name := range opts.Only {
+		if controllers[name] == nil {
+			errs = append(errs, fmt.Errorf("no registration controller is named %q: the names are %s", name, strings.Join(Controllers(), ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Controllers names the registration core's controllers, in the order
+// they are set up.
+func Controllers() []string {
+	return []string{ControllerCSRApproval, ControllerManagedCluster, ControllerLease, ControllerClockSync,
+		ControllerTaint, ControllerClusterSet, ControllerClusterSetBinding}
 }
 
 // applySharedRoles applies the shared ClusterRoles, retrying while the API
