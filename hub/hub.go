@@ -215,17 +215,30 @@ func (o *Options) leaderElectionID() string {
 // addon manager with the selected addons' hub halves and, unless
 // --no-registration, the registration core and the admission webhooks.
 func (o *Options) Run(ctx context.Context) error {
-	if err := o.Validate(); err != nil {
+	mgr, err := o.Manager(ctx)
+	if err != nil {
 		return err
+	}
+	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", mgr.GetConfig().Host, "addons", addons.Names(o.selected), "registration", !o.NoRegistration)
+	return mgr.Start(ctx)
+}
+
+// Manager validates o and returns the manager Run starts, with every
+// controller, webhook and hub half set up, logging with ctx's logger: for
+// a caller that starts it itself and needs setup errors first.
+func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	cfg := o.Config
 	if cfg == nil {
 		var err error
 		if cfg, err = o.Kube.RESTConfig(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
+		Logger:                  ctrl.LoggerFrom(ctx),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
 		PprofBindAddress:        o.PprofAddr,
@@ -237,18 +250,17 @@ func (o *Options) Run(ctx context.Context) error {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		return fmt.Errorf("setting up the hub's controllers: %w", err)
+		return nil, fmt.Errorf("setting up the hub's controllers: %w", err)
 	}
 	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Builtins: addons.Names(o.Builtins), Lifecycle: !o.NoRegistration, Clock: o.Clock}); err != nil {
-		return fmt.Errorf("setting up the addon manager: %w", err)
+		return nil, fmt.Errorf("setting up the addon manager: %w", err)
 	}
 	if !o.NoRegistration {
 		if err := o.setupRegistration(mgr); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	ctrl.LoggerFrom(ctx).Info("Starting the hub's controllers", "hub", cfg.Host, "addons", addons.Names(o.selected), "registration", !o.NoRegistration)
-	return mgr.Start(ctx)
+	return mgr, nil
 }
 
 // setupRegistration adds the registration core's controllers and the

@@ -19,18 +19,12 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/addons"
-	addonmanager "github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
-	"github.com/corral-dev/corral/registration/webhook"
 	"github.com/corral-dev/corral/work"
 )
 
@@ -184,22 +178,14 @@ func parseCert(b []byte) *x509.Certificate {
 	return cert
 }
 
-// startCorralHub runs corral's registration hub controllers, its addon
-// lifecycle controllers, and admission webhooks, with the work addon's
-// (ManifestWork validation), on a free port on cfg, as `corral hub` does,
-// until the container ends; it returns once the webhooks answer.
+// startCorralHub runs corral's hub as `corral hub --addons work` does
+// (registration controllers, addon lifecycle, the admission webhooks with
+// the work addon's ManifestWork validation, and the work hub half), with
+// its webhooks on a free port on cfg, until the container ends; it
+// returns once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
-	mgr, err := hub.NewManager(cfg, ctrl.Options{
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Logger:  fileLogger("corral-hub"),
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-	Expect(addonmanager.SetupWithManager(mgr, addonmanager.Options{Lifecycle: true})).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{Addons: []addons.Addon{work.Addon()}})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
+	ctx := ctrl.LoggerInto(context.Background(), fileLogger("corral-hub"))
+	stop, err := testenv.StartHub(ctx, testenv.HubOptions(cfg, work.Addon()))
+	Expect(err).NotTo(HaveOccurred(), "corral hub's webhooks answer")
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
-	admin, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(webhook.WaitServing(context.Background(), admin, timeout)).To(Succeed(), "corral hub's webhooks answer")
 }

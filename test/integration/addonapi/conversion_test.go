@@ -13,6 +13,7 @@ import (
 
 	"github.com/corral-dev/corral/addons/conversion"
 	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -156,7 +157,7 @@ var _ = Describe("Listing ManagedClusterAddOns as v1beta1", func() {
 
 var _ = Describe("ClusterManagementAddOn in both versions", func() {
 	It("carries supportedConfigs as defaultConfigs and back, in both directions", func(ctx context.Context) {
-		name := uniqueName("hello")
+		name := testenv.UniqueName("hello")
 		alpha := &addonv1alpha1.ClusterManagementAddOn{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: addonv1alpha1.ClusterManagementAddOnSpec{

@@ -29,7 +29,7 @@ func corralAddon(ctx context.Context, args ...string) (string, error) {
 // spec; an accepted one is returned once the hub has set it up.
 func newCluster(ctx context.Context, accepted bool) string {
 	GinkgoHelper()
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("addon-cluster")},
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("addon-cluster")},
 		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
 	Expect(admin.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, mc))).To(Succeed()) })
@@ -45,7 +45,7 @@ func newCluster(ctx context.Context, accepted bool) string {
 // newAddon creates a ClusterManagementAddOn, removed after the spec.
 func newAddon(ctx context.Context) string {
 	GinkgoHelper()
-	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("hello")},
+	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("hello")},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual}}}
 	Expect(admin.Create(ctx, cma)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, cma))).To(Succeed()) })

@@ -7,8 +7,6 @@ package addonapi_test
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,9 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
@@ -68,13 +64,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	hubConfig, hubKubeconfig = hubCluster.Config, hubCluster.Kubeconfig
 
 	By("running the hub's controllers and webhooks as corral hub does")
-	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
-	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 	for _, name := range webhook.ConvertedCRDs {
 		expectConversionWebhook(ctx, name)
 	}
@@ -103,7 +95,7 @@ func expectConverting(ctx context.Context) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
 		Spec: addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: "probe-agent"}}
 	Expect(admin.Create(ctx, mca)).To(Succeed())
-	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("probe")},
+	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("probe")},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{SupportedConfigs: []addonv1alpha1.ConfigMeta{
 			{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: "example.com", Resource: "probes"}}},
 			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyManual}}}
@@ -119,17 +111,10 @@ func expectConverting(ctx context.Context) {
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed(), "the API server converts the addon kinds through the webhook")
 }
 
-var nameCounter atomic.Int64
-
-// uniqueName is prefix with a number no other spec uses.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, nameCounter.Add(1))
-}
-
 // newNamespace is a namespace for one spec, deleted after it.
 func newNamespace(ctx context.Context) string {
 	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("addon-spec")}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("addon-spec")}}
 	Expect(admin.Create(ctx, ns)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, ns))).To(Succeed()) })
 	return ns.Name

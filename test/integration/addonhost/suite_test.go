@@ -30,7 +30,6 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
@@ -85,16 +84,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	managedKube = kubernetes.NewForConfigOrDie(managedCluster.Config)
 
 	By("storing the addon CRDs as v1beta1, the version addon-framework and the host speak")
-	By("running the registration hub, which gives an accepted cluster its namespace and RBAC")
-	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	By("running the hub as corral hub does, without built-in addons: the registration core gives an accepted cluster its namespace and RBAC")
 	// The hub's webhooks, among them the addon CRDs' conversion: the
 	// agent reads and writes ManagedClusterAddOns as v1beta1.
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
+	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config))
+	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
-	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 
 	By("running the upstream addon-framework manager with the test addons")

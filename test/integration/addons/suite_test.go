@@ -1,6 +1,5 @@
-// Package addons_test runs the hub's addon manager (manager.SetupWithManager,
-// beside the registration hub's hub.SetupWithManager, as `corral hub` runs
-// them) against a real hub control plane (etcd, kube-apiserver and the
+// Package addons_test runs the hub's addon manager beside the registration
+// core, as `corral hub` runs them, against a real hub control plane (etcd, kube-apiserver and the
 // controller-manager that signs CSRs, deletes namespaces and collects
 // garbage), with a test built-in addon.
 package addons_test
@@ -21,7 +20,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/manager"
@@ -75,17 +73,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
-	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
-		Metrics: metricsserver.Options{BindAddress: "0"},
-	})
+	// The hub as corral hub runs it with one built-in addon: the
+	// registration core, the addon manager and the webhooks (the addon
+	// CRDs' conversion among them, once the hub serves it).
+	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config, helloAddon))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{helloAddon}, Lifecycle: true})).To(Succeed())
-	// The webhooks, as corral hub serves them (the addon CRDs' conversion
-	// among them, once the hub serves it).
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
-	Expect(webhook.WaitServing(ctx, admin, timeout)).To(Succeed())
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))

@@ -1,9 +1,10 @@
 // Package health_test runs the health addon's two halves against two real
 // API servers: the agent (agent.Run, with no more than the addon's
 // HubRules on the hub) probing a managed cluster through a proxy the
-// suite can cut, and the hub half as `corral hub` runs it (the addon
-// manager's SetupWithManager with the lifecycle, which resolves the
-// addon's AddOnDeploymentConfig, and the addon's SetupHub).
+// suite can cut, and the hub half as `corral hub --addons health` runs it
+// (the addon manager with the lifecycle, which resolves the addon's
+// AddOnDeploymentConfig, and the addon's SetupHub), without the
+// registration controllers.
 package health_test
 
 import (
@@ -22,17 +23,13 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/health"
 	"github.com/corral-dev/corral/health/agent"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
-	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
 func TestHealth(t *testing.T) {
@@ -94,10 +91,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	}})).To(Succeed())
 
 	By("running the hub half as corral hub does")
-	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	stopHub, err := testenv.StartHub(context.Background(), testenv.AddonHubOptions(hubCluster.Config, health.Addon()))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{health.Addon()}, Lifecycle: true})).To(Succeed())
-	stopHub := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
 
 	By("running the agent as the addon's hub identity, through a proxy to the managed API server")

@@ -1,6 +1,6 @@
-// Package placement_test runs the placement scheduler (placementhub.SetupWithManager,
-// as the placement addon's hub half runs it) beside the registration hub's
-// cluster-set-binding controller, which marks bindings Bound, against a
+// Package placement_test runs the placement scheduler, as `corral hub
+// --addons placement` runs the addon's hub half, beside the registration
+// core's cluster-set-binding controller, which marks bindings Bound, against a
 // real hub control plane; with a fake clock for tolerationSeconds and
 // scoreRateLimit.
 package placement_test
@@ -23,14 +23,12 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
-	placementhub "github.com/corral-dev/corral/placement/hub"
+	"github.com/corral-dev/corral/placement"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	reghub "github.com/corral-dev/corral/registration/hub"
-	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
 )
 
 func TestPlacement(t *testing.T) {
@@ -74,11 +72,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	fakeClock = testingclock.NewFakeClock(time.Now().Truncate(time.Second))
-	mgr, err := reghub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	// The placement addon's hub half as corral hub runs it, and of the
+	// registration core only the controller that marks bindings Bound.
+	o := testenv.AddonHubOptions(hubCluster.Config, placement.Addon())
+	o.Clock, o.RegistrationControllers = fakeClock, []string{reghub.ControllerClusterSetBinding}
+	stop, err := testenv.StartHub(context.Background(), o)
 	Expect(err).NotTo(HaveOccurred())
-	Expect((&clustersetbinding.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-clustersetbinding")}).
-		SetupWithManager(mgr, 2)).To(Succeed())
-	Expect(placementhub.SetupWithManager(mgr, placementhub.Options{Clock: fakeClock})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))

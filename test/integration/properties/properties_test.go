@@ -20,15 +20,14 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
+	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/api"
-	"github.com/corral-dev/corral/properties/hub"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
-	registrationhub "github.com/corral-dev/corral/registration/hub"
+	"github.com/spf13/pflag"
 )
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
@@ -267,10 +266,12 @@ var _ = Describe("properties of a disabled addon", func() {
 })
 
 var _ = Describe("the hub half's settings", func() {
-	It("refuses a ClusterProfile namespace that is not a namespace name, in one line", func() {
-		mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
-		Expect(err).NotTo(HaveOccurred())
-		err = hub.SetupWithManager(mgr, hub.Options{ProfileNamespace: "Not_A_Namespace"})
+	It("refuses a ClusterProfile namespace that is not a namespace name, in one line", func(ctx context.Context) {
+		o := testenv.AddonHubOptions(hubCluster.Config, properties.Addon())
+		flags := pflag.NewFlagSet("corral hub", pflag.ContinueOnError)
+		o.AddFlags(flags)
+		Expect(flags.Parse([]string{"--cluster-profile-namespace", "Not_A_Namespace"})).To(Succeed())
+		_, err := o.Manager(ctx)
 		Expect(err).To(MatchError(ContainSubstring(`the ClusterProfiles' namespace "Not_A_Namespace" is not a namespace name`)))
 		Expect(err.Error()).NotTo(ContainSubstring("\n"))
 	})

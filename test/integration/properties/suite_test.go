@@ -2,8 +2,9 @@
 // two real API servers: the agent (agent.Run, with no more than the
 // addon's HubRules on the hub) collecting from a managed cluster and
 // reporting into its cluster namespace, and the hub half as `corral hub`
-// runs it (the addon manager's SetupWithManager with the lifecycle, which
-// resolves the addon's AddOnDeploymentConfig, and the addon's SetupHub)
+// --addons properties runs it (the addon manager with the lifecycle, which
+// resolves the addon's AddOnDeploymentConfig, and the addon's SetupHub;
+// no registration controllers)
 // reflecting the report into the ManagedCluster, keeping ClusterProfiles
 // and resolving the addon's settings.
 package properties_test
@@ -26,17 +27,13 @@ import (
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/agent"
 	"github.com/corral-dev/corral/properties/api"
-	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
 func TestProperties(t *testing.T) {
@@ -84,14 +81,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(hubClient.Create(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: objectMeta(clusterName, api.AddonName)})).To(Succeed())
 
 	By("running the hub half as corral hub --cluster-profile-namespace does")
-	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
-	Expect(err).NotTo(HaveOccurred())
-	addon := properties.Addon()
+	o := testenv.AddonHubOptions(hubCluster.Config, properties.Addon())
 	flags := pflag.NewFlagSet("corral hub", pflag.ContinueOnError)
-	addon.HubFlags(flags)
+	o.AddFlags(flags)
 	Expect(flags.Parse([]string{"--cluster-profile-namespace", profileNamespace})).To(Succeed())
-	Expect(manager.SetupWithManager(mgr, manager.Options{Addons: []addons.Addon{addon}, Lifecycle: true})).To(Succeed())
-	stopHub := testenv.Go(context.Background(), mgr.Start)
+	stopHub, err := testenv.StartHub(context.Background(), o)
+	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
 
 	By("running the agent as the addon's hub identity")

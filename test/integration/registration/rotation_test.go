@@ -10,10 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/registration/agent"
@@ -42,7 +39,7 @@ var _ = Describe("certificate rotation with a short-lived signer", Ordered, func
 		DeferCleanup(short.Stop)
 		Expect(registrationcli.InstallHub(ctx, short.Config, GinkgoWriter)).To(Succeed())
 		// The suite's hub runs the same controllers in this process.
-		runHubControllers(short.Config, ctrl.Options{Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+		runHubControllers(short.Config)
 	}, NodeTimeout(localcluster.DefaultStartTimeout+time.Minute))
 
 	It("renews the certificate before it expires, through the hub's approval, and keeps heartbeating past the old one's expiry", func(ctx context.Context) {

@@ -1,6 +1,6 @@
-// Package registration_test runs the registration hub's controllers
-// (hub.SetupWithManager; not the admission webhooks, which
-// test/integration/webhook covers) against a real hub control plane (etcd,
+// Package registration_test runs the hub as `corral hub` does, with the
+// registration core's controllers and no built-in addons (not the
+// admission webhooks, which test/integration/webhook covers), against a real hub control plane (etcd,
 // kube-apiserver and the controller-manager that deletes namespaces), and
 // agents against a second API server.
 package registration_test
@@ -23,9 +23,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
@@ -71,19 +69,17 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
-	runHubControllers(hubCluster.Config, ctrl.Options{})
+	runHubControllers(hubCluster.Config)
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))
 
-// runHubControllers runs the registration hub's controllers on the hub at
-// cfg, as the binary does, until the node that calls it is cleaned up;
-// opts are the manager's, with its metrics off.
-func runHubControllers(cfg *rest.Config, opts ctrl.Options) {
+// runHubControllers runs the hub on cfg as corral hub does, without
+// webhooks or built-in addons, until the node that calls it is cleaned up.
+func runHubControllers(cfg *rest.Config) {
 	GinkgoHelper()
-	opts.Metrics = metricsserver.Options{BindAddress: "0"}
-	mgr, err := hub.NewManager(cfg, opts)
+	o := testenv.HubOptions(cfg)
+	o.LeaseGraceMultiplier, o.Webhook.Port = leaseGraceMultiplier, 0
+	stop, err := testenv.StartHub(context.Background(), o)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(hub.SetupWithManager(mgr, hub.Options{LeaseGraceMultiplier: leaseGraceMultiplier})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
 }
 

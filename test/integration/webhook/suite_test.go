@@ -5,9 +5,7 @@ package webhook_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,18 +15,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub"
-	"github.com/corral-dev/corral/registration/webhook"
 )
 
 func TestWebhook(t *testing.T) {
@@ -65,34 +58,32 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("running the hub's controllers and webhooks as corral hub does")
 	stopHub = startHub(true, 0)
 	DeferCleanup(func() { stopHub() })
-	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
 
 // stopHub stops the hub process the specs run against; a spec that
 // replaces it sets it anew.
 var stopHub func()
 
-// startHub starts a hub process on the hub, wired as corral hub wires it:
-// its webhooks, on webhookPort (0: a free one), and, withControllers, the
-// registration controllers. The returned func stops it and waits until it
-// has stopped; calling it again does nothing.
+// startHub starts a hub process on the hub, as corral hub runs: its
+// webhooks, on webhookPort (0: a free one), and, withControllers, the
+// registration controllers. It returns once the API server calls the
+// webhooks (this process's, or another's that holds their lease). The
+// returned func stops it and waits until it has stopped; calling it again
+// does nothing.
 func startHub(withControllers bool, webhookPort int) (stop func()) {
 	GinkgoHelper()
-	mgr, err := hub.NewManager(hubCluster.Config, ctrl.Options{
-		Scheme:  admin.Scheme(),
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		// A spec replaces the hub process with another in this process.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	if withControllers {
-		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	o := testenv.HubOptions(hubCluster.Config)
+	if !withControllers {
+		o.RegistrationControllers = []string{}
 	}
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{Port: webhookPort})).To(Succeed())
-	stopManager := testenv.Go(context.Background(), mgr.Start)
+	if webhookPort != 0 {
+		o.Webhook.Port = webhookPort
+	}
+	stopHub, err := testenv.StartHub(context.Background(), o)
+	Expect(err).NotTo(HaveOccurred())
 	var once sync.Once
 	return func() {
-		once.Do(func() { Expect(stopManager(2 * time.Minute)).To(Succeed()) })
+		once.Do(func() { Expect(stopHub(2 * time.Minute)).To(Succeed()) })
 	}
 }
 
@@ -102,13 +93,6 @@ func freePort() int {
 	port, err := localcluster.FreePort()
 	Expect(err).NotTo(HaveOccurred())
 	return port
-}
-
-var nameCounter atomic.Int64
-
-// uniqueName is prefix with a number no other spec uses.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, nameCounter.Add(1))
 }
 
 // as is a client that impersonates user in groups (and
@@ -133,7 +117,7 @@ const clusterGroup = "cluster.open-cluster-management.io"
 // removed after the spec, and waits until they take effect.
 func grant(ctx context.Context, user string, rules ...rbacv1.PolicyRule) {
 	GinkgoHelper()
-	name := uniqueName("webhook-spec-" + user)
+	name := testenv.UniqueName("webhook-spec-" + user)
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -153,7 +137,7 @@ func grant(ctx context.Context, user string, rules ...rbacv1.PolicyRule) {
 // newNamespace is a namespace for one spec, deleted after it.
 func newNamespace(ctx context.Context) string {
 	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("webhook-spec")}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("webhook-spec")}}
 	Expect(admin.Create(ctx, ns)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, ns))).To(Succeed()) })
 	return ns.Name

@@ -20,6 +20,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
@@ -96,7 +97,7 @@ var clusterWriter = rule(clusterGroup, "managedclusters", []string{"create", "ge
 
 var _ = Describe("Putting a cluster in a cluster set", func() {
 	It("is refused without create on managedclustersets/join for the set, and allowed with it", func(ctx context.Context) {
-		user, name, set := uniqueName("carol"), uniqueName("c"), uniqueName("set-a")
+		user, name, set := testenv.UniqueName("carol"), testenv.UniqueName("c"), testenv.UniqueName("set-a")
 		grant(ctx, user, clusterWriter)
 		carol := as(user)
 
@@ -112,7 +113,7 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 	})
 
 	It("by labelling an existing cluster is refused without join on the new set, and allowed with it", func(ctx context.Context) {
-		user, name, set := uniqueName("carol"), uniqueName("c"), uniqueName("set-b")
+		user, name, set := testenv.UniqueName("carol"), testenv.UniqueName("c"), testenv.UniqueName("set-b")
 		createByAdmin(ctx, managedCluster(name, ""))
 		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
 		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
@@ -129,9 +130,9 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 	})
 
 	It("moving a cluster from set A to set B needs join on both", func(ctx context.Context) {
-		name, setA, setB := uniqueName("c"), uniqueName("set-a"), uniqueName("set-b")
+		name, setA, setB := testenv.UniqueName("c"), testenv.UniqueName("set-a"), testenv.UniqueName("set-b")
 		createByAdmin(ctx, managedCluster(name, setA))
-		onlyB, onlyA, both := uniqueName("dave"), uniqueName("erin"), uniqueName("frank")
+		onlyB, onlyA, both := testenv.UniqueName("dave"), testenv.UniqueName("erin"), testenv.UniqueName("frank")
 		grant(ctx, onlyB, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, setB))
 		grant(ctx, onlyA, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, setA))
 		grant(ctx, both, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, setA, setB))
@@ -151,7 +152,7 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 	})
 
 	It("happens by default: a new cluster without a set is put in the default set", func(ctx context.Context) {
-		name := uniqueName("c")
+		name := testenv.UniqueName("c")
 		mc := managedCluster(name, "")
 		mc.Labels = map[string]string{"env": "test"}
 		createByAdmin(ctx, mc)
@@ -170,7 +171,7 @@ var _ = Describe("Binding a cluster set to a namespace", func() {
 	}
 
 	It("is refused without create on managedclustersets/bind for the set, and allowed with it", func(ctx context.Context) {
-		ns, user, set := newNamespace(ctx), uniqueName("grace"), uniqueName("set")
+		ns, user, set := newNamespace(ctx), testenv.UniqueName("grace"), testenv.UniqueName("set")
 		grant(ctx, user, rule(clusterGroup, "managedclustersetbindings", []string{"create", "get"}),
 			rule(clusterGroup, "managedclustersets/join", []string{"create"}, set))
 		grace := as(user)
@@ -185,7 +186,7 @@ var _ = Describe("Binding a cluster set to a namespace", func() {
 	})
 
 	It("is refused when the binding is not named after its set", func(ctx context.Context) {
-		ns, set := newNamespace(ctx), uniqueName("set")
+		ns, set := newNamespace(ctx), testenv.UniqueName("set")
 		err := admin.Create(ctx, binding(ns, "my-binding", set))
 		expectRefused(err, http.StatusBadRequest, fmt.Sprintf("binds cluster set %q: a binding must have the name of the set it binds (name it %q)", set, set))
 	})
@@ -193,7 +194,7 @@ var _ = Describe("Binding a cluster set to a namespace", func() {
 
 var _ = Describe("corral clusterset, run by a team's user", func() {
 	It("binds the set the user may bind, refuses another in one line, and lists sets without the bindings the user may not read", func(ctx context.Context) {
-		ns, user, mine, theirs := newNamespace(ctx), uniqueName("ivan"), uniqueName("set"), uniqueName("set")
+		ns, user, mine, theirs := newNamespace(ctx), testenv.UniqueName("ivan"), testenv.UniqueName("set"), testenv.UniqueName("set")
 		for _, set := range []string{mine, theirs} {
 			Expect(admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set}})).To(Succeed())
 			DeferCleanup(func(ctx context.Context) {
@@ -230,7 +231,7 @@ var _ = Describe("corral clusterset, run by a team's user", func() {
 
 var _ = Describe("Accepting a cluster", func() {
 	It("with hubAcceptsClient: true is refused without update on managedclusters/accept, and allowed with it", func(ctx context.Context) {
-		user, name := uniqueName("heidi"), uniqueName("c")
+		user, name := testenv.UniqueName("heidi"), testenv.UniqueName("c")
 		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
 		heidi := as(user)
 		acceptedCluster := managedCluster(name, "")
@@ -254,7 +255,7 @@ var _ = Describe("Accepting a cluster", func() {
 
 var _ = Describe("A malformed ManagedCluster", func() {
 	It("with the same taint key and effect twice is refused", func(ctx context.Context) {
-		mc := managedCluster(uniqueName("c"), "")
+		mc := managedCluster(testenv.UniqueName("c"), "")
 		mc.Spec.Taints = []clusterv1.Taint{
 			{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect},
 			{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect, Value: "again"},
@@ -264,7 +265,7 @@ var _ = Describe("A malformed ManagedCluster", func() {
 	})
 
 	It("with an http client config URL is refused", func(ctx context.Context) {
-		name := uniqueName("c")
+		name := testenv.UniqueName("c")
 		mc := managedCluster(name, "")
 		mc.Spec.ManagedClusterClientConfigs = []clusterv1.ClientConfig{{URL: "http://cluster.example:6443"}}
 		expectRefused(admin.Create(ctx, mc), http.StatusBadRequest,
@@ -277,7 +278,7 @@ var _ = Describe("A malformed ManagedCluster", func() {
 
 var _ = Describe("A taint's timeAdded", func() {
 	It("is the hub's time when the taint is added, and is kept while the taint stays", func(ctx context.Context) {
-		name := uniqueName("c")
+		name := testenv.UniqueName("c")
 		mc := managedCluster(name, "")
 		past := metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
 		mc.Spec.Taints = []clusterv1.Taint{{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: past}}
@@ -318,7 +319,7 @@ var _ = Describe("A taint's timeAdded", func() {
 
 var _ = Describe("A cluster's agent", func() {
 	It("joins as OCM agents do: the bootstrap identity creates its cluster unaccepted, and the cluster's own identity writes its status and spec", func(ctx context.Context) {
-		name := uniqueName("agent")
+		name := testenv.UniqueName("agent")
 		deleteAfter(name)
 		boot := as(bootstrap.User, "system:serviceaccounts", "system:serviceaccounts:"+bootstrap.Namespace)
 
@@ -366,7 +367,7 @@ var _ = Describe("A cluster's agent", func() {
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
 		By("but it may not move itself to another set")
-		expectRefused(setLabel(ctx, agent, name, uniqueName("set")), http.StatusForbidden,
+		expectRefused(setLabel(ctx, agent, name, testenv.UniqueName("set")), http.StatusForbidden,
 			fmt.Sprintf("may not take managed cluster %q out of cluster set %q", name, clusterset.DefaultSetName))
 	})
 })

@@ -128,7 +128,7 @@ var _ = Describe("corral work", func() {
 	It("serves a team's user, who may use its own namespace only: create on a placement, get -n, delete", func(ctx context.Context) {
 		ns, _, file := placedOnOneCluster(ctx, "team")
 
-		user := uniqueName("team-user")
+		user := testenv.UniqueName("team-user")
 		rules := []rbacv1.PolicyRule{
 			{APIGroups: []string{clusterv1.GroupName}, Resources: []string{"placements"}, Verbs: []string{"get", "list"}},
 			{APIGroups: []string{workv1alpha1.GroupName}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"get", "list", "create", "delete"}},

@@ -1,6 +1,6 @@
-// Package workhub_test runs the work addon's hub half (work/hub's
-// SetupWithManager, the seam the addon's SetupHub calls) against a real hub
-// control plane. PlacementDecisions are written by the specs, as the
+// Package workhub_test runs the work addon's hub half, as `corral hub
+// --addons work` runs it but without the registration controllers, against
+// a real hub control plane. PlacementDecisions are written by the specs, as the
 // placement scheduler would, and ManifestWork statuses are set by the specs,
 // as a work agent would, to drive rollouts; time-based rollout is driven by
 // a fake clock. One spec runs a real work agent (work/agent) against a second
@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,14 +26,11 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
-	"github.com/corral-dev/corral/registration/webhook"
 	"github.com/corral-dev/corral/work"
 	workhub "github.com/corral-dev/corral/work/hub"
 )
@@ -72,29 +68,18 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	By("running the work hub half and the hub's webhooks with the work addon's, as corral hub does")
-	mgr, err := registrationhub.NewManager(hubCluster.Config, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-	})
+	By("running the work hub half and the hub's webhooks with the work addon's, as corral hub --addons work does, without the registration controllers")
+	o := testenv.HubOptions(hubCluster.Config, work.Addon())
+	o.Clock, o.RegistrationControllers = fakeClock, []string{}
+	stop, err := testenv.StartHub(context.Background(), o)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(workhub.SetupWithManager(mgr, workhub.Options{Clock: fakeClock})).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{Addons: []addons.Addon{work.Addon()}})).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
-	Expect(webhook.WaitServing(ctx, admin, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
-
-var nameCounter atomic.Int64
-
-// uniqueName is prefix with a number no other spec uses.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s-%d", prefix, nameCounter.Add(1))
-}
 
 // newNamespace creates a namespace (a cluster namespace, or the set's).
 func newNamespace(ctx context.Context, prefix string) string {
 	GinkgoHelper()
-	ns := uniqueName(prefix)
+	ns := testenv.UniqueName(prefix)
 	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	return ns
 }
@@ -102,7 +87,7 @@ func newNamespace(ctx context.Context, prefix string) string {
 // clusters creates n cluster namespaces, named in sorted order.
 func clusters(ctx context.Context, n int) []string {
 	GinkgoHelper()
-	base := uniqueName("cluster")
+	base := testenv.UniqueName("cluster")
 	out := make([]string, n)
 	for i := range out {
 		out[i] = fmt.Sprintf("%s-%c", base, 'a'+i)

@@ -44,7 +44,7 @@ var _ = Describe("The work addon's validating webhooks", func() {
 	})
 
 	It("admits an executor only for a user allowed to execute as it", func(ctx context.Context) {
-		user := uniqueName("dev")
+		user := testenv.UniqueName("dev")
 		grant(ctx, user, ns, rbacv1.PolicyRule{APIGroups: []string{workv1.GroupName}, Resources: []string{"manifestworks"}, Verbs: []string{"create", "get"}})
 		w := newWork(configMap("ok", nil))
 		w.Spec.Executor = &workv1.ManifestWorkExecutor{Subject: workv1.ManifestWorkExecutorSubject{
@@ -75,7 +75,7 @@ var _ = Describe("The work addon's validating webhooks", func() {
 // webhook's, not RBAC's.
 func grant(ctx context.Context, user, namespace string, rules ...rbacv1.PolicyRule) {
 	GinkgoHelper()
-	name := uniqueName("grant")
+	name := testenv.UniqueName("grant")
 	Expect(admin.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Rules: rules})).To(Succeed())
 	Expect(admin.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
