@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
@@ -68,6 +69,11 @@ type ValidatingWebhook struct {
 	Handler admission.Handler
 	// Rules are the writes the API server sends it.
 	Rules []admissionregistrationv1.RuleWithOperations
+	// Probe is an object the API server admits by its own rules and only
+	// this webhook refuses: created in dry run, its refusal by this
+	// webhook shows the API server calls the webhook where it serves now.
+	// nil for none.
+	Probe client.Object
 }
 
 // HubEnv is what an addon's hub half is given beside the hub's manager.

@@ -20,6 +20,8 @@ import (
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"time"
 )
 
 // Options are the options of `corral hub`: its flags, and what an
@@ -230,12 +232,9 @@ func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := o.Config
-	if cfg == nil {
-		var err error
-		if cfg, err = o.Kube.RESTConfig(); err != nil {
-			return nil, err
-		}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return nil, err
 	}
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
 		Logger:                  ctrl.LoggerFrom(ctx),
@@ -281,4 +280,42 @@ func (o *Options) setupRegistration(mgr ctrl.Manager) error {
 		}
 	}
 	return nil
+}
+
+// WaitServing waits up to timeout until the hub's API server calls the
+// webhooks o serves (the registration core's and the selected addons'),
+// wherever the hub serving them now listens; with no webhooks, it returns
+// at once. Call it once Run has started.
+func (o *Options) WaitServing(ctx context.Context, timeout time.Duration) error {
+	if o.Webhook.Port == 0 || o.NoRegistration {
+		return nil
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	scheme, err := hub.Scheme()
+	if err != nil {
+		return err
+	}
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	probes, err := webhook.AddonWebhooks(cfg, o.selected)
+	if err != nil {
+		return err
+	}
+	return webhook.WaitServing(ctx, admin, timeout, probes...)
+}
+
+// restConfig is Config, else what the --kubeconfig flags say.
+func (o *Options) restConfig() (*rest.Config, error) {
+	if o.Config != nil {
+		return o.Config, nil
+	}
+	return o.Kube.RESTConfig()
 }

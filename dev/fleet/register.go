@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
 	corralagent "github.com/corral-dev/corral/agent"
@@ -24,8 +23,6 @@ import (
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"
-	"github.com/corral-dev/corral/registration/hub"
-	"github.com/corral-dev/corral/registration/webhook"
 )
 
 // Timing of a local fleet's registration.
@@ -115,16 +112,8 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addon
 		}
 	})
 	// Clusters that join from now on are admitted by the webhooks: in the
-	// default set from the start.
-	scheme, err := hub.Scheme()
-	if err != nil {
-		return err
-	}
-	admin, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
-	return webhook.WaitServing(ctx, admin, joinTimeout)
+	// default set from the start; and works are validated from the start.
+	return o.WaitServing(ctx, joinTimeout)
 }
 
 // acceptWhenAsked runs corral accept --wait: it waits until every

@@ -7,12 +7,9 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
 	corralhub "github.com/corral-dev/corral/hub"
-	registrationhub "github.com/corral-dev/corral/registration/hub"
-	"github.com/corral-dev/corral/registration/webhook"
 )
 
 // HubStartTimeout bounds how long StartHub waits for the hub's webhooks.
@@ -38,16 +35,7 @@ func StartHub(ctx context.Context, o *corralhub.Options) (stop func(timeout time
 		return nil, err
 	}
 	stop = Go(ctx, mgr.Start)
-	if o.Webhook.Port == 0 || o.NoRegistration {
-		return stop, nil
-	}
-	scheme, err := registrationhub.Scheme()
-	if err == nil {
-		var admin client.Client
-		if admin, err = client.New(o.Config, client.Options{Scheme: scheme}); err == nil {
-			err = webhook.WaitServing(ctx, admin, HubStartTimeout)
-		}
-	}
+	err = o.WaitServing(ctx, HubStartTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w (and stopping it: %w)", err, stop(HubStartTimeout))
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/corral-dev/corral/addons/conversion"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"k8s.io/client-go/rest"
 )
 
 // DefaultPort is where `corral hub` serves the webhooks unless told.
@@ -203,7 +204,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	server.Register(ValidateClusterPath, &ctrlwebhook.Admission{Handler: &clusterValidator{kube: kube, access: access}})
 	server.Register(ValidateBindingPath, &ctrlwebhook.Admission{Handler: &bindingValidator{access: access}})
 	server.Register(ConvertAddonsPath, conversion.Handler())
-	extra, err := addonWebhooks(mgr, opts.Addons)
+	extra, err := AddonWebhooks(mgr.GetConfig(), opts.Addons)
 	if err != nil {
 		return err
 	}
@@ -224,15 +225,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	})
 }
 
-// addonWebhooks are the validating webhooks the addons' hub halves
+// AddonWebhooks are the validating webhooks the addons' hub halves
 // contribute.
-func addonWebhooks(mgr ctrl.Manager, builtins []addons.Addon) ([]addons.ValidatingWebhook, error) {
+func AddonWebhooks(hub *rest.Config, builtins []addons.Addon) ([]addons.ValidatingWebhook, error) {
 	var all []addons.ValidatingWebhook
 	for _, a := range builtins {
 		if a.HubWebhooks == nil {
 			continue
 		}
-		whs, err := a.HubWebhooks(mgr.GetConfig())
+		whs, err := a.HubWebhooks(hub)
 		if err != nil {
 			return nil, fmt.Errorf("setting up the webhooks of addon %s: %w", a.Name, err)
 		}
@@ -248,12 +249,17 @@ const ProbeClusterName = "corral-webhook-probe"
 // through the serving webhooks: a dry-run create of a cluster without a
 // set comes back in the default set (the mutating webhook), and one whose
 // name is not a DNS-1123 label is refused (the validating webhook applied
-// last, so the addons' validating webhooks are in force too). c must be
-// allowed to create ManagedClusters and join the default set.
-func WaitServing(ctx context.Context, c client.Client, timeout time.Duration) error {
+// last), and each of the addons' webhooks refuses its Probe: the API
+// server takes up each configuration on its own, so one answering says
+// nothing of another. c must be allowed to create ManagedClusters and join
+// the default set, and create the probes.
+func WaitServing(ctx context.Context, c client.Client, timeout time.Duration, addonWebhooks ...addons.ValidatingWebhook) error {
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		last = errors.Join(probeDefaulting(ctx, c), probeValidating(ctx, c))
+		for _, w := range addonWebhooks {
+			last = errors.Join(last, probeAddon(ctx, c, w))
+		}
 		return last == nil, nil // not yet: the last error says why
 	})
 	if err != nil {
@@ -285,6 +291,21 @@ func probeValidating(ctx context.Context, c client.Client) error {
 	case err == nil:
 		return errors.New("a ManagedCluster whose name is not a DNS-1123 label was admitted")
 	case !strings.Contains(err.Error(), dnsLabelProblem):
+		return err
+	}
+	return nil
+}
+
+// probeAddon creates w's probe in dry run and checks that w refused it.
+func probeAddon(ctx context.Context, c client.Client, w addons.ValidatingWebhook) error {
+	if w.Probe == nil {
+		return nil
+	}
+	err := c.Create(ctx, w.Probe.DeepCopyObject().(client.Object), client.DryRunAll)
+	switch {
+	case err == nil:
+		return fmt.Errorf("the probe of webhook %s was admitted", w.Name)
+	case !strings.Contains(err.Error(), fmt.Sprintf("admission webhook %q denied the request", w.Name)):
 		return err
 	}
 	return nil

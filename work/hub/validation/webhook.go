@@ -22,6 +22,9 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/registration/common"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Names and paths of the webhooks: OCM's, so OCM's tools find them.
@@ -53,10 +56,28 @@ func Webhooks(hub *rest.Config) ([]addons.ValidatingWebhook, error) {
 	}
 	return []addons.ValidatingWebhook{
 		{Name: WorkValidatingName, Path: ValidateWorkPath, Handler: &workValidator{executors{kube}},
-			Rules: rule(workv1.GroupVersion.Version, "manifestworks")},
+			Rules: rule(workv1.GroupVersion.Version, "manifestworks"),
+			Probe: probe(schema.GroupVersionKind{Group: workv1.GroupName, Version: workv1.GroupVersion.Version, Kind: "ManifestWork"}, "spec", "workload", "manifests")},
 		{Name: ReplicaSetValidatingName, Path: ValidateReplicaSetPath, Handler: &replicaSetValidator{executors{kube}},
-			Rules: rule(workv1alpha1.GroupVersion.Version, "manifestworkreplicasets")},
+			Rules: rule(workv1alpha1.GroupVersion.Version, "manifestworkreplicasets"),
+			Probe: probe(schema.GroupVersionKind{Group: workv1alpha1.GroupName, Version: workv1alpha1.GroupVersion.Version, Kind: "ManifestWorkReplicaSet"}, "spec", "manifestWorkTemplate", "workload", "manifests")},
 	}, nil
+}
+
+// ProbeName names the objects the webhooks' probes would create.
+const ProbeName = "corral-webhook-probe"
+
+// probe is an object of kind gvk in namespace default whose manifests, at
+// path, are one ConfigMap without a name: the API server's schema admits
+// it, the webhook refuses it.
+func probe(gvk schema.GroupVersionKind, path ...string) client.Object {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetNamespace(metav1.NamespaceDefault)
+	u.SetName(ProbeName)
+	nameless := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": metav1.NamespaceDefault}}
+	_ = unstructured.SetNestedSlice(u.Object, []any{nameless}, path...) // a fresh map: cannot fail
+	return u
 }
 
 // workValidator admits a ManifestWork whose spec is valid and whose
