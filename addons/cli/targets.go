@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/common"
-	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // validateAddonNames says which of names is not an addon's name (a DNS-1123
@@ -78,7 +77,7 @@ func (t target) resolve(ctx context.Context, c client.Reader) ([]clusterv1.Manag
 			}
 			return nil, fmt.Errorf("reading cluster set %s: %w", t.ClusterSet, err)
 		}
-		members, err := clusterset.Members(ctx, c, set)
+		members, err := common.Members(ctx, c, set)
 		if err != nil {
 			return nil, fmt.Errorf("listing the clusters of set %s: %w", t.ClusterSet, err)
 		}

@@ -13,7 +13,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/corral-dev/corral/placement/hub/scheduler"
-	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // state is the scheduler's picture of the hub, kept by the informers'
@@ -141,7 +141,7 @@ func (s *state) setCluster(name string, c *clusterv1.ManagedCluster) []string {
 func (s *state) membership(c *clusterv1.ManagedCluster) []string {
 	var names []string
 	for name, set := range s.sets {
-		if in, err := clusterset.Contains(set, c); err == nil && in {
+		if in, err := common.Contains(set, c); err == nil && in {
 			names = append(names, name)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
 	"github.com/corral-dev/corral/internal/output"
-	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetGetOptions are the options of `corral clusterset get`.
@@ -121,7 +121,7 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 
 // countIn counts the clusters set holds, or -1 if its selector is invalid.
 func countIn(set *clusterv1beta2.ManagedClusterSet, clusters []clusterv1.ManagedCluster) int {
-	sel, err := clusterset.Selector(set)
+	sel, err := common.Selector(set)
 	if err != nil {
 		return -1
 	}

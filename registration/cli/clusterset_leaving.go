@@ -13,7 +13,7 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // placementView is what clusterset set reads once, before it moves any
@@ -81,7 +81,7 @@ func (v *placementView) dropping(mc *clusterv1.ManagedCluster, to string) []stri
 		moved.Labels = map[string]string{}
 	}
 	moved.Labels[clusterv1beta2.ClusterSetLabel] = to
-	after := clusterset.SetsOf(moved, v.sets)
+	after := common.SetsOf(moved, v.sets)
 	var dropping []string
 	for _, p := range v.choosing[mc.Name] {
 		if !slices.ContainsFunc(after, func(set string) bool { return eligibleIn(set, p, v.bindings) }) {

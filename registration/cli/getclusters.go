@@ -21,7 +21,6 @@ import (
 	"github.com/corral-dev/corral/internal/output"
 	propertiesapi "github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/registration/common"
-	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
 // GetClustersOptions are the options of `corral get clusters`.
@@ -108,7 +107,7 @@ func (o *GetClustersOptions) sets(ctx context.Context, items []clusterv1.Managed
 func setsByCluster(clusters []clusterv1.ManagedCluster, sets []clusterv1beta2.ManagedClusterSet) map[string][]string {
 	out := make(map[string][]string, len(clusters))
 	for i := range clusters {
-		out[clusters[i].Name] = clusterset.SetsOf(&clusters[i], sets)
+		out[clusters[i].Name] = common.SetsOf(&clusters[i], sets)
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
-	"github.com/corral-dev/corral/registration/hub/clusterset"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // Snapshot is the part of the hub Schedule reads. Schedule only reads it;
@@ -92,7 +92,7 @@ func NewSnapshot(clusters []clusterv1.ManagedCluster, clusterSets []clusterv1bet
 			continue
 		}
 		s.clusters = append(s.clusters, c)
-		s.setsOf[c.Name] = clusterset.SetsOf(c, clusterSets)
+		s.setsOf[c.Name] = common.SetsOf(c, clusterSets)
 		s.alloc[c.Name] = map[clusterv1.ResourceName]float64{}
 		for _, r := range []clusterv1.ResourceName{clusterv1.ResourceCPU, clusterv1.ResourceMemory} {
 			if v, ok := Allocatable(c, r); ok {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // FieldOwner is the field manager of what this controller writes.
@@ -77,7 +78,7 @@ func (r *Reconciler) setsOfCluster(ctx context.Context, obj client.Object) []rec
 		return nil
 	}
 	var reqs []reconcile.Request
-	for _, name := range SetsOf(cluster, sets.Items) {
+	for _, name := range common.SetsOf(cluster, sets.Items) {
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
 	}
 	return reqs

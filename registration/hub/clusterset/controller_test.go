@@ -19,6 +19,36 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
+func exclusiveSet(name string) *clusterv1beta2.ManagedClusterSet {
+	return &clusterv1beta2.ManagedClusterSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
+		}},
+	}
+}
+
+func selectorSet(name string, sel *metav1.LabelSelector) *clusterv1beta2.ManagedClusterSet {
+	return &clusterv1beta2.ManagedClusterSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel,
+		}},
+	}
+}
+
+func cluster(name string, labels map[string]string) *clusterv1.ManagedCluster {
+	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+func inSet(set string, more ...string) map[string]string {
+	l := map[string]string{clusterv1beta2.ClusterSetLabel: set}
+	for i := 0; i+1 < len(more); i += 2 {
+		l[more[i]] = more[i+1]
+	}
+	return l
+}
+
 func testScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
 	s := runtime.NewScheme()

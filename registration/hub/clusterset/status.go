@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // Reasons of the ClusterSetEmpty condition. The first two are OCM's.
@@ -44,8 +45,8 @@ func emptyCondition(set *clusterv1beta2.ManagedClusterSet, count int, selectorEr
 // condition reports it.
 func (r *Reconciler) countMembers(ctx context.Context, s *scope) (steps.Result, error) {
 	// The clusters are only counted: no need to copy them out of the cache.
-	members, err := Members(ctx, r.Client, s.set, client.UnsafeDisableDeepCopy)
-	var invalid *InvalidSelectorError
+	members, err := common.Members(ctx, r.Client, s.set, client.UnsafeDisableDeepCopy)
+	var invalid *common.InvalidSelectorError
 	switch {
 	case errors.As(err, &invalid):
 		s.empty = emptyCondition(s.set, 0, err)

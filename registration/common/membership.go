@@ -1,4 +1,4 @@
-package clusterset
+package common
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package clusterset
+package common
 
 import (
 	"context"
@@ -8,10 +8,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+// The hub's own sets (registration/hub/clusterset, which imports this
+// package).
+const (
+	defaultSet = "default"
+	globalSet  = "global"
 )
 
 func exclusiveSet(name string) *clusterv1beta2.ManagedClusterSet {
@@ -59,7 +67,7 @@ func TestContains(t *testing.T) {
 			set: exclusiveSet("prod"), cluster: cluster("c1", inSet("dev")),
 		},
 		"exclusive: an unlabelled cluster is not, not even in default": {
-			set: exclusiveSet(DefaultSetName), cluster: cluster("c1", nil),
+			set: exclusiveSet(defaultSet), cluster: cluster("c1", nil),
 		},
 		"exclusive: an empty selector type means exclusive": {
 			set:     &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
@@ -86,7 +94,7 @@ func TestContains(t *testing.T) {
 			cluster: cluster("c1", map[string]string{"env": "staging"}), want: true,
 		},
 		"label selector: an empty selector holds every cluster": {
-			set: selectorSet(GlobalSetName, &metav1.LabelSelector{}), cluster: cluster("c1", nil), want: true,
+			set: selectorSet(globalSet, &metav1.LabelSelector{}), cluster: cluster("c1", nil), want: true,
 		},
 		"label selector: a missing selector holds none": {
 			set: selectorSet("p", nil), cluster: cluster("c1", nil),
@@ -121,8 +129,8 @@ func TestContains(t *testing.T) {
 
 func TestSetsOf(t *testing.T) {
 	sets := []clusterv1beta2.ManagedClusterSet{
-		*exclusiveSet(DefaultSetName),
-		*selectorSet(GlobalSetName, &metav1.LabelSelector{}),
+		*exclusiveSet(defaultSet),
+		*selectorSet(globalSet, &metav1.LabelSelector{}),
 		*exclusiveSet("prod"),
 		*selectorSet("eu", &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}),
 		*selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}}),
@@ -131,9 +139,9 @@ func TestSetsOf(t *testing.T) {
 		labels map[string]string
 		want   []string
 	}{
-		"unlabelled: only global":           {want: []string{GlobalSetName}},
-		"default label":                     {labels: inSet(DefaultSetName), want: []string{DefaultSetName, GlobalSetName}},
-		"one exclusive set and a selection": {labels: inSet("prod", "region", "eu"), want: []string{GlobalSetName, "prod", "eu"}},
+		"unlabelled: only global":           {want: []string{globalSet}},
+		"default label":                     {labels: inSet(defaultSet), want: []string{defaultSet, globalSet}},
+		"one exclusive set and a selection": {labels: inSet("prod", "region", "eu"), want: []string{globalSet, "prod", "eu"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -142,6 +150,16 @@ func TestSetsOf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testScheme holds the ManagedClusters Members lists.
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clusterv1.Install(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestMembers(t *testing.T) {
@@ -156,7 +174,7 @@ func TestMembers(t *testing.T) {
 	}{
 		"exclusive set":      {set: exclusiveSet("prod"), want: []string{"a"}},
 		"label selector set": {set: selectorSet("p", &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}), want: []string{"a", "b"}},
-		"global":             {set: selectorSet(GlobalSetName, &metav1.LabelSelector{}), want: []string{"a", "b", "c"}},
+		"global":             {set: selectorSet(globalSet, &metav1.LabelSelector{}), want: []string{"a", "b", "c"}},
 		"a set nobody is in": {set: exclusiveSet("empty")},
 	}
 	for name, tc := range cases {
