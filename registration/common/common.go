@@ -1,6 +1,8 @@
 // Package common holds what both halves of the registration core must agree
-// on and neither may import from the other, and the few pieces the hub's
-// controllers and its admission webhooks share (access reviews).
+// on and neither may import from the other, the few pieces the hub's
+// controllers and its admission webhooks share (access reviews), and which
+// clusters a ManagedClusterSet holds (membership.go), which placement and
+// the CLI ask too.
 package common
 
 import (

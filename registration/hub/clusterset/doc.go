@@ -13,8 +13,8 @@
 //     is in no exclusive set: adding the `default` label to such clusters is
 //     the admission webhook's job.
 //
-// Which clusters a set holds is answered by Selector, Members and SetsOf,
-// which placement will use too.
+// Which clusters a set holds is answered by registration/common's
+// Selector, Members and SetsOf, which placement and the CLI use too.
 //
 // It watches ManagedClusterSets and ManagedClusters (their creation,
 // deletion and label changes, mapped to the sets the cluster is or was in);
