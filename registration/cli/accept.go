@@ -19,7 +19,9 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
@@ -30,7 +32,8 @@ const ReasonAccepted = "AcceptedByHubAdmin"
 
 // AcceptOptions are the options of `corral accept`.
 type AcceptOptions struct {
-	hubOptions
+	Out io.Writer
+	Hub hubclient.Hub
 	// Clusters are the clusters to accept.
 	Clusters []string
 	// Requesters are the users whose join requests accept approves.
@@ -51,7 +54,7 @@ const askPoll = 500 * time.Millisecond
 
 // NewAcceptOptions approves join requests from the bootstrap identity only.
 func NewAcceptOptions(out io.Writer) *AcceptOptions {
-	return &AcceptOptions{hubOptions: newHubOptions(out), Requesters: []string{bootstrap.User}, Timeout: DefaultAcceptTimeout}
+	return &AcceptOptions{Out: out, Hub: hubclient.New(), Requesters: []string{bootstrap.User}, Timeout: DefaultAcceptTimeout}
 }
 
 // NewCmdAccept returns `corral accept`.
@@ -73,20 +76,19 @@ created its ManagedCluster or its request yet.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Clusters = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait until every cluster has asked to join before accepting")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "how long --wait waits")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, --requesters, --wait and --timeout.
+func (o *AcceptOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved")
+	fs.BoolVar(&o.Wait, "wait", false, "wait until every cluster has asked to join before accepting")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long --wait waits")
 }
 
 // Validate checks the timeout and the cluster names, keeping each name once.
@@ -97,6 +99,9 @@ func (o *AcceptOptions) Validate() (err error) {
 	o.Clusters, err = common.ClusterNames(o.Clusters)
 	return err
 }
+
+// Complete builds the hub clients.
+func (o *AcceptOptions) Complete() error { return o.Hub.Complete() }
 
 // oneLine is errs as one error on one line, each after the other; nil
 // when there are none. A verb that checked several clusters says what is
@@ -220,14 +225,14 @@ func (o *AcceptOptions) planAll(ctx context.Context) (plans []acceptPlan, notYet
 var errNotAsked = errors.New("has not asked to join")
 
 func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, error) {
-	mc, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+	mc, err := o.Hub.Clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return acceptPlan{}, fmt.Errorf("cluster %s %w: there is no ManagedCluster %s on the hub", name, errNotAsked, name)
 	}
 	if err != nil {
 		return acceptPlan{}, err
 	}
-	pending, err := pendingCSRs(ctx, o.kube, name)
+	pending, err := pendingCSRs(ctx, o.Hub.Kube, name)
 	if err != nil {
 		return acceptPlan{}, err
 	}
@@ -256,7 +261,7 @@ func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
 	name := plan.cluster.Name
 	for _, csr := range plan.approve {
 		clientcsr.Approve(csr, ReasonAccepted, "approved by a hub admin with corral accept")
-		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		if _, err := o.Hub.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("approving %s for %s: %w", csr.Name, name, err)
 		}
 		fmt.Fprintf(o.Out, "%s: approved join request %s from %s\n", name, csr.Name, csr.Spec.Username)
@@ -270,7 +275,7 @@ func (o *AcceptOptions) accept(ctx context.Context, plan acceptPlan) error {
 		}
 		return nil
 	}
-	if err := setHubAcceptsClient(ctx, o.clusters, name, true); err != nil {
+	if err := setHubAcceptsClient(ctx, o.Hub.Clusters, name, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "%s: accepted\n", name)

@@ -7,23 +7,29 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 // ClusterSetBindOptions are the options of `corral clusterset bind` and
 // `unbind`.
 type ClusterSetBindOptions struct {
-	hubOptions
+	Out       io.Writer
+	Hub       hubclient.Hub
 	Name      string
 	Namespace string
+	// Unbind deletes the binding instead: `corral clusterset unbind`.
+	Unbind bool
 }
 
 // NewClusterSetBindOptions returns the defaults.
 func NewClusterSetBindOptions(out io.Writer) *ClusterSetBindOptions {
-	return &ClusterSetBindOptions{hubOptions: newHubOptions(out)}
+	return &ClusterSetBindOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdClusterSetBind returns `corral clusterset bind`.
@@ -39,22 +45,17 @@ The set and the namespace must exist. Safe to run again.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Bind(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.addFlags(cmd)
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
 // NewCmdClusterSetUnbind returns `corral clusterset unbind`.
 func NewCmdClusterSetUnbind(out io.Writer) *cobra.Command {
 	o := NewClusterSetBindOptions(out)
+	o.Unbind = true
 	cmd := &cobra.Command{
 		Use:   "unbind SET --namespace NAMESPACE",
 		Short: "Remove a cluster set's binding from a namespace",
@@ -64,22 +65,17 @@ no longer choose the set's clusters. Safe to run again.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Unbind(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.addFlags(cmd)
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-func (o *ClusterSetBindOptions) addFlags(cmd *cobra.Command) {
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "the namespace of the binding (required)")
+// AddFlags registers the hub's flags and --namespace.
+func (o *ClusterSetBindOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "the namespace of the binding (required)")
 }
 
 // Validate checks that a namespace is named.
@@ -90,12 +86,23 @@ func (o *ClusterSetBindOptions) Validate() error {
 	return nil
 }
 
-// Bind creates the binding, once the set and the namespace are known to
+// Complete builds the hub clients.
+func (o *ClusterSetBindOptions) Complete() error { return o.Hub.Complete() }
+
+// Run binds, or with Unbind unbinds.
+func (o *ClusterSetBindOptions) Run(ctx context.Context) error {
+	if o.Unbind {
+		return o.unbind(ctx)
+	}
+	return o.bind(ctx)
+}
+
+// bind creates the binding, once the set and the namespace are known to
 // exist. A user who may bind in a namespace but not read it (a team's own
 // rights, not an admin's) is not stopped: the API server's answer to the
 // create says whether the namespace exists.
-func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
-	_, err := o.kube.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
+func (o *ClusterSetBindOptions) bind(ctx context.Context) error {
+	_, err := o.Hub.Kube.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return noNamespace(o.Namespace)
@@ -104,14 +111,14 @@ func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("getting namespace %s: %w", o.Namespace, err)
 	}
-	if _, err := getSet(ctx, o.clusters, o.Name); err != nil {
+	if _, err := getSet(ctx, o.Hub.Clusters, o.Name); err != nil {
 		return err
 	}
 	binding := &clusterv1beta2.ManagedClusterSetBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: o.Name},
 	}
-	_, err = o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Create(ctx, binding, metav1.CreateOptions{})
+	_, err = o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Create(ctx, binding, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		fmt.Fprintf(o.Out, "cluster set %s is already bound in namespace %s\n", o.Name, o.Namespace)
 		return nil
@@ -126,9 +133,9 @@ func (o *ClusterSetBindOptions) Bind(ctx context.Context) error {
 	return nil
 }
 
-// Unbind deletes the binding, if there is one.
-func (o *ClusterSetBindOptions) Unbind(ctx context.Context) error {
-	err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+// unbind deletes the binding, if there is one.
+func (o *ClusterSetBindOptions) unbind(ctx context.Context) error {
+	err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		fmt.Fprintf(o.Out, "cluster set %s is not bound in namespace %s\n", o.Name, o.Namespace)
 		return nil

@@ -6,17 +6,20 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetCreateOptions are the options of `corral clusterset create`.
 type ClusterSetCreateOptions struct {
-	hubOptions
+	Out io.Writer
+	Hub hubclient.Hub
 	// Name is the set to create.
 	Name string
 	// SelectorType is ExclusiveClusterSetLabel or LabelSelector; empty
@@ -31,7 +34,7 @@ type ClusterSetCreateOptions struct {
 
 // NewClusterSetCreateOptions returns the defaults.
 func NewClusterSetCreateOptions(out io.Writer) *ClusterSetCreateOptions {
-	return &ClusterSetCreateOptions{hubOptions: newHubOptions(out)}
+	return &ClusterSetCreateOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdClusterSetCreate returns `corral clusterset create`.
@@ -50,20 +53,19 @@ Safe to run again with the same flags.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.SelectorType, "selector-type", o.SelectorType,
-		"ExclusiveClusterSetLabel or LabelSelector (default: LabelSelector with --label-selector, else ExclusiveClusterSetLabel)")
-	cmd.Flags().StringVar(&o.LabelSelector, "label-selector", o.LabelSelector, "the clusters a LabelSelector set holds, e.g. env=prod,region in (eu,us)")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, --selector-type and --label-selector.
+func (o *ClusterSetCreateOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringVar(&o.SelectorType, "selector-type", o.SelectorType,
+		"ExclusiveClusterSetLabel or LabelSelector (default: LabelSelector with --label-selector, else ExclusiveClusterSetLabel)")
+	fs.StringVar(&o.LabelSelector, "label-selector", o.LabelSelector, "the clusters a LabelSelector set holds, e.g. env=prod,region in (eu,us)")
 }
 
 // Validate checks the name and works out the set's selector.
@@ -98,6 +100,9 @@ func (o *ClusterSetCreateOptions) Validate() error {
 	return nil
 }
 
+// Complete builds the hub clients.
+func (o *ClusterSetCreateOptions) Complete() error { return o.Hub.Complete() }
+
 // Run creates the set; an existing set with the same selector is fine, one
 // with another selector is an error.
 func (o *ClusterSetCreateOptions) Run(ctx context.Context) error {
@@ -105,9 +110,9 @@ func (o *ClusterSetCreateOptions) Run(ctx context.Context) error {
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name},
 		Spec:       clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: o.selector},
 	}
-	_, err := o.clusters.ClusterV1beta2().ManagedClusterSets().Create(ctx, set, metav1.CreateOptions{})
+	_, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().Create(ctx, set, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		existing, err := getSet(ctx, o.clusters, o.Name)
+		existing, err := getSet(ctx, o.Hub.Clusters, o.Name)
 		if err != nil {
 			return err
 		}

@@ -8,19 +8,23 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 // ClusterSetDeleteOptions are the options of `corral clusterset delete`.
 type ClusterSetDeleteOptions struct {
-	hubOptions
+	Out  io.Writer
+	Hub  hubclient.Hub
 	Name string
 }
 
 // NewClusterSetDeleteOptions returns the defaults.
 func NewClusterSetDeleteOptions(out io.Writer) *ClusterSetDeleteOptions {
-	return &ClusterSetDeleteOptions{hubOptions: newHubOptions(out)}
+	return &ClusterSetDeleteOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdClusterSetDelete returns `corral clusterset delete`.
@@ -37,18 +41,15 @@ them again at once). Clusters keep their labels.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
+
+// AddFlags registers the hub's flags.
+func (o *ClusterSetDeleteOptions) AddFlags(fs *pflag.FlagSet) { o.Hub.AddFlags(fs) }
 
 // Validate refuses the hub's own sets.
 func (o *ClusterSetDeleteOptions) Validate() error {
@@ -58,13 +59,16 @@ func (o *ClusterSetDeleteOptions) Validate() error {
 	return nil
 }
 
+// Complete builds the hub clients.
+func (o *ClusterSetDeleteOptions) Complete() error { return o.Hub.Complete() }
+
 // Run deletes the set if it exists and nothing binds it.
 func (o *ClusterSetDeleteOptions) Run(ctx context.Context) error {
-	set, err := getSet(ctx, o.clusters, o.Name)
+	set, err := getSet(ctx, o.Hub.Clusters, o.Name)
 	if err != nil {
 		return err
 	}
-	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	bindings, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing cluster set bindings: %w", err)
 	}
@@ -72,13 +76,13 @@ func (o *ClusterSetDeleteOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("cluster set %s is still bound in namespace %s: unbind it first ('corral clusterset unbind %s --namespace %s'); nothing was deleted",
 			o.Name, strings.Join(namespaces, ", "), o.Name, namespaces[0])
 	}
-	if err := o.clusters.ClusterV1beta2().ManagedClusterSets().Delete(ctx, o.Name,
+	if err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().Delete(ctx, o.Name,
 		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &set.UID}}); err != nil {
 		return fmt.Errorf("deleting cluster set %s: %w", o.Name, err)
 	}
 	fmt.Fprintf(o.Out, "cluster set %s deleted\n", o.Name)
 	if set.Spec.ClusterSelector.SelectorType != clusterv1beta2.LabelSelector {
-		labelled, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{LabelSelector: clusterv1beta2.ClusterSetLabel + "=" + o.Name})
+		labelled, err := o.Hub.Clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{LabelSelector: clusterv1beta2.ClusterSetLabel + "=" + o.Name})
 		if err == nil && len(labelled.Items) > 0 {
 			names := make([]string, len(labelled.Items))
 			for i := range labelled.Items {

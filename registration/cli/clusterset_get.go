@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,13 +18,15 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetGetOptions are the options of `corral clusterset get`.
 type ClusterSetGetOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Output string
 	// Names are the sets to show; none means all.
 	Names []string
@@ -31,7 +34,7 @@ type ClusterSetGetOptions struct {
 
 // NewClusterSetGetOptions returns the defaults.
 func NewClusterSetGetOptions(out io.Writer) *ClusterSetGetOptions {
-	return &ClusterSetGetOptions{hubOptions: newHubOptions(out)}
+	return &ClusterSetGetOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdClusterSetGet returns `corral clusterset get`.
@@ -48,22 +51,24 @@ every namespace sees BINDINGS ?.`,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --output.
+func (o *ClusterSetGetOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	output.AddFlag(fs, &o.Output)
 }
 
 // Validate checks the output format.
 func (o *ClusterSetGetOptions) Validate() error { return output.Validate(o.Output) }
+
+// Complete builds the hub clients.
+func (o *ClusterSetGetOptions) Complete() error { return o.Hub.Complete() }
 
 // ClusterSetRow is what the table shows of one set.
 type ClusterSetRow struct {
@@ -80,7 +85,7 @@ type ClusterSetRow struct {
 
 // Run lists the sets, or the named ones, and prints them.
 func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
-	list, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	list, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing cluster sets: %w", err)
 	}
@@ -92,13 +97,13 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return output.Objects(o.Out, o.Output, clusterv1beta2.GroupVersion.String(), "ManagedClusterSet", items, len(o.Names) == 1)
 	}
-	clusters, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
+	clusters, err := o.Hub.Clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
 	// A team's user may read the sets but not every namespace's bindings:
 	// the table then shows the sets, and says what it cannot.
-	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	bindings, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	hidden := apierrors.IsForbidden(err)
 	if err != nil && !hidden {
 		return fmt.Errorf("listing cluster set bindings: %w", err)

@@ -30,17 +30,17 @@ type placementView struct {
 // it: saying which placements lose a cluster is a best effort.
 func (o *ClusterSetSetOptions) readPlacements(ctx context.Context) *placementView {
 	log := ctrl.LoggerFrom(ctx)
-	decisions, err := o.clusters.ClusterV1beta1().PlacementDecisions(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	decisions, err := o.Hub.Clusters.ClusterV1beta1().PlacementDecisions(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		log.V(1).Info("Cannot list placement decisions; not saying which placements lose the clusters", "err", err)
 		return nil
 	}
-	sets, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	sets, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		log.V(1).Info("Cannot list cluster sets; not saying which placements lose the clusters", "err", err)
 		return nil
 	}
-	bindings, err := o.clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	bindings, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		log.V(1).Info("Cannot list cluster set bindings; not saying which placements lose the clusters", "err", err)
 		return nil
@@ -51,7 +51,7 @@ func (o *ClusterSetSetOptions) readPlacements(ctx context.Context) *placementVie
 		key := d.Namespace + "/" + d.Labels[clusterv1beta1.PlacementLabel]
 		p, ok := placements[key]
 		if !ok {
-			if p, err = o.clusters.ClusterV1beta1().Placements(d.Namespace).Get(ctx, d.Labels[clusterv1beta1.PlacementLabel], metav1.GetOptions{}); err != nil {
+			if p, err = o.Hub.Clusters.ClusterV1beta1().Placements(d.Namespace).Get(ctx, d.Labels[clusterv1beta1.PlacementLabel], metav1.GetOptions{}); err != nil {
 				p = nil // gone, or not readable: it chooses nothing here
 			}
 			placements[key] = p

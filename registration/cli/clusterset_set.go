@@ -8,18 +8,21 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetSetOptions are the options of `corral clusterset set`.
 type ClusterSetSetOptions struct {
-	hubOptions
+	Out io.Writer
+	Hub hubclient.Hub
 	// Name is the exclusive set the clusters move into.
 	Name     string
 	Clusters []string
@@ -27,7 +30,7 @@ type ClusterSetSetOptions struct {
 
 // NewClusterSetSetOptions returns the defaults.
 func NewClusterSetSetOptions(out io.Writer) *ClusterSetSetOptions {
-	return &ClusterSetSetOptions{hubOptions: newHubOptions(out)}
+	return &ClusterSetSetOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdClusterSetSet returns `corral clusterset set`.
@@ -49,18 +52,17 @@ them): they drop it, and what they deliver there is removed.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().StringSliceVar(&o.Clusters, "clusters", o.Clusters, "the clusters to put in the set (required)")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --clusters.
+func (o *ClusterSetSetOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringSliceVar(&o.Clusters, "clusters", o.Clusters, "the clusters to put in the set (required)")
 }
 
 // Validate checks the set and cluster names.
@@ -75,10 +77,13 @@ func (o *ClusterSetSetOptions) Validate() (err error) {
 	return err
 }
 
+// Complete builds the hub clients.
+func (o *ClusterSetSetOptions) Complete() error { return o.Hub.Complete() }
+
 // Run checks the set and every cluster, then labels the clusters that are
 // not in the set yet.
 func (o *ClusterSetSetOptions) Run(ctx context.Context) error {
-	set, err := getSet(ctx, o.clusters, o.Name)
+	set, err := getSet(ctx, o.Hub.Clusters, o.Name)
 	if err != nil {
 		return err
 	}
@@ -89,7 +94,7 @@ func (o *ClusterSetSetOptions) Run(ctx context.Context) error {
 	var found []*clusterv1.ManagedCluster
 	var missing []string
 	for _, name := range o.Clusters {
-		mc, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
+		mc, err := o.Hub.Clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, name)
@@ -127,7 +132,7 @@ func (o *ClusterSetSetOptions) label(ctx context.Context, mc *clusterv1.ManagedC
 		return err
 	}
 	dropping := view.dropping(mc, o.Name)
-	if _, err := o.clusters.ClusterV1().ManagedClusters().Patch(ctx, mc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := o.Hub.Clusters.ClusterV1().ManagedClusters().Patch(ctx, mc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("putting %s in cluster set %s: %w", mc.Name, o.Name, err)
 	}
 	if from == "" {

@@ -9,7 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -19,13 +21,19 @@ const ReasonDenied = "DeniedByHubAdmin"
 
 // DenyOptions are the options of `corral deny`.
 type DenyOptions struct {
-	hubOptions
+	Out      io.Writer
+	Hub      hubclient.Hub
 	Clusters []string
+}
+
+// NewDenyOptions returns the defaults.
+func NewDenyOptions(out io.Writer) *DenyOptions {
+	return &DenyOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdDeny returns `corral deny`.
 func NewCmdDeny(out io.Writer) *cobra.Command {
-	o := &DenyOptions{hubOptions: newHubOptions(out)}
+	o := NewDenyOptions(out)
 	cmd := &cobra.Command{
 		Use:   "deny CLUSTER...",
 		Short: "Deny clusters: revoke their access to the hub and deny their pending requests",
@@ -35,18 +43,15 @@ namespace and what is in it stay; delete the ManagedCluster to remove them.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Clusters = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
+
+// AddFlags registers the hub's flags.
+func (o *DenyOptions) AddFlags(fs *pflag.FlagSet) { o.Hub.AddFlags(fs) }
 
 // Validate checks the cluster names, and takes each once.
 func (o *DenyOptions) Validate() (err error) {
@@ -54,11 +59,14 @@ func (o *DenyOptions) Validate() (err error) {
 	return err
 }
 
+// Complete builds the hub clients.
+func (o *DenyOptions) Complete() error { return o.Hub.Complete() }
+
 // Run checks every cluster exists, then denies each.
 func (o *DenyOptions) Run(ctx context.Context) error {
 	var errs []error
 	for _, name := range o.Clusters {
-		if _, err := o.clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := o.Hub.Clusters.ClusterV1().ManagedClusters().Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("there is no ManagedCluster %s on the hub", name))
 		} else if err != nil {
 			errs = append(errs, err)
@@ -68,7 +76,7 @@ func (o *DenyOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("nothing was changed: %w", err)
 	}
 	for _, name := range o.Clusters {
-		if err := setHubAcceptsClient(ctx, o.clusters, name, false); err != nil {
+		if err := setHubAcceptsClient(ctx, o.Hub.Clusters, name, false); err != nil {
 			return err
 		}
 		if err := o.denyPending(ctx, name); err != nil {
@@ -80,13 +88,13 @@ func (o *DenyOptions) Run(ctx context.Context) error {
 }
 
 func (o *DenyOptions) denyPending(ctx context.Context, name string) error {
-	pending, err := pendingCSRs(ctx, o.kube, name)
+	pending, err := pendingCSRs(ctx, o.Hub.Kube, name)
 	if err != nil {
 		return err
 	}
 	for _, csr := range pending {
 		clientcsr.Deny(csr, ReasonDenied, "denied by a hub admin with corral deny")
-		if _, err := o.kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		if _, err := o.Hub.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("denying %s: %w", csr.Name, err)
 		}
 		fmt.Fprintf(o.Out, "%s: denied request %s\n", name, csr.Name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -18,6 +19,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	healthapi "github.com/corral-dev/corral/health/api"
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 	propertiesapi "github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/registration/common"
@@ -25,14 +27,15 @@ import (
 
 // GetClustersOptions are the options of `corral get clusters`.
 type GetClustersOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Output string
 	Names  []string
 }
 
 // NewGetClustersOptions returns the defaults: all clusters, as a table.
 func NewGetClustersOptions(out io.Writer) *GetClustersOptions {
-	return &GetClustersOptions{hubOptions: newHubOptions(out)}
+	return &GetClustersOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdGetClusters returns `corral get clusters`.
@@ -45,18 +48,17 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --output.
+func (o *GetClustersOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	output.AddFlag(fs, &o.Output)
 }
 
 // Validate checks the output format and names.
@@ -68,9 +70,12 @@ func (o *GetClustersOptions) Validate() (err error) {
 	return err
 }
 
+// Complete builds the hub clients.
+func (o *GetClustersOptions) Complete() error { return o.Hub.Complete() }
+
 // Run lists the clusters, or the named ones, and prints them.
 func (o *GetClustersOptions) Run(ctx context.Context) error {
-	list, err := o.clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
+	list, err := o.Hub.Clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
@@ -89,7 +94,7 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 // sets returns the sets each cluster is in. A hub where the sets cannot be
 // listed gets each cluster's exclusive set label.
 func (o *GetClustersOptions) sets(ctx context.Context, items []clusterv1.ManagedCluster) map[string][]string {
-	list, err := o.clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	list, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
 	if err == nil {
 		return setsByCluster(items, list.Items)
 	}

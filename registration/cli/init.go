@@ -6,11 +6,13 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 )
@@ -44,22 +46,21 @@ it would refuse every ManagedCluster write.`,
 		Example: "  corral init --kubeconfig ~/.corral/dev/hub/kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.AddFlags(cmd, "how long the printed bootstrap token is valid (at least 10m)")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --token-ttl.
+func (o *InitOptions) AddFlags(fs *pflag.FlagSet) {
+	o.addFlags(fs, "how long the printed bootstrap token is valid (at least 10m)")
 }
 
 // Run installs what a hub needs and prints the join line.
 func (o *InitOptions) Run(ctx context.Context) error {
-	if err := InstallHub(ctx, o.config, o.Out); err != nil {
+	if err := InstallHub(ctx, o.Hub.Config, o.Out); err != nil {
 		return err
 	}
 	fmt.Fprintln(o.Out, "\nThe hub is ready. A cluster's agent asks to join with:")

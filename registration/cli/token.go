@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
+	"github.com/spf13/pflag"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
@@ -18,15 +17,13 @@ import (
 // with the same.
 type TokenOptions struct {
 	Out      io.Writer
-	Hub      *kubeflags.Flags
+	Hub      hubclient.Hub
 	TokenTTL time.Duration
-
-	config *rest.Config
 }
 
 // NewTokenOptions returns the defaults: a one-hour bootstrap token.
 func NewTokenOptions(out io.Writer) *TokenOptions {
-	return &TokenOptions{Out: out, Hub: kubeflags.New("hub"), TokenTTL: time.Hour}
+	return &TokenOptions{Out: out, Hub: hubclient.New(), TokenTTL: time.Hour}
 }
 
 // NewCmdGetToken returns `corral get token`.
@@ -37,23 +34,22 @@ func NewCmdGetToken(out io.Writer) *cobra.Command {
 		Short: "Print the 'corral join' line, with a fresh bootstrap token, that a cluster joins with",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.AddFlags(cmd, "how long the token is valid (at least 10m)")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// AddFlags registers --kubeconfig, --context and --token-ttl.
-func (o *TokenOptions) AddFlags(cmd *cobra.Command, ttlHelp string) {
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", o.TokenTTL, ttlHelp)
+// AddFlags registers the hub's flags and --token-ttl.
+func (o *TokenOptions) AddFlags(fs *pflag.FlagSet) {
+	o.addFlags(fs, "how long the token is valid (at least 10m)")
+}
+
+// addFlags registers the hub's flags and --token-ttl, saying ttlHelp.
+func (o *TokenOptions) addFlags(fs *pflag.FlagSet, ttlHelp string) {
+	o.Hub.AddFlags(fs)
+	fs.DurationVar(&o.TokenTTL, "token-ttl", o.TokenTTL, ttlHelp)
 }
 
 // Validate refuses what the API server would: tokens under 10m.
@@ -64,24 +60,16 @@ func (o *TokenOptions) Validate() error {
 	return nil
 }
 
-// Complete loads the hub's client configuration.
-func (o *TokenOptions) Complete() error {
-	cfg, err := o.Hub.RESTConfig()
-	o.config = cfg
-	return err
-}
+// Complete builds the hub clients.
+func (o *TokenOptions) Complete() error { return o.Hub.Complete() }
 
 // Run issues a bootstrap token and prints the join line with it.
 func (o *TokenOptions) Run(ctx context.Context) error {
-	kube, err := kubernetes.NewForConfig(o.config)
+	token, until, err := bootstrap.TokenUntil(ctx, o.Hub.Kube, int64(o.TokenTTL.Seconds()))
 	if err != nil {
 		return err
 	}
-	token, until, err := bootstrap.TokenUntil(ctx, kube, int64(o.TokenTTL.Seconds()))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(o.Out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", o.config.Host, token)
+	fmt.Fprintf(o.Out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", o.Hub.Config.Host, token)
 	left := time.Until(until).Round(time.Minute)
 	valid := fmt.Sprintf("for %s (until %s)", left, until.UTC().Format(time.RFC3339))
 	if left < o.TokenTTL-time.Minute {
