@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,18 +16,20 @@ import (
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/install"
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 // DisableOptions are the options of `corral addon disable`.
 type DisableOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Addons []string
 	target
 }
 
 // NewDisableOptions returns the defaults.
 func NewDisableOptions(out io.Writer) *DisableOptions {
-	return &DisableOptions{hubOptions: newHubOptions(out)}
+	return &DisableOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdDisable returns `corral addon disable`.
@@ -49,21 +52,19 @@ the strategy to Manual first.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Addons = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	f := cmd.Flags()
-	f.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to disable the addons on")
-	f.StringVar(&o.ClusterSet, "clusterset", "", "disable the addons on every cluster of this cluster set")
-	f.BoolVar(&o.AllClusters, "all-clusters", false, "disable the addons on every cluster they are enabled on")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and which clusters.
+func (o *DisableOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to disable the addons on")
+	fs.StringVar(&o.ClusterSet, "clusterset", "", "disable the addons on every cluster of this cluster set")
+	fs.BoolVar(&o.AllClusters, "all-clusters", false, "disable the addons on every cluster they are enabled on")
 }
 
 // Validate checks names and the clusters flags.
@@ -73,6 +74,9 @@ func (o *DisableOptions) Validate() error {
 	}
 	return o.validateTarget(true)
 }
+
+// Complete builds the hub client.
+func (o *DisableOptions) Complete() error { return o.Hub.Complete() }
 
 // Run deletes the ManagedClusterAddOns. It first checks every addon, and
 // deletes nothing if one would only be installed again by its install
@@ -86,7 +90,7 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 	for _, addon := range o.Addons {
 		on[addon] = clusters
 		if o.AllClusters {
-			if on[addon], err = enabledOn(ctx, o.client, addon); err != nil {
+			if on[addon], err = enabledOn(ctx, o.Hub.Client, addon); err != nil {
 				return err
 			}
 		}
@@ -102,7 +106,7 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 		for _, cluster := range on[addon] {
 			mca := &addonv1alpha1.ManagedClusterAddOn{}
 			mca.Namespace, mca.Name = cluster, addon
-			err := o.client.Delete(ctx, mca)
+			err := o.Hub.Client.Delete(ctx, mca)
 			switch {
 			case apierrors.IsNotFound(err):
 				fmt.Fprintf(o.Out, "addon %s is not enabled on cluster %s\n", addon, cluster)
@@ -121,7 +125,7 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 // places it on: the hub would install it there again at once.
 func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clusters []string) error {
 	cma := &addonv1alpha1.ClusterManagementAddOn{}
-	err := o.client.Get(ctx, client.ObjectKey{Name: addon}, cma)
+	err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: addon}, cma)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -137,7 +141,7 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 	}
 	var placed, by []string
 	for _, p := range cma.Spec.InstallStrategy.Placements {
-		decided, err := install.PlacementClusters(ctx, o.client, p.PlacementRef)
+		decided, err := install.PlacementClusters(ctx, o.Hub.Client, p.PlacementRef)
 		if err != nil {
 			return err
 		}
@@ -146,7 +150,7 @@ func (o *DisableOptions) notReinstalled(ctx context.Context, addon string, clust
 			if !decided.Has(c) {
 				continue
 			}
-			leaving, err := install.BeingDeleted(ctx, o.client, c)
+			leaving, err := install.BeingDeleted(ctx, o.Hub.Client, c)
 			if err != nil {
 				return fmt.Errorf("reading cluster %s: %w", c, err)
 			}
@@ -185,7 +189,7 @@ func (o *DisableOptions) clusterNames(ctx context.Context) ([]string, error) {
 		// Named clusters need not exist any more: their addons may linger.
 		return o.Clusters, nil
 	}
-	members, err := o.resolve(ctx, o.client)
+	members, err := o.resolve(ctx, o.Hub.Client)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func TestDisable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, base()...)
 			hub, out := hubOpts(c)
-			o := &DisableOptions{hubOptions: hub, Addons: []string{"hello"}, target: tc.target}
+			o := &DisableOptions{Out: out, Hub: hub, Addons: []string{"hello"}, target: tc.target}
 			if err := o.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestDisable(t *testing.T) {
 
 func TestDisableNothingEnabled(t *testing.T) {
 	hub, out := hubOpts(fakeHub(t))
-	o := &DisableOptions{hubOptions: hub, Addons: []string{"hello"}, target: target{AllClusters: true}}
+	o := &DisableOptions{Out: out, Hub: hub, Addons: []string{"hello"}, target: target{AllClusters: true}}
 	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestDisableRefusedByInstallStrategy(t *testing.T) {
 				}
 			}
 			hub, out := hubOpts(c)
-			o := &DisableOptions{hubOptions: hub, Addons: []string{"hello"}, target: tc.target}
+			o := &DisableOptions{Out: out, Hub: hub, Addons: []string{"hello"}, target: tc.target}
 			err := o.Run(context.Background())
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -19,11 +20,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 // EnableOptions are the options of `corral addon enable`.
 type EnableOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Addons []string
 	target
 	// InstallNamespace is the namespace on the managed cluster the addon's
@@ -42,7 +45,7 @@ type EnableOptions struct {
 
 // NewEnableOptions returns the defaults.
 func NewEnableOptions(out io.Writer, builtins ...addons.Addon) *EnableOptions {
-	return &EnableOptions{hubOptions: newHubOptions(out), Builtins: builtins}
+	return &EnableOptions{Out: out, Hub: hubclient.New(), Builtins: builtins}
 }
 
 // NewCmdEnable returns `corral addon enable`; builtins are the built-in
@@ -69,22 +72,21 @@ enabled, --namespace and --config, when given, replace what it had, and
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Addons = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	f := cmd.Flags()
-	f.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to enable the addons on")
-	f.StringVar(&o.ClusterSet, "clusterset", "", "enable the addons on every cluster of this cluster set")
-	f.StringVar(&o.InstallNamespace, "namespace", "", "namespace on the managed cluster to install the addon agent in (default: open-cluster-management-agent-addon)")
-	f.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable); none removes them")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, which clusters, --namespace and
+// --config.
+func (o *EnableOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to enable the addons on")
+	fs.StringVar(&o.ClusterSet, "clusterset", "", "enable the addons on every cluster of this cluster set")
+	fs.StringVar(&o.InstallNamespace, "namespace", "", "namespace on the managed cluster to install the addon agent in (default: open-cluster-management-agent-addon)")
+	fs.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable); none removes them")
 }
 
 // Validate checks names, the clusters flags, the namespace and configs.
@@ -117,17 +119,20 @@ func (o *EnableOptions) Validate() error {
 	return nil
 }
 
+// Complete builds the hub client.
+func (o *EnableOptions) Complete() error { return o.Hub.Complete() }
+
 // Run checks every addon and cluster, then enables.
 func (o *EnableOptions) Run(ctx context.Context) error {
-	clusters, err := o.resolve(ctx, o.client)
+	clusters, err := o.resolve(ctx, o.Hub.Client)
 	if err != nil {
 		return err
 	}
-	missing, err := checkConfigs(ctx, o.client, o.Addons, o.Configs, o.Builtins)
+	missing, err := checkConfigs(ctx, o.Hub.Client, o.Addons, o.Configs, o.Builtins)
 	if err != nil {
 		return err
 	}
-	changes, err := Enable(ctx, o.client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.clearConfigs})
+	changes, err := Enable(ctx, o.Hub.Client, o.Addons, clusters, EnableSpec{InstallNamespace: o.InstallNamespace, Configs: o.Configs, ClearConfigs: o.clearConfigs})
 	for _, ch := range changes {
 		fmt.Fprintf(o.Out, "addon %s %s on cluster %s\n", ch.Addon, ch.Action, ch.Cluster)
 	}
@@ -139,7 +144,7 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 	}
 	for _, addon := range o.Addons {
 		cma := &addonv1alpha1.ClusterManagementAddOn{}
-		if err := o.client.Get(ctx, client.ObjectKey{Name: addon}, cma); err == nil && isTemplateAddon(cma) {
+		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: addon}, cma); err == nil && isTemplateAddon(cma) {
 			fmt.Fprintf(o.Out, "Warning: %s.\n", templateNotice(addon))
 		}
 	}

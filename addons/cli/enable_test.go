@@ -119,7 +119,7 @@ func TestEnable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			hub, out := hubOpts(c)
-			o := &EnableOptions{hubOptions: hub, Addons: []string{"hello"}}
+			o := &EnableOptions{Out: out, Hub: hub, Addons: []string{"hello"}}
 			tc.opts(o)
 			if err := o.Validate(); err != nil {
 				t.Fatalf("Validate: %v", err)
@@ -251,8 +251,8 @@ func TestEnableChecksConfigs(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, append(tc.objs, cma(tc.addon), cluster("c1", true))...)
-			hub, _ := hubOpts(c)
-			o := &EnableOptions{hubOptions: hub, Addons: []string{tc.addon}, target: target{Clusters: []string{"c1"}},
+			hub, out := hubOpts(c)
+			o := &EnableOptions{Out: out, Hub: hub, Addons: []string{tc.addon}, target: target{Clusters: []string{"c1"}},
 				ConfigFlags: []string{ref}, Builtins: builtins}
 			if err := o.Validate(); err != nil {
 				t.Fatalf("Validate: %v", err)

@@ -11,22 +11,22 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := Scheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 }
 
-func hubOpts(c client.Client) (hubOptions, *bytes.Buffer) {
-	out := &bytes.Buffer{}
-	o := newHubOptions(out)
-	o.client = c
-	return o, out
+// hubOpts is a hub whose client is c, and a buffer for a verb's Out.
+func hubOpts(c client.Client) (hubclient.Hub, *bytes.Buffer) {
+	return hubclient.Hub{Client: c}, &bytes.Buffer{}
 }
 
 // cluster is an accepted cluster in set "prod" unless changed.

@@ -9,21 +9,24 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 )
 
 // ListOptions are the options of `corral addon list`.
 type ListOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Output string
 }
 
 // NewListOptions returns the defaults: a table.
 func NewListOptions(out io.Writer) *ListOptions {
-	return &ListOptions{hubOptions: newHubOptions(out)}
+	return &ListOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdList returns `corral addon list`.
@@ -38,22 +41,24 @@ An addon enabled on clusters that the hub no longer knows is listed too.`,
 		Example: "  corral addon list\n  corral addon list -o yaml",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --output.
+func (o *ListOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	output.AddFlag(fs, &o.Output)
 }
 
 // Validate checks the output format.
 func (o *ListOptions) Validate() error { return output.Validate(o.Output) }
+
+// Complete builds the hub client.
+func (o *ListOptions) Complete() error { return o.Hub.Complete() }
 
 // AddonList is what `corral addon list -o json|yaml` prints.
 type AddonList struct {
@@ -62,7 +67,7 @@ type AddonList struct {
 
 // Run lists the addons and prints them.
 func (o *ListOptions) Run(ctx context.Context) error {
-	states, err := listStates(ctx, o.client)
+	states, err := listStates(ctx, o.Hub.Client)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestList(t *testing.T) {
 		mca("hello", "c2", cond(available, metav1.ConditionFalse, "lease stopped")),
 		mca("orphan", "c1")}
 	hub, out := hubOpts(fakeHub(t, objs...))
-	o := &ListOptions{hubOptions: hub}
+	o := &ListOptions{Out: out, Hub: hub}
 	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestList(t *testing.T) {
 	}
 
 	hub, out = hubOpts(fakeHub(t, objs...))
-	o = &ListOptions{hubOptions: hub, Output: "json"}
+	o = &ListOptions{Out: out, Hub: hub, Output: "json"}
 	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestList(t *testing.T) {
 
 func TestListEmpty(t *testing.T) {
 	hub, out := hubOpts(fakeHub(t))
-	if err := (&ListOptions{hubOptions: hub}).Run(context.Background()); err != nil {
+	if err := (&ListOptions{Out: out, Hub: hub}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if want := "No addons on this hub yet.\n"; out.String() != want {
@@ -74,7 +74,7 @@ func TestStatus(t *testing.T) {
 	fresh := mca("hello", "c3")
 
 	hub, out := hubOpts(fakeHub(t, cma("hello"), healthy, pending, fresh))
-	o := &StatusOptions{hubOptions: hub, Addon: "hello"}
+	o := &StatusOptions{Out: out, Hub: hub, Addon: "hello"}
 	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +90,8 @@ func TestStatus(t *testing.T) {
 }
 
 func TestStatusUnknownAddon(t *testing.T) {
-	hub, _ := hubOpts(fakeHub(t))
-	err := (&StatusOptions{hubOptions: hub, Addon: "nope"}).Run(context.Background())
+	hub, out := hubOpts(fakeHub(t))
+	err := (&StatusOptions{Out: out, Hub: hub, Addon: "nope"}).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "the hub has no addon nope") {
 		t.Errorf("error %v, want one naming the addon", err)
 	}
@@ -99,7 +99,7 @@ func TestStatusUnknownAddon(t *testing.T) {
 
 func TestStatusNotEnabled(t *testing.T) {
 	hub, out := hubOpts(fakeHub(t, cma("hello")))
-	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "hello"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Addon hello is not enabled on any cluster") {
@@ -110,7 +110,7 @@ func TestStatusNotEnabled(t *testing.T) {
 func TestStatusTemplateAddon(t *testing.T) {
 	tmpl := templateCMA("dashboard")
 	hub, out := hubOpts(fakeHub(t, tmpl, mca("dashboard", "c1")))
-	if err := (&StatusOptions{hubOptions: hub, Addon: "dashboard"}).Run(context.Background()); err != nil {
+	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "dashboard"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	want := "Note: addon dashboard is defined by an AddOnTemplate, which corral does not render: its agent is deployed only if OCM's addon manager runs against this hub.\n"
@@ -119,7 +119,7 @@ func TestStatusTemplateAddon(t *testing.T) {
 	}
 
 	hub, out = hubOpts(fakeHub(t, cma("hello"), mca("hello", "c1")))
-	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "hello"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "AddOnTemplate") {
@@ -176,7 +176,7 @@ func TestStatusRollouts(t *testing.T) {
 		{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "ns", Name: "new"}}, // not looked at yet: no line
 	}
 	hub, out := hubOpts(fakeHub(t, placed, mca("hello", "c1")))
-	if err := (&StatusOptions{hubOptions: hub, Addon: "hello"}).Run(context.Background()); err != nil {
+	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "hello"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -8,23 +8,26 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 )
 
 // StatusOptions are the options of `corral addon status`.
 type StatusOptions struct {
-	hubOptions
+	Out    io.Writer
+	Hub    hubclient.Hub
 	Addon  string
 	Output string
 }
 
 // NewStatusOptions returns the defaults: a table.
 func NewStatusOptions(out io.Writer) *StatusOptions {
-	return &StatusOptions{hubOptions: newHubOptions(out)}
+	return &StatusOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdStatus returns `corral addon status`.
@@ -42,18 +45,17 @@ how far each placement has rolled the addon's configs out.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Addon = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags and --output.
+func (o *StatusOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	output.AddFlag(fs, &o.Output)
 }
 
 // Validate checks the addon name and output format.
@@ -64,18 +66,21 @@ func (o *StatusOptions) Validate() error {
 	return output.Validate(o.Output)
 }
 
+// Complete builds the hub client.
+func (o *StatusOptions) Complete() error { return o.Hub.Complete() }
+
 // Run reads the addon and prints its state per cluster.
 func (o *StatusOptions) Run(ctx context.Context) error {
 	var cma *addonv1alpha1.ClusterManagementAddOn
 	got := &addonv1alpha1.ClusterManagementAddOn{}
-	switch err := o.client.Get(ctx, client.ObjectKey{Name: o.Addon}, got); {
+	switch err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: o.Addon}, got); {
 	case err == nil:
 		cma = got
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("reading addon %s: %w", o.Addon, err)
 	}
 	mcas := &addonv1alpha1.ManagedClusterAddOnList{}
-	if err := o.client.List(ctx, mcas); err != nil {
+	if err := o.Hub.Client.List(ctx, mcas); err != nil {
 		return fmt.Errorf("listing enabled addons: %w", err)
 	}
 	var enabled []addonv1alpha1.ManagedClusterAddOn

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/corral-dev/corral/addons"
-	addoncli "github.com/corral-dev/corral/addons/cli"
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 func testAddon(name string) addons.Addon {
@@ -63,7 +63,7 @@ func acceptedCluster(name string) *clusterv1.ManagedCluster {
 }
 
 func TestEnableAddons(t *testing.T) {
-	scheme, err := addoncli.Scheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
-	addoncli "github.com/corral-dev/corral/addons/cli"
 	"github.com/corral-dev/corral/dev/localcluster"
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 // Options says what fleet to run.
@@ -120,7 +120,7 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 	if len(opts.Addons) == 0 {
 		return nil
 	}
-	scheme, err := addoncli.Scheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		return err
 	}
