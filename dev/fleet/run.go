@@ -137,7 +137,7 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 
 // deployFleetSample deploys the sample app on the managed clusters.
 func deployFleetSample(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer) error {
-	scheme, err := sampleScheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		return err
 	}

@@ -52,15 +52,6 @@ func wantsSample(opts Options) bool {
 	return opts.Clusters > 0 && slices.Contains(names, work.AddonName) && slices.Contains(names, placement.AddonName)
 }
 
-// sampleScheme holds what deploying the sample app reads and writes.
-func sampleScheme() (*runtime.Scheme, error) {
-	s, err := workcli.Scheme()
-	if err != nil {
-		return nil, err
-	}
-	return s, clusterv1beta2.Install(s)
-}
-
 // deploySample binds the default cluster set to the sample's namespace,
 // places the app on every cluster and delivers it, then waits until it is
 // ready on every one of clusters and prints its status. What exists

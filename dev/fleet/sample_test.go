@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 func TestWantsSample(t *testing.T) {
@@ -55,7 +56,7 @@ func sampleWork(cluster string, ready int64) *workv1.ManifestWork {
 }
 
 func TestDeploySampleCreatesItsObjectsAndReportsItReady(t *testing.T) {
-	scheme, err := sampleScheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/corral-dev/corral/internal/hubclient"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := Scheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,20 +142,14 @@ func TestCreate(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			out := &bytes.Buffer{}
 			o := NewCreateOptions(out)
-			o.client, o.Name, o.File = c, "web", "set below"
+			o.Hub.Client, o.Name, o.File = c, "web", "set below"
 			if tc.opts != nil {
 				tc.opts(o)
 			}
 			if o.File == "set below" {
 				o.File = file
 			}
-			err := o.Validate()
-			if err == nil {
-				err = o.Complete()
-			}
-			if err == nil {
-				err = o.Run(context.Background())
-			}
+			err := hubclient.Run(context.Background(), o)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one with %q", err, tc.err)
@@ -238,15 +234,9 @@ func TestApply(t *testing.T) {
 			out := &bytes.Buffer{}
 			run := func() error {
 				o := NewCreateOptions(out)
-				o.client, o.Name, o.File, o.Apply = c, "web", writeFile(t, twoObjects), true
+				o.Hub.Client, o.Name, o.File, o.Apply = c, "web", writeFile(t, twoObjects), true
 				tc.opts(o)
-				if err := o.Validate(); err != nil {
-					return err
-				}
-				if err := o.Complete(); err != nil {
-					return err
-				}
-				return o.Run(context.Background())
+				return hubclient.Run(context.Background(), o)
 			}
 			err := run()
 			if tc.twice && err == nil {
@@ -345,7 +335,7 @@ func unavailable(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
 // printed.
 func runGet(c client.Client, o *GetOptions) (string, error) {
 	out := &bytes.Buffer{}
-	o.Out, o.client = out, c
+	o.Out, o.Hub.Client = out, c
 	if err := o.Validate(); err != nil {
 		return "", err
 	}
@@ -488,7 +478,7 @@ team-a     web  us         0/1     1/3    0        0          1
 // user bound to a cluster set.
 func teamHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := Scheme()
+	scheme, err := hubclient.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,13 +495,13 @@ func teamHub(t *testing.T, objs ...client.Object) client.Client {
 func TestWhatATeamMayDo(t *testing.T) {
 	ctx := context.Background()
 	c := teamHub(t, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}})
-	get := &GetOptions{hub: hub{Out: &bytes.Buffer{}, client: c}}
+	get := &GetOptions{Out: &bytes.Buffer{}, Hub: hubclient.Hub{Client: c}}
 	if err := get.Run(ctx); err == nil || !strings.Contains(err.Error(), "you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE") {
 		t.Errorf("get: error %v, want one that says what to do", err)
 	}
 
 	out := &bytes.Buffer{}
-	del := &DeleteOptions{hub: hub{Out: out, client: c}, Name: "web", Namespace: "team-a"}
+	del := &DeleteOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Namespace: "team-a"}
 	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
 		"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n" {
 		t.Errorf("delete of the team's set: %q, %v", out, err)
@@ -563,7 +553,7 @@ func TestDelete(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			o := tc.opts
 			out := &bytes.Buffer{}
-			o.hub = hub{Out: out, client: c}
+			o.Out, o.Hub = out, hubclient.Hub{Client: c}
 			o.Name = "web"
 			if o.Namespace == "" {
 				o.Namespace = "default"

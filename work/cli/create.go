@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,12 +21,14 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/common"
 )
 
 // CreateOptions are the options of `corral work create`.
 type CreateOptions struct {
-	hub
+	Out       io.Writer
+	Hub       hubclient.Hub
 	Name      string
 	File      string
 	Clusters  []string
@@ -43,7 +46,7 @@ type CreateOptions struct {
 // NewCreateOptions returns the defaults: the default namespace for a
 // placement.
 func NewCreateOptions(out io.Writer) *CreateOptions {
-	return &CreateOptions{hub: newHub(out), Namespace: "default", In: os.Stdin}
+	return &CreateOptions{Out: out, Hub: hubclient.New(), Namespace: "default", In: os.Stdin}
 }
 
 // NewCmdCreate returns `corral work create`.
@@ -96,21 +99,20 @@ func newCmdDeliver(o *CreateOptions, cmd *cobra.Command) *cobra.Command {
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		o.Name = args[0]
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		if err := o.Complete(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
+		return hubclient.Run(cmd.Context(), o)
 	}
-	o.Flags.AddFlags(cmd.Flags())
-	f := cmd.Flags()
-	f.StringVarP(&o.File, "filename", "f", "", "YAML or JSON file of the objects to deliver (- for standard input)")
-	f.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to deliver to: a ManifestWork in each one's namespace")
-	f.StringVar(&o.Placement, "placement", "", "deliver to the clusters this Placement selects: a ManifestWorkReplicaSet")
-	f.StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "namespace of the placement and the ManifestWorkReplicaSet")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, -f, the clusters or placement, and
+// -n.
+func (o *CreateOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringVarP(&o.File, "filename", "f", "", "YAML or JSON file of the objects to deliver (- for standard input)")
+	fs.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to deliver to: a ManifestWork in each one's namespace")
+	fs.StringVar(&o.Placement, "placement", "", "deliver to the clusters this Placement selects: a ManifestWorkReplicaSet")
+	fs.StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "namespace of the placement and the ManifestWorkReplicaSet")
 }
 
 // Validate checks the flags, each problem in one line.
@@ -146,7 +148,7 @@ func (o *CreateOptions) Complete() error {
 		return err
 	}
 	o.manifests = manifests
-	return o.complete()
+	return o.Hub.Complete()
 }
 
 // Run checks the targets, then creates (or, with Apply, updates).
@@ -155,14 +157,14 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if o.Placement != "" {
 		return o.createReplicaSet(ctx, spec)
 	}
-	if err := checkClustersAccepted(ctx, o.client, o.Clusters); err != nil {
+	if err := checkClustersAccepted(ctx, o.Hub.Client, o.Clusters); err != nil {
 		return fmt.Errorf("%w; %s", err, o.nothing())
 	}
 	existing := map[string]*workv1.ManifestWork{}
 	var taken []string
 	for _, c := range o.Clusters {
 		w := &workv1.ManifestWork{}
-		err := o.client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w)
+		err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w)
 		switch {
 		case err == nil:
 			existing[c] = w
@@ -180,7 +182,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 		w, ok := existing[c]
 		if !ok {
 			w = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: o.Name}, Spec: spec}
-			if err := o.client.Create(ctx, w); err != nil {
+			if err := o.Hub.Client.Create(ctx, w); err != nil {
 				return fmt.Errorf("creating ManifestWork %s on cluster %s: %w", o.Name, c, err)
 			}
 			fmt.Fprintf(o.Out, "manifestwork %s created on cluster %s\n", o.Name, c)
@@ -202,7 +204,7 @@ func (o *CreateOptions) updateWorkload(ctx context.Context, obj client.Object, w
 		return false, nil
 	}
 	workload.Manifests = o.manifests
-	return true, o.client.Update(ctx, obj)
+	return true, o.Hub.Client.Update(ctx, obj)
 }
 
 func changedWord(changed bool) string {
@@ -223,7 +225,7 @@ func (o *CreateOptions) nothing() string {
 // createReplicaSet checks the placement, then creates the set (or, with
 // Apply, updates the objects of the set on that placement).
 func (o *CreateOptions) createReplicaSet(ctx context.Context, spec workv1.ManifestWorkSpec) error {
-	err := o.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Placement}, &clusterv1beta1.Placement{})
+	err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Placement}, &clusterv1beta1.Placement{})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("no Placement %s in namespace %s on the hub: create it first, or give its namespace with -n; %s", o.Placement, o.Namespace, o.nothing())
 	}
@@ -232,7 +234,7 @@ func (o *CreateOptions) createReplicaSet(ctx context.Context, spec workv1.Manife
 	}
 	if o.Apply {
 		set := &workv1alpha1.ManifestWorkReplicaSet{}
-		err := o.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
+		err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
 		switch {
 		case err == nil:
 			return o.updateReplicaSet(ctx, set)
@@ -247,7 +249,7 @@ func (o *CreateOptions) createReplicaSet(ctx context.Context, spec workv1.Manife
 			PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: o.Placement}},
 		},
 	}
-	if err := o.client.Create(ctx, set); err != nil {
+	if err := o.Hub.Client.Create(ctx, set); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("ManifestWorkReplicaSet %s already exists in namespace %s: change its objects with 'corral work apply %s -f %s --placement %s -n %s' "+
 				"(deleting it first would remove them from every cluster), or choose another name",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -15,12 +16,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/common"
 )
 
 // DeleteOptions are the options of `corral work delete`.
 type DeleteOptions struct {
-	hub
+	Out  io.Writer
+	Hub  hubclient.Hub
 	Name string
 	// Clusters, when set, deletes only the ManifestWorks on them.
 	Clusters []string
@@ -30,7 +33,7 @@ type DeleteOptions struct {
 
 // NewDeleteOptions returns the defaults.
 func NewDeleteOptions(out io.Writer) *DeleteOptions {
-	return &DeleteOptions{hub: newHub(out), Namespace: "default"}
+	return &DeleteOptions{Out: out, Hub: hubclient.New(), Namespace: "default"}
 }
 
 // NewCmdDelete returns `corral work delete`.
@@ -56,19 +59,18 @@ only, and is told so.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Flags.AddFlags(cmd.Flags())
-	cmd.Flags().StringSliceVar(&o.Clusters, "clusters", nil, "delete only the ManifestWorks on these clusters")
-	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "namespace of the ManifestWorkReplicaSet")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, --clusters and -n.
+func (o *DeleteOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringSliceVar(&o.Clusters, "clusters", nil, "delete only the ManifestWorks on these clusters")
+	fs.StringVarP(&o.Namespace, "namespace", "n", o.Namespace, "namespace of the ManifestWorkReplicaSet")
 }
 
 // Validate checks the names.
@@ -84,6 +86,9 @@ func (o *DeleteOptions) Validate() error {
 	return err
 }
 
+// Complete builds the hub client.
+func (o *DeleteOptions) Complete() error { return o.Hub.Complete() }
+
 // Run finds everything to delete, then deletes it.
 func (o *DeleteOptions) Run(ctx context.Context) error {
 	if len(o.Clusters) > 0 {
@@ -91,13 +96,13 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	}
 	deleted := 0
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
-	err := o.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
+	err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, set)
 	switch {
 	case err == nil && set.DeletionTimestamp != nil:
 		fmt.Fprintf(o.Out, "manifestworkreplicaset %s in namespace %s is already being deleted, with its ManifestWorks\n", o.Name, o.Namespace)
 		deleted++
 	case err == nil:
-		if err := o.client.Delete(ctx, set); client.IgnoreNotFound(err) != nil {
+		if err := o.Hub.Client.Delete(ctx, set); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 		}
 		fmt.Fprintf(o.Out, "manifestworkreplicaset %s deleted from namespace %s, with its ManifestWorks\n", o.Name, o.Namespace)
@@ -106,7 +111,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("reading ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 	}
 	list := &workv1.ManifestWorkList{}
-	err = o.client.List(ctx, list)
+	err = o.Hub.Client.List(ctx, list)
 	switch {
 	case apierrors.IsForbidden(err) && deleted > 0:
 		// A team's user: the set was theirs, the clusters' namespaces are not.
@@ -140,14 +145,14 @@ func (o *DeleteOptions) deleteOnClusters(ctx context.Context) error {
 	var works []*workv1.ManifestWork
 	var unknown, missing []string
 	for _, c := range o.Clusters {
-		if err := o.client.Get(ctx, client.ObjectKey{Name: c}, &clusterv1.ManagedCluster{}); apierrors.IsNotFound(err) {
+		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: c}, &clusterv1.ManagedCluster{}); apierrors.IsNotFound(err) {
 			unknown = append(unknown, c)
 			continue
 		} else if err != nil {
 			return fmt.Errorf("reading cluster %s: %w", c, err)
 		}
 		w := &workv1.ManifestWork{}
-		if err := o.client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w); apierrors.IsNotFound(err) {
+		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w); apierrors.IsNotFound(err) {
 			missing = append(missing, c)
 			continue
 		} else if err != nil {
@@ -182,7 +187,7 @@ func (o *DeleteOptions) deleteWork(ctx context.Context, w *workv1.ManifestWork) 
 			w.Name, w.Namespace, w.Name, w.Namespace)
 		return nil
 	}
-	if err := o.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+	if err := o.Hub.Client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting ManifestWork %s on cluster %s: %w", w.Name, w.Namespace, err)
 	}
 	fmt.Fprintf(o.Out, "manifestwork %s deleted from cluster %s\n", w.Name, w.Namespace)

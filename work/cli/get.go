@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/work"
@@ -27,7 +29,8 @@ import (
 
 // GetOptions are the options of `corral work get`.
 type GetOptions struct {
-	hub
+	Out io.Writer
+	Hub hubclient.Hub
 	// Name, when set, shows only the ManifestWorks of that name.
 	Name string
 	// Cluster, when set, shows only that cluster's ManifestWorks.
@@ -40,7 +43,7 @@ type GetOptions struct {
 }
 
 // NewGetOptions returns the defaults: a table of every ManifestWork.
-func NewGetOptions(out io.Writer) *GetOptions { return &GetOptions{hub: newHub(out)} }
+func NewGetOptions(out io.Writer) *GetOptions { return &GetOptions{Out: out, Hub: hubclient.New()} }
 
 // NewCmdGet returns `corral work get`.
 func NewCmdGet(out io.Writer) *cobra.Command {
@@ -70,20 +73,19 @@ namespaces, so it is what a team bound to a cluster set sees of its works.`,
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.complete(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Flags.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "show only this cluster's ManifestWorks")
-	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", "", "show this namespace's ManifestWorkReplicaSets instead of ManifestWorks")
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// AddFlags registers the hub's flags, --cluster, -n and --output.
+func (o *GetOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.StringVar(&o.Cluster, "cluster", "", "show only this cluster's ManifestWorks")
+	fs.StringVarP(&o.Namespace, "namespace", "n", "", "show this namespace's ManifestWorkReplicaSets instead of ManifestWorks")
+	output.AddFlag(fs, &o.Output)
 }
 
 // Validate checks the cluster name and the output format.
@@ -98,6 +100,9 @@ func (o *GetOptions) Validate() error {
 	}
 	return output.Validate(o.Output)
 }
+
+// Complete builds the hub client.
+func (o *GetOptions) Complete() error { return o.Hub.Complete() }
 
 // Run lists and prints the works, or the namespace's sets.
 func (o *GetOptions) Run(ctx context.Context) error {
@@ -131,7 +136,7 @@ type hints struct {
 func (o *GetOptions) readHints(ctx context.Context) hints {
 	var h hints
 	addons := &addonv1alpha1.ManagedClusterAddOnList{}
-	if err := o.client.List(ctx, addons); err != nil {
+	if err := o.Hub.Client.List(ctx, addons); err != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the addons; no hint on works nobody picked up", "err", err)
 	} else {
 		h.workAddon = sets.New[string]()
@@ -142,7 +147,7 @@ func (o *GetOptions) readHints(ctx context.Context) hints {
 		}
 	}
 	clusters := &clusterv1.ManagedClusterList{}
-	if err := o.client.List(ctx, clusters); err != nil {
+	if err := o.Hub.Client.List(ctx, clusters); err != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Cannot list the clusters; no hint on stale status", "err", err)
 		return h
 	}
@@ -173,7 +178,7 @@ func (h hints) agentless(cluster string) bool {
 func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 	var opts []client.ListOption
 	if o.Cluster != "" {
-		if err := o.client.Get(ctx, client.ObjectKey{Name: o.Cluster}, &clusterv1.ManagedCluster{}); err != nil {
+		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: o.Cluster}, &clusterv1.ManagedCluster{}); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil, fmt.Errorf("no cluster %s on the hub (see corral get clusters)", o.Cluster)
 			}
@@ -182,7 +187,7 @@ func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
 		opts = append(opts, client.InNamespace(o.Cluster))
 	}
 	list := &workv1.ManifestWorkList{}
-	if err := o.client.List(ctx, list, opts...); apierrors.IsForbidden(err) {
+	if err := o.Hub.Client.List(ctx, list, opts...); apierrors.IsForbidden(err) {
 		return nil, fmt.Errorf("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE (%w)", err)
 	} else if err != nil {
 		return nil, fmt.Errorf("listing ManifestWorks: %w", err)

@@ -19,7 +19,7 @@ import (
 // runSets lists and prints the namespace's ManifestWorkReplicaSets.
 func (o *GetOptions) runSets(ctx context.Context) error {
 	list := &workv1alpha1.ManifestWorkReplicaSetList{}
-	if err := o.client.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
+	if err := o.Hub.Client.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
 		return fmt.Errorf("listing ManifestWorkReplicaSets in namespace %s: %w", o.Namespace, err)
 	}
 	list.Items = slices.DeleteFunc(list.Items, func(s workv1alpha1.ManifestWorkReplicaSet) bool { return o.Name != "" && s.Name != o.Name })
@@ -39,7 +39,7 @@ func (o *GetOptions) runSets(ctx context.Context) error {
 
 // isCluster says whether name is known to be a ManagedCluster's.
 func (o *GetOptions) isCluster(ctx context.Context, name string) bool {
-	return o.client.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}) == nil
+	return o.Hub.Client.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}) == nil
 }
 
 // printSets prints a line per placement of each set, with the set's
