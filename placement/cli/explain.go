@@ -14,12 +14,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -27,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/corral-dev/corral/internal/kubeflags"
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/output"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
@@ -42,8 +41,10 @@ func NewCmdPlacement(out io.Writer) *cobra.Command {
 // ExplainOptions are the options of `corral placement explain`.
 type ExplainOptions struct {
 	Out io.Writer
-	Hub *kubeflags.Flags
-	// Placement is the namespace/name argument.
+	Hub hubclient.Hub
+	// Arg is the NAMESPACE/NAME argument, which Validate parses into
+	// Placement.
+	Arg       string
 	Placement types.NamespacedName
 	// WhatIf evaluates the Placement in File instead of the hub's.
 	WhatIf bool
@@ -52,13 +53,12 @@ type ExplainOptions struct {
 	// Now is when tolerations and scores are judged; zero means now.
 	Now time.Time
 
-	client client.Reader
 	edited *clusterv1beta1.Placement
 }
 
 // NewExplainOptions returns the defaults: a table of the hub's placement.
 func NewExplainOptions(out io.Writer) *ExplainOptions {
-	return &ExplainOptions{Out: out, Hub: kubeflags.New("hub")}
+	return &ExplainOptions{Out: out, Hub: hubclient.New()}
 }
 
 // NewCmdExplain returns `corral placement explain`.
@@ -91,30 +91,41 @@ out when the placement reads it.`,
   corral placement explain apps/web --what-if -f web-placement.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			o.Arg = args[0]
+			return hubclient.Run(cmd.Context(), o)
 		},
 	}
-	o.Hub.AddFlags(cmd.Flags())
-	cmd.Flags().BoolVar(&o.WhatIf, "what-if", false, "evaluate the Placement in -f instead of the hub's, writing nothing")
-	cmd.Flags().StringVarP(&o.File, "filename", "f", "", "the edited Placement, for --what-if (YAML or JSON; - reads stdin)")
-	output.AddFlag(cmd.Flags(), &o.Output)
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// Complete parses the argument, reads the edited placement and builds the
-// hub client (unless one was given: tests).
-func (o *ExplainOptions) Complete(args []string) error {
-	ns, name, ok := strings.Cut(args[0], "/")
+// AddFlags registers the hub's flags, --what-if, -f and --output.
+func (o *ExplainOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.BoolVar(&o.WhatIf, "what-if", false, "evaluate the Placement in -f instead of the hub's, writing nothing")
+	fs.StringVarP(&o.File, "filename", "f", "", "the edited Placement, for --what-if (YAML or JSON; - reads stdin)")
+	output.AddFlag(fs, &o.Output)
+}
+
+// Validate parses the argument into Placement and checks the flags, each
+// problem in one line.
+func (o *ExplainOptions) Validate() error {
+	ns, name, ok := strings.Cut(o.Arg, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return fmt.Errorf("%q is not NAMESPACE/NAME: name the placement with its namespace, e.g. apps/web", args[0])
+		return fmt.Errorf("%q is not NAMESPACE/NAME: name the placement with its namespace, e.g. apps/web", o.Arg)
 	}
 	o.Placement = types.NamespacedName{Namespace: ns, Name: name}
+	switch {
+	case o.WhatIf && o.File == "":
+		return fmt.Errorf("--what-if needs the edited Placement: pass it with -f FILE")
+	case !o.WhatIf && o.File != "":
+		return fmt.Errorf("-f is only read with --what-if: add --what-if to evaluate %s", o.File)
+	}
+	return output.Validate(o.Output)
+}
+
+// Complete reads the edited placement and builds the hub client.
+func (o *ExplainOptions) Complete() error {
 	if o.WhatIf && o.File != "" {
 		p, err := readPlacement(o.File)
 		if err != nil {
@@ -122,22 +133,7 @@ func (o *ExplainOptions) Complete(args []string) error {
 		}
 		o.edited = p
 	}
-	if o.client != nil {
-		return nil
-	}
-	cfg, err := o.Hub.RESTConfig()
-	if err != nil {
-		return err
-	}
-	s := runtime.NewScheme()
-	for _, install := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, clusterv1alpha1.Install,
-		clusterv1beta1.Install, clusterv1beta2.Install} {
-		if err := install(s); err != nil {
-			return err
-		}
-	}
-	o.client, err = client.New(cfg, client.Options{Scheme: s})
-	return err
+	return o.Hub.Complete()
 }
 
 func readPlacement(file string) (*clusterv1beta1.Placement, error) {
@@ -200,17 +196,6 @@ func oneDocument(data []byte) ([]byte, error) {
 	return nil, fmt.Errorf("it holds %d documents: give one Placement", len(docs))
 }
 
-// Validate checks the flags, each problem in one line.
-func (o *ExplainOptions) Validate() error {
-	switch {
-	case o.WhatIf && o.File == "":
-		return fmt.Errorf("--what-if needs the edited Placement: pass it with -f FILE")
-	case !o.WhatIf && o.File != "":
-		return fmt.Errorf("-f is only read with --what-if: add --what-if to evaluate %s", o.File)
-	}
-	return output.Validate(o.Output)
-}
-
 // Explanation is what `corral placement explain -o json|yaml` prints.
 type Explanation struct {
 	Placement string `json:"placement"`
@@ -255,7 +240,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // Explain runs the scheduler over the hub's objects.
 func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 	p := &clusterv1beta1.Placement{}
-	if err := o.client.Get(ctx, o.Placement, p); err != nil {
+	if err := o.Hub.Client.Get(ctx, o.Placement, p); err != nil {
 		switch {
 		case apierrors.IsNotFound(err) && o.edited == nil:
 			return nil, fmt.Errorf("no Placement %s in namespace %s on the hub (see kubectl get placements -n %s); --what-if -f explains one yet to be created",
@@ -340,24 +325,24 @@ func (o *ExplainOptions) snapshot(ctx context.Context, ns string) (snap *schedul
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets} {
-		if err := o.client.List(ctx, list); err != nil {
+		if err := o.Hub.Client.List(ctx, list); err != nil {
 			return nil, nil, nil, fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
-	if err := o.client.List(ctx, bindings, client.InNamespace(ns)); err != nil {
+	if err := o.Hub.Client.List(ctx, bindings, client.InNamespace(ns)); err != nil {
 		return nil, nil, nil, fmt.Errorf("listing ManagedClusterSetBindings in namespace %s: %w", ns, err)
 	}
 	decisions := &clusterv1beta1.PlacementDecisionList{}
-	err = o.client.List(ctx, decisions)
+	err = o.Hub.Client.List(ctx, decisions)
 	if apierrors.IsForbidden(err) {
 		unseen = append(unseen, unseenDecisions)
-		err = o.client.List(ctx, decisions, client.InNamespace(ns))
+		err = o.Hub.Client.List(ctx, decisions, client.InNamespace(ns))
 	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("listing PlacementDecisions: %w", err)
 	}
 	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-	if err := o.client.List(ctx, scores); apierrors.IsForbidden(err) {
+	if err := o.Hub.Client.List(ctx, scores); apierrors.IsForbidden(err) {
 		unseen = append(unseen, unseenScores)
 	} else if err != nil {
 		return nil, nil, nil, fmt.Errorf("listing AddOnPlacementScores: %w", err)

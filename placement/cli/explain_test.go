@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
@@ -64,13 +65,8 @@ func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	o.Out, o.Now = &out, time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
-	if err := o.Complete(args); err != nil {
-		return "", err
-	}
-	if err := o.Validate(); err != nil {
-		return "", err
-	}
-	err := o.Run(context.Background())
+	o.Arg = args[0]
+	err := hubclient.Run(context.Background(), o)
 	return out.String(), err
 }
 
@@ -79,7 +75,7 @@ func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
 func explainWeb(t *testing.T, c client.Client, output string) string {
 	t.Helper()
 	o := NewExplainOptions(nil)
-	o.client, o.Output = c, output
+	o.Hub.Client, o.Output = c, output
 	out, err := run(t, o, "apps/web")
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +228,7 @@ spec:
 	}
 	c := hub(t)
 	o := NewExplainOptions(nil)
-	o.client, o.WhatIf, o.File, o.Output = c, true, edited, "json"
+	o.Hub.Client, o.WhatIf, o.File, o.Output = c, true, edited, "json"
 	out, err := run(t, o, "apps/web")
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +261,7 @@ func whatIf(t *testing.T, placement string) string {
 		t.Fatal(err)
 	}
 	o := NewExplainOptions(nil)
-	o.client, o.WhatIf, o.File = hub(t), true, edited
+	o.Hub.Client, o.WhatIf, o.File = hub(t), true, edited
 	out, err := run(t, o, "apps/web")
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +295,7 @@ func TestExplainRefusals(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := NewExplainOptions(nil)
-			o.client, o.WhatIf, o.File, o.Output = hub(t), tc.whatIf, tc.file, tc.output
+			o.Hub.Client, o.WhatIf, o.File, o.Output = hub(t), tc.whatIf, tc.file, tc.output
 			_, err := run(t, o, tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
