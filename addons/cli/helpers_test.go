@@ -10,18 +10,14 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := hubclient.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	return hubclienttest.NewClientBuilder(t, objs...).Build()
 }
 
 // hubOpts is a hub whose client is c, and a buffer for a verb's Out.

@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
@@ -34,18 +34,12 @@ func hub(t *testing.T) client.Client { t.Helper(); return hubBuilder(t).Build() 
 // hubBuilder builds hub's objects.
 func hubBuilder(t *testing.T) *fake.ClientBuilder {
 	t.Helper()
-	s := runtime.NewScheme()
-	for _, install := range []func(*runtime.Scheme) error{clusterv1.Install, clusterv1alpha1.Install, clusterv1beta1.Install, clusterv1beta2.Install} {
-		if err := install(s); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cluster := func(name, env string) *clusterv1.ManagedCluster {
 		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name,
 			Labels: map[string]string{clusterv1beta2.ClusterSetLabel: "prod", "env": env}}}
 	}
 	two := int32(2)
-	return fake.NewClientBuilder().WithScheme(s).WithObjects(
+	return hubclienttest.NewClientBuilder(t,
 		cluster("a", "prod"), cluster("b", "prod"), cluster("c", "dev"),
 		&clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
 		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},

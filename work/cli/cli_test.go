@@ -22,19 +22,15 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := hubclient.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	return hubclienttest.NewClientBuilder(t, objs...).Build()
 }
 
 func cluster(name string, accepted bool) *clusterv1.ManagedCluster {
@@ -478,11 +474,7 @@ team-a     web  us         0/1     1/3    0        0          1
 // user bound to a cluster set.
 func teamHub(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	scheme, err := hubclient.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+	return hubclienttest.NewClientBuilder(t, objs...).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if _, ok := list.(*workv1.ManifestWorkList); ok {
 				return apierrors.NewForbidden(workv1.Resource("manifestworks"), "", errors.New("not yours"))
