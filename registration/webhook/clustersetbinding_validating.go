@@ -9,6 +9,8 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/corral-dev/corral/internal/admissionreview"
 )
 
 // bindingValidator is the validating webhook of ManagedClusterSetBindings: a
@@ -27,14 +29,14 @@ func (v *bindingValidator) Handle(ctx context.Context, req admission.Request) ad
 		return admission.Allowed("")
 	}
 	binding := &clusterv1beta2.ManagedClusterSetBinding{}
-	if err := decode(req.Object.Raw, binding); err != nil {
+	if err := admissionreview.Decode(req.Object.Raw, binding); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the ManagedClusterSetBinding: %w", err))
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("binding", binding.Namespace+"/"+binding.Name, "user", req.UserInfo.Username, "operation", req.Operation)
 	set := binding.Spec.ClusterSet
 	if binding.Name != set {
 		log.V(1).Info("Refusing a binding not named after its set", "clusterSet", set)
-		return invalid("managed cluster set binding %q in namespace %q binds cluster set %q: a binding must have the name of the set it binds (name it %q)",
+		return admissionreview.Invalid("managed cluster set binding %q in namespace %q binds cluster set %q: a binding must have the name of the set it binds (name it %q)",
 			binding.Name, binding.Namespace, set, set)
 	}
 	if req.Operation == admissionv1.Update { // spec.clusterSet cannot change: it is the name

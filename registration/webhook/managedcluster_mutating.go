@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/corral-dev/corral/internal/admissionreview"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
 
@@ -106,14 +107,14 @@ func escapePointer(key string) string {
 // refuses it.
 func decodeClusters(req admission.Request) (cluster, old *clusterv1.ManagedCluster, resp admission.Response) {
 	cluster = &clusterv1.ManagedCluster{}
-	if err := decode(req.Object.Raw, cluster); err != nil {
+	if err := admissionreview.Decode(req.Object.Raw, cluster); err != nil {
 		return nil, nil, admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the ManagedCluster: %w", err))
 	}
 	if req.Operation != admissionv1.Update {
 		return cluster, nil, resp
 	}
 	old = &clusterv1.ManagedCluster{}
-	if err := decode(req.OldObject.Raw, old); err != nil {
+	if err := admissionreview.Decode(req.OldObject.Raw, old); err != nil {
 		return nil, nil, admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the stored ManagedCluster: %w", err))
 	}
 	return cluster, old, resp

@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/corral-dev/corral/internal/admissionreview"
 	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -61,7 +62,7 @@ func (v *clusterValidator) Handle(ctx context.Context, req admission.Request) ad
 	}
 	if problems := validateCluster(cluster, old); len(problems) > 0 {
 		log.V(1).Info("Refusing a malformed ManagedCluster", "problems", problems)
-		return invalid("managed cluster %q: %s", cluster.Name, strings.Join(problems, "; "))
+		return admissionreview.Invalid("managed cluster %q: %s", cluster.Name, strings.Join(problems, "; "))
 	}
 	if cluster.Spec.HubAcceptsClient && (old == nil || !old.Spec.HubAcceptsClient) {
 		if resp := v.admitAccept(ctx, req, cluster.Name); !resp.Allowed {

@@ -2,11 +2,9 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -309,23 +307,6 @@ func probeAddon(ctx context.Context, c client.Client, w addons.ValidatingWebhook
 		return err
 	}
 	return nil
-}
-
-// decode reads an object of an admission request (admissionReviewVersions
-// v1 sends JSON).
-func decode(raw []byte, into any) error {
-	if len(raw) == 0 {
-		return errors.New("the request has no object")
-	}
-	return json.Unmarshal(raw, into)
-}
-
-// invalid refuses a malformed object.
-func invalid(format string, args ...any) admission.Response {
-	resp := admission.Denied(fmt.Sprintf(format, args...))
-	resp.Result.Code = http.StatusBadRequest
-	resp.Result.Reason = metav1.StatusReasonBadRequest
-	return resp
 }
 
 // forbidden refuses a user what it may not do.

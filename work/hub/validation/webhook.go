@@ -2,8 +2,6 @@ package validation
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -12,7 +10,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -21,7 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/internal/admissionreview"
 	"github.com/corral-dev/corral/registration/common"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -94,7 +93,7 @@ func (v *workValidator) Handle(ctx context.Context, req admission.Request) admis
 	}
 	what := fmt.Sprintf("ManifestWork %s/%s", req.Namespace, req.Name)
 	if err := Manifests(work.Spec.Workload.Manifests); err != nil {
-		return invalid("%s: %v", what, err)
+		return admissionreview.Invalid("%s: %v", what, err)
 	}
 	if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec.Executor, work.Spec.Executor) {
 		return admission.Allowed("")
@@ -118,7 +117,7 @@ func (v *replicaSetValidator) Handle(ctx context.Context, req admission.Request)
 	set.Namespace = req.Namespace
 	what := fmt.Sprintf("ManifestWorkReplicaSet %s/%s", req.Namespace, req.Name)
 	if err := ReplicaSet(set); err != nil {
-		return invalid("%s: %v", what, err)
+		return admissionreview.Invalid("%s: %v", what, err)
 	}
 	executor := set.Spec.ManifestWorkTemplate.Executor
 	if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec.ManifestWorkTemplate.Executor, executor) {
@@ -138,7 +137,7 @@ func (v executors) checkExecutor(ctx context.Context, what string, user authenti
 	}
 	sa := e.Subject.ServiceAccount
 	if e.Subject.Type != workv1.ExecutorSubjectTypeServiceAccount || sa == nil || sa.Namespace == "" || sa.Name == "" {
-		return invalid("%s: spec.executor.subject must be type ServiceAccount with serviceAccount.namespace and serviceAccount.name", what)
+		return admissionreview.Invalid("%s: spec.executor.subject must be type ServiceAccount with serviceAccount.namespace and serviceAccount.name", what)
 	}
 	subject := fmt.Sprintf("system:serviceaccount:%s:%s", sa.Namespace, sa.Name)
 	ok, err := common.Allowed(ctx, v.kube, user.Username, user.UID, user.Groups, user.Extra, authorizationv1.ResourceAttributes{
@@ -163,28 +162,13 @@ func decodeRequest(req admission.Request, obj, old any) (admission.Response, boo
 	default:
 		return admission.Allowed(""), true
 	}
-	if err := decodeRaw(req.Object.Raw, obj); err != nil {
-		return invalid("reading the %s: %v", req.Kind.Kind, err), true
+	if err := admissionreview.Decode(req.Object.Raw, obj); err != nil {
+		return admissionreview.Invalid("reading the %s: %v", req.Kind.Kind, err), true
 	}
 	if req.Operation == admissionv1.Update {
-		if err := decodeRaw(req.OldObject.Raw, old); err != nil {
-			return invalid("reading the old %s: %v", req.Kind.Kind, err), true
+		if err := admissionreview.Decode(req.OldObject.Raw, old); err != nil {
+			return admissionreview.Invalid("reading the old %s: %v", req.Kind.Kind, err), true
 		}
 	}
 	return admission.Response{}, false
-}
-
-func decodeRaw(raw []byte, into any) error {
-	if len(raw) == 0 {
-		return errors.New("the request has no object")
-	}
-	return json.Unmarshal(raw, into)
-}
-
-// invalid refuses a malformed object (400 Bad Request).
-func invalid(format string, args ...any) admission.Response {
-	resp := admission.Denied(fmt.Sprintf(format, args...))
-	resp.Result.Code = http.StatusBadRequest
-	resp.Result.Reason = metav1.StatusReasonBadRequest
-	return resp
 }
