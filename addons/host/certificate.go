@@ -28,10 +28,6 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
 
-// RotateAt is the share of a certificate's life after which the host asks
-// for a new one.
-const RotateAt = 0.8
-
 // failureBackoff is how the host retries a registration that failed.
 var failureBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: time.Minute}
 
@@ -44,10 +40,7 @@ type credentials struct {
 }
 
 // rotateAt is when a new certificate is asked for.
-func (c *credentials) rotateAt() time.Time {
-	life := c.notAfter.Sub(c.notBefore)
-	return c.notBefore.Add(time.Duration(float64(life) * RotateAt))
-}
+func (c *credentials) rotateAt() time.Time { return clientcsr.RotationTime(c.notBefore, c.notAfter) }
 
 // registration is the certificate loop of one registration.
 type registration struct {

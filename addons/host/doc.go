@@ -18,8 +18,8 @@
 //     writes the `<addon>-hub-kubeconfig` Secret (or
 //     `<addon>-<signer>-client-cert`) into the addon's install namespace on
 //     the managed cluster, creating the namespace when missing; it asks for
-//     a new certificate at RotateAt of the old one's life, and deletes the
-//     Secret when the registration or the addon goes;
+//     a new certificate at clientcsr.RotateAt of the old one's life, and
+//     deletes the Secret when the registration or the addon goes;
 //   - turns the Lease named after the addon in its install namespace on the
 //     managed cluster into the addon's Available condition, with OCM's
 //     reasons (unless the addon's health check mode is Customized);

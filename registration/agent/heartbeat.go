@@ -14,6 +14,7 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	"github.com/corral-dev/corral/registration/clientcsr"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -26,10 +27,6 @@ const (
 	// agent gone (Available Unknown) as it takes the cluster off the hub.
 	ReasonUnjoined = "ManagedClusterUnjoined"
 )
-
-// RotateAt is the share of a certificate's life after which the agent
-// asks for a new one.
-const RotateAt = 0.8
 
 // rotationTimeout bounds one attempt to rotate; a failed attempt is tried
 // again the next period, with the current certificate still in use.
@@ -127,10 +124,10 @@ func (f *freshness) retry() time.Duration {
 	return d
 }
 
-// rotationDue reports whether RotateAt of the certificate's life is over.
+// rotationDue reports whether clientcsr.RotateAt of the certificate's
+// life is over.
 func (a *Agent) rotationDue(c *certificate) bool {
-	life := c.NotAfter.Sub(c.NotBefore)
-	return !a.opts.Clock.Now().Before(c.NotBefore.Add(time.Duration(float64(life) * RotateAt)))
+	return !a.opts.Clock.Now().Before(clientcsr.RotationTime(c.NotBefore, c.NotAfter))
 }
 
 // rotate asks, as the current identity, for a certificate for a new key —

@@ -8,7 +8,9 @@
 //
 // Both the hub's approver and `corral accept` ask it, so that neither can
 // approve what the other would refuse, and record their decisions with
-// Approve and Deny.
+// Approve and Deny. The requesters — the registration agent and the addon
+// host — make their requests with NewKeyAndRequest and ask for a new
+// certificate at RotateAt of the current one's life (RotationTime).
 package clientcsr
 
 import (
@@ -21,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -144,4 +147,14 @@ func NewKeyAndRequest(subject pkix.Name, dnsNames ...string) (keyPEM, requestPEM
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+}
+
+// RotateAt is the share of a certificate's life after which its holder
+// asks for a new one.
+const RotateAt = 0.8
+
+// RotationTime is when the holder of a certificate valid from notBefore to
+// notAfter asks for a new one: once RotateAt of its life is over.
+func RotationTime(notBefore, notAfter time.Time) time.Time {
+	return notBefore.Add(time.Duration(float64(notAfter.Sub(notBefore)) * RotateAt))
 }

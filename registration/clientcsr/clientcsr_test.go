@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"strings"
 	"testing"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -157,5 +158,12 @@ func TestNewKeyAndRequest(t *testing.T) {
 	}
 	if !key.PublicKey.Equal(req.PublicKey) {
 		t.Error("the request is not for the key")
+	}
+}
+
+func TestRotationTime(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got, want := RotationTime(start, start.Add(100*time.Minute)), start.Add(80*time.Minute); !got.Equal(want) {
+		t.Errorf("RotationTime = %s, want %s", got, want)
 	}
 }
