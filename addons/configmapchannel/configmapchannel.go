@@ -12,10 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -138,20 +139,49 @@ func NewCache(mgr ctrl.Manager, addon string) (cache.Cache, error) {
 	return c, nil
 }
 
-// WatchReports has a controller of ManagedClusters (b) reconcile a cluster
-// when addon's report in its namespace changes (reports is NewCache's
-// cache) and when addon's ManagedClusterAddOn there does: what a hub half
-// reflecting reports onto clusters watches.
-func WatchReports(b *builder.Builder, reports cache.Cache, addon string) *builder.Builder {
+// SetupClusterController registers r with mgr as the controller, named
+// name, of a hub half that reflects addon's reports onto ManagedClusters:
+// it reconciles a cluster (the request's Name) when the cluster changes,
+// when addon's report in its namespace does (reports is NewCache's cache)
+// and when addon's ManagedClusterAddOn there does.
+func SetupClusterController(mgr ctrl.Manager, name, addon string, reports cache.Cache, workers int, r reconcile.Reconciler) error {
 	toCluster := func(_ context.Context, obj client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
 	}
-	return b.
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		For(&clusterv1.ManagedCluster{}).
 		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(toCluster))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetName() != addon {
 				return nil
 			}
 			return toCluster(ctx, obj)
-		}))
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// ClusterAndAddon reads, for a hub half reflecting addon's reports, the
+// ManagedCluster name and addon's ManagedClusterAddOn in its namespace.
+// The cluster is nil when it is gone or being deleted: there is nothing
+// to reflect onto. The addon is nil when it is not enabled there; one
+// being disabled (deleted) is returned for the caller to judge.
+func ClusterAndAddon(ctx context.Context, c client.Reader, name, addon string) (*clusterv1.ManagedCluster, *addonv1alpha1.ManagedClusterAddOn, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, types.NamespacedName{Name: name}, cluster); err != nil {
+		return nil, nil, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return nil, nil, nil
+	}
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	err := c.Get(ctx, types.NamespacedName{Namespace: name, Name: addon}, mca)
+	switch {
+	case apierrors.IsNotFound(err):
+		return cluster, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return cluster, mca, nil
 }

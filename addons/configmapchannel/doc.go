@@ -9,6 +9,8 @@
 //
 // Write creates or updates such a ConfigMap; Read decodes one; NewCache
 // is a hub-side cache of one addon's labelled ConfigMaps only, so a hub
-// half does not cache every ConfigMap of the hub; WatchReports has a hub
-// half's ManagedCluster controller follow them.
+// half does not cache every ConfigMap of the hub; SetupClusterController
+// registers a hub half's ManagedCluster controller following them, and
+// ClusterAndAddon reads what such a controller reflects a report onto:
+// the cluster, and the addon there (nil when it is not enabled).
 package configmapchannel

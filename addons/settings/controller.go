@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/internal/steps"
 )
 
@@ -53,6 +54,26 @@ func (a Addon[T]) Validate(spec addonv1alpha1.AddOnDeploymentConfigSpec) error {
 	return err
 }
 
+// SetupWithManager registers the addon's settings controller (Reconciler)
+// with mgr and returns the cache of the addon's ConfigMaps
+// (configmapchannel.NewCache) it watches: the addon's reports and
+// settings, which the addon's own hub controllers watch and read through
+// it too.
+func (a Addon[T]) SetupWithManager(mgr ctrl.Manager, workers int) (cache.Cache, error) {
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, err
+	}
+	reports, err := configmapchannel.NewCache(mgr, a.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := (&Reconciler[T]{Client: mgr.GetClient(), Kube: kube, Addon: a}).SetupWithManager(mgr, reports, workers); err != nil {
+		return nil, err
+	}
+	return reports, nil
+}
+
 // Reconciler resolves one addon's settings.
 type Reconciler[T any] struct {
 	Client client.Client
@@ -63,7 +84,7 @@ type Reconciler[T any] struct {
 
 // SetupWithManager registers the controller, named <addon>-config.
 // reports is the cache of the addon's labelled ConfigMaps
-// (report.NewCache), its settings among them: watching them also finds,
+// (configmapchannel.NewCache), its settings among them: watching them also finds,
 // at start, the settings of an addon disabled while the hub was down.
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
 	isAddon := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Addon.Name })

@@ -15,7 +15,9 @@
 // it deletes the settings ConfigMap there: nothing of the addon stays.
 //
 // One controller runs per addon that has settings (health, properties);
-// the addon's hub half registers it. It watches that addon's
+// the addon's hub half registers it with Addon.SetupWithManager, which
+// also gives it the cache of the addon's ConfigMaps that its own
+// controllers read reports through. It watches that addon's
 // ManagedClusterAddOns and AddOnDeploymentConfigs (mapped to the addons
 // that use them); it writes the settings ConfigMaps and the addons'
 // status.

@@ -3,13 +3,11 @@ package hub
 import (
 	"errors"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/health/hub/clusterhealth"
@@ -43,16 +41,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := errors.Join(clusterv1.Install(s), addonv1alpha1.Install(s)); err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	reports, err := Settings.SetupWithManager(mgr, opts.Workers)
 	if err != nil {
 		return err
 	}
-	reports, err := configmapchannel.NewCache(mgr, api.AddonName)
-	if err != nil {
-		return err
-	}
-	return errors.Join(
-		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, reports, opts.Workers),
-		(&clusterhealth.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, reports, opts.Workers),
-	)
+	return (&clusterhealth.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-health"), Clock: opts.Clock}).SetupWithManager(mgr, reports, opts.Workers)
 }

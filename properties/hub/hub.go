@@ -9,7 +9,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -17,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/properties/api"
@@ -85,16 +83,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := crds.Apply(ctx, mgr.GetConfig(), crd); err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return err
-	}
-	reports, err := configmapchannel.NewCache(mgr, api.AddonName)
+	reports, err := Settings.SetupWithManager(mgr, opts.Workers)
 	if err != nil {
 		return err
 	}
 	return errors.Join(
-		(&settings.Reconciler[api.Settings]{Client: mgr.GetClient(), Kube: kube, Addon: Settings}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterstatus.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("corral-properties")}).SetupWithManager(mgr, reports, opts.Workers),
 		(&clusterprofile.Reconciler{Client: mgr.GetClient(), Namespace: opts.ProfileNamespace, Clock: opts.Clock}).SetupWithManager(mgr, opts.Workers),
 	)

@@ -10,7 +10,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
@@ -33,12 +32,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, wor
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named("health-cluster").
-		For(&clusterv1.ManagedCluster{})
-	return configmapchannel.WatchReports(b, reports, api.AddonName).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+	return configmapchannel.SetupClusterController(mgr, "health-cluster", api.AddonName, reports, workers, r)
 }
 
 // conflictRetry is how soon a taint write that lost a race looks again.

@@ -6,10 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/api"
@@ -19,20 +16,12 @@ import (
 // load reads the cluster, whether the addon is enabled on it, its
 // settings and its report.
 func (r *Reconciler) load(ctx context.Context, s *scope) (steps.Result, error) {
-	cluster := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
-		return steps.StopList, client.IgnoreNotFound(err)
-	}
-	if !cluster.DeletionTimestamp.IsZero() {
-		return steps.StopList, nil
-	}
-	s.cluster = cluster
-	addon := &addonv1alpha1.ManagedClusterAddOn{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon)
-	if client.IgnoreNotFound(err) != nil {
+	cluster, addon, err := configmapchannel.ClusterAndAddon(ctx, r.Client, s.name, api.AddonName)
+	if err != nil || cluster == nil {
 		return steps.StopList, err
 	}
-	s.enabled = err == nil && addon.DeletionTimestamp.IsZero()
+	s.cluster = cluster
+	s.enabled = addon != nil && addon.DeletionTimestamp.IsZero()
 	if !s.enabled {
 		return steps.Continue, nil
 	}

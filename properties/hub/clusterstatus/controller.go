@@ -10,7 +10,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/internal/steps"
@@ -40,12 +39,7 @@ type Reconciler struct {
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, reports cache.Cache, workers int) error {
 	r.Reports = reports
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named("properties-cluster-status").
-		For(&clusterv1.ManagedCluster{})
-	return configmapchannel.WatchReports(b, reports, api.AddonName).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+	return configmapchannel.SetupClusterController(mgr, "properties-cluster-status", api.AddonName, reports, workers, r)
 }
 
 // scope is one reconcile's state.

@@ -4,10 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,25 +18,14 @@ import (
 // going or the addon is being disabled. A report left with no addon is
 // the addon's leftover (s.leftover), for forget.
 func (r *Reconciler) load(ctx context.Context, s *scope) (steps.Result, error) {
-	cluster := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: s.name}, cluster); err != nil {
-		return steps.StopList, client.IgnoreNotFound(err)
-	}
-	if !cluster.DeletionTimestamp.IsZero() {
-		return steps.StopList, nil
-	}
-	s.cluster, s.original = cluster, cluster.DeepCopy()
-	addon := &addonv1alpha1.ManagedClusterAddOn{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.AddonName}, addon)
-	switch {
-	case apierrors.IsNotFound(err):
-		addon = nil
-	case err != nil:
+	cluster, addon, err := configmapchannel.ClusterAndAddon(ctx, r.Client, s.name, api.AddonName)
+	if err != nil || cluster == nil {
 		return steps.StopList, err
-	case !addon.DeletionTimestamp.IsZero():
+	}
+	if addon != nil && !addon.DeletionTimestamp.IsZero() {
 		return steps.StopList, nil // being disabled: forget once it is gone
 	}
-	s.addon = addon
+	s.cluster, s.original, s.addon = cluster, cluster.DeepCopy(), addon
 	cm := &corev1.ConfigMap{}
 	if err := r.Reports.Get(ctx, types.NamespacedName{Namespace: s.name, Name: api.ReportName}, cm); err != nil {
 		return steps.StopList, client.IgnoreNotFound(err)
