@@ -28,5 +28,6 @@
 // when it holds ones it cannot read (the defaults while there are none),
 // and wakes the agent's wait under way when they change, so a new
 // interval applies without a restart and the hub serves no read per
-// round.
+// round. Follower.Run is an agent's loop over them: a round, then a wait
+// of the settings' interval (Rounds).
 package settings

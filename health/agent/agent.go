@@ -87,21 +87,11 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() { a.settings.Follow(ctx) })
-	if !a.settings.WaitSynced(ctx, settings.SyncWithin) {
-		return nil
-	}
-	for {
-		if err := a.Sync(ctx, a.settings.Current()); err != nil && ctx.Err() == nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's health failed; trying again next interval")
-		}
-		// A new probe interval applies to the wait under way.
-		if !a.settings.Wait(ctx, probeInterval, Jitter) {
-			return nil
-		}
-	}
+	a.settings.Run(ctx, settings.Rounds[api.Settings]{
+		Round: a.Sync, Interval: probeInterval, Jitter: Jitter,
+		Failed: "Reporting the cluster's health failed; trying again next interval",
+	})
+	return nil
 }
 
 // probeInterval is how often the agent probes under s.

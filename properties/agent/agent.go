@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -98,23 +97,13 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	if opts.Interval == 0 {
-		wg.Go(func() { a.settings.Follow(ctx) })
-		if !a.settings.WaitSynced(ctx, settings.SyncWithin) {
-			return nil
-		}
-	}
-	for {
-		if err := a.Sync(ctx); err != nil && ctx.Err() == nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Reporting the cluster's properties failed; trying again next interval")
-		}
-		// A new interval applies to the wait under way.
-		if !a.settings.Wait(ctx, a.interval, Jitter) {
-			return nil
-		}
-	}
+	a.settings.Run(ctx, settings.Rounds[api.Settings]{
+		Round:    func(ctx context.Context, _ api.Settings) error { return a.Sync(ctx) },
+		Interval: a.interval, Jitter: Jitter,
+		Failed: "Reporting the cluster's properties failed; trying again next interval",
+		Fixed:  opts.Interval > 0,
+	})
+	return nil
 }
 
 // interval is how often the agent collects under s: opts.Interval when
