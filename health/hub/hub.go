@@ -8,8 +8,6 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/corral-dev/corral/addons/settings"
-	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/health/hub/clusterhealth"
 )
 
@@ -19,14 +17,6 @@ type Options struct {
 	Workers int
 	// Clock judges staleness; injected for tests.
 	Clock clock.PassiveClock
-}
-
-// Settings is how the hub half resolves the addon's settings from its
-// AddOnDeploymentConfig (addons/settings), and how `corral addon enable
-// --config` checks one (Settings.Validate).
-var Settings = settings.Addon[api.Settings]{
-	Name: api.AddonName, ConfigName: api.ConfigName,
-	Parse: api.ParseSettings, Defaults: api.DefaultSettings, Describe: api.Settings.Describe,
 }
 
 // DefaultWorkers of each controller.

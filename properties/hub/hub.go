@@ -16,9 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/corral-dev/corral/addons/settings"
 	"github.com/corral-dev/corral/deploy/crds"
-	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterprofile"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
 )
@@ -35,14 +33,6 @@ type Options struct {
 	Workers int
 	// Clock is injected for tests.
 	Clock clock.PassiveClock
-}
-
-// Settings is how the hub half resolves the addon's settings (the
-// collection interval) from its AddOnDeploymentConfig (addons/settings),
-// and how `corral addon enable --config` checks one (Settings.Validate).
-var Settings = settings.Addon[api.Settings]{
-	Name: api.AddonName, ConfigName: api.ConfigName,
-	Parse: api.ParseSettings, Defaults: api.DefaultSettings, Describe: api.Settings.Describe,
 }
 
 // DefaultWorkers of each controller.
