@@ -173,7 +173,18 @@ func (o *Options) Validate() error {
 		}
 		o.Webhook.Service = svc
 	}
-	return o.Webhook.Validate()
+	return o.webhookOptions().Validate()
+}
+
+// webhookOptions are the webhook server's: Webhook with the selected
+// addons, and FreeWebhookPort as the webhook package's free port, 0.
+func (o *Options) webhookOptions() webhook.Options {
+	w := o.Webhook
+	w.Addons = o.selected
+	if w.Port == FreeWebhookPort {
+		w.Port = 0
+	}
+	return w
 }
 
 // selectAddons picks the --addons out of the built-ins.
@@ -270,12 +281,7 @@ func (o *Options) setupRegistration(mgr ctrl.Manager) error {
 		return err
 	}
 	if o.Webhook.Port != 0 {
-		w := o.Webhook
-		w.Addons = o.selected
-		if w.Port == FreeWebhookPort {
-			w.Port = 0 // webhook.Options: a free port
-		}
-		if err := webhook.SetupWithManager(mgr, w); err != nil {
+		if err := webhook.SetupWithManager(mgr, o.webhookOptions()); err != nil {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}
 	}

@@ -109,3 +109,17 @@ func TestHubRefusesFlagsOfAddonsNotRun(t *testing.T) {
 		t.Errorf("an addon's flag left alone: %v", err)
 	}
 }
+
+// TestHubValidatesAFreeWebhookPort checks that an in-process hub may ask
+// for its webhooks on a free port, and a flag may not give a negative one.
+func TestHubValidatesAFreeWebhookPort(t *testing.T) {
+	o := NewOptions()
+	o.Webhook.Port = FreeWebhookPort
+	if err := o.Validate(); err != nil {
+		t.Errorf("Validate with FreeWebhookPort: %v", err)
+	}
+	o.Webhook.Port = -2
+	if err := o.Validate(); err == nil {
+		t.Error("Validate with webhook port -2 passed")
+	}
+}
