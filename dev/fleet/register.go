@@ -82,11 +82,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(managed))
-	for i, m := range managed {
-		names[i] = m.Name
-	}
-	if err := acceptWhenAsked(ctx, hubCluster, names, progress); err != nil {
+	if err := acceptWhenAsked(ctx, hubCluster, clusterNames(managed), progress); err != nil {
 		return err
 	}
 	for _, m := range managed {

@@ -120,36 +120,38 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 	if len(opts.Addons) == 0 {
 		return nil
 	}
-	scheme, err := hubclient.Scheme()
+	hub, err := hubClient(hubCluster)
 	if err != nil {
 		return err
 	}
-	hub, err := client.New(hubCluster.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(managed))
-	for i, m := range managed {
-		names[i] = m.Name
-	}
-	return enableAddons(ctx, hub, names, opts.Addons, addonManagerTimeout, opts.Progress)
+	return enableAddons(ctx, hub, clusterNames(managed), opts.Addons, addonManagerTimeout, opts.Progress)
 }
 
 // deployFleetSample deploys the sample app on the managed clusters.
 func deployFleetSample(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer) error {
+	hub, err := hubClient(hubCluster)
+	if err != nil {
+		return err
+	}
+	return deploySample(ctx, hub, clusterNames(managed), progress)
+}
+
+// hubClient is a client of the hub with every type the CLI knows.
+func hubClient(hubCluster *localcluster.Cluster) (client.Client, error) {
 	scheme, err := hubclient.Scheme()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	hub, err := client.New(hubCluster.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
+	return client.New(hubCluster.Config, client.Options{Scheme: scheme})
+}
+
+// clusterNames are the managed clusters' names.
+func clusterNames(managed []*localcluster.Cluster) []string {
 	names := make([]string, len(managed))
 	for i, m := range managed {
 		names[i] = m.Name
 	}
-	return deploySample(ctx, hub, names, progress)
+	return names
 }
 
 // fail records that the fleet did not start, and why.
