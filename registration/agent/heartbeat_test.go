@@ -18,6 +18,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestRotationDue(t *testing.T) {
@@ -103,9 +105,6 @@ func TestNoteClockSaysOnceEachTimeTheHubsVerdictChanges(t *testing.T) {
 	var lines []string
 	ctx := logr.NewContext(context.Background(), funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}))
 	a := &Agent{}
-	cluster := func(conds ...metav1.Condition) *clusterv1.ManagedCluster {
-		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Status: clusterv1.ManagedClusterStatus{Conditions: conds}}
-	}
 	synced := metav1.Condition{Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionTrue}
 	skewed := metav1.Condition{Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionFalse, Message: "renewTime is 1h ahead"}
 	steps := []struct {
@@ -113,12 +112,12 @@ func TestNoteClockSaysOnceEachTimeTheHubsVerdictChanges(t *testing.T) {
 		mc   *clusterv1.ManagedCluster
 		want string // a part of the one line logged; "" for none
 	}{
-		{"no verdict yet", cluster(), ""},
-		{"in sync", cluster(synced), ""},
-		{"out of sync", cluster(skewed), "out of sync"},
-		{"still out of sync", cluster(skewed), ""},
-		{"in sync again", cluster(synced), "in sync again"},
-		{"still in sync", cluster(synced), ""},
+		{"no verdict yet", builder.Cluster("c1").Obj(), ""},
+		{"in sync", builder.Cluster("c1").Condition(synced).Obj(), ""},
+		{"out of sync", builder.Cluster("c1").Condition(skewed).Obj(), "out of sync"},
+		{"still out of sync", builder.Cluster("c1").Condition(skewed).Obj(), ""},
+		{"in sync again", builder.Cluster("c1").Condition(synced).Obj(), "in sync again"},
+		{"still in sync", builder.Cluster("c1").Condition(synced).Obj(), ""},
 	}
 	for _, step := range steps {
 		lines = nil

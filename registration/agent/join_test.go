@@ -12,28 +12,25 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clusterfake "open-cluster-management.io/api/client/cluster/clientset/versioned/fake"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
-func cluster(name string, trueConds ...string) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	for _, t := range trueConds {
-		mc.Status.Conditions = append(mc.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Test"})
-	}
-	return mc
-}
-
 func TestNameFree(t *testing.T) {
-	accepted, joined, available := clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable
+	isTrue := func(typ string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Test"}
+	}
+	accepted, joined, available := isTrue(clusterv1.ManagedClusterConditionHubAccepted), isTrue(clusterv1.ManagedClusterConditionJoined), isTrue(clusterv1.ManagedClusterConditionAvailable)
 	for name, tc := range map[string]struct {
 		existing  []runtime.Object
 		wantTaken bool
 	}{
 		"no such cluster":              {},
-		"asked to join, not accepted":  {existing: []runtime.Object{cluster("c1")}},
-		"accepted, never joined":       {existing: []runtime.Object{cluster("c1", accepted)}},
-		"joined, agent gone (Unknown)": {existing: []runtime.Object{cluster("c1", accepted, joined)}},
-		"joined and available":         {existing: []runtime.Object{cluster("c1", accepted, joined, available)}, wantTaken: true},
-		"another cluster is held":      {existing: []runtime.Object{cluster("c2", accepted, joined, available)}},
+		"asked to join, not accepted":  {existing: []runtime.Object{builder.Cluster("c1").Obj()}},
+		"accepted, never joined":       {existing: []runtime.Object{builder.Cluster("c1").Condition(accepted).Obj()}},
+		"joined, agent gone (Unknown)": {existing: []runtime.Object{builder.Cluster("c1").Condition(accepted, joined).Obj()}},
+		"joined and available":         {existing: []runtime.Object{builder.Cluster("c1").Condition(accepted, joined, available).Obj()}, wantTaken: true},
+		"another cluster is held":      {existing: []runtime.Object{builder.Cluster("c2").Condition(accepted, joined, available).Obj()}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			// The api module generates no NewClientset.

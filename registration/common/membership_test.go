@@ -13,6 +13,8 @@ import (
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // The hub's own sets (registration/hub/clusterset, which imports this
@@ -40,18 +42,6 @@ func selectorSet(name string, sel *metav1.LabelSelector) *clusterv1beta2.Managed
 	}
 }
 
-func cluster(name string, labels map[string]string) *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-}
-
-func inSet(set string, more ...string) map[string]string {
-	l := map[string]string{clusterv1beta2.ClusterSetLabel: set}
-	for i := 0; i+1 < len(more); i += 2 {
-		l[more[i]] = more[i+1]
-	}
-	return l
-}
-
 func TestContains(t *testing.T) {
 	prodSelector := &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
 	cases := map[string]struct {
@@ -61,17 +51,17 @@ func TestContains(t *testing.T) {
 		wantErr bool
 	}{
 		"exclusive: the cluster labelled with the set's name is in": {
-			set: exclusiveSet("prod"), cluster: cluster("c1", inSet("prod")), want: true,
+			set: exclusiveSet("prod"), cluster: builder.Cluster("c1").InSet("prod").Obj(), want: true,
 		},
 		"exclusive: a cluster labelled with another set is not": {
-			set: exclusiveSet("prod"), cluster: cluster("c1", inSet("dev")),
+			set: exclusiveSet("prod"), cluster: builder.Cluster("c1").InSet("dev").Obj(),
 		},
 		"exclusive: an unlabelled cluster is not, not even in default": {
-			set: exclusiveSet(defaultSet), cluster: cluster("c1", nil),
+			set: exclusiveSet(defaultSet), cluster: builder.Cluster("c1").Obj(),
 		},
 		"exclusive: an empty selector type means exclusive": {
 			set:     &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
-			cluster: cluster("c1", inSet("prod")), want: true,
+			cluster: builder.Cluster("c1").InSet("prod").Obj(), want: true,
 		},
 		"exclusive: a label selector on the set is ignored": {
 			set: func() *clusterv1beta2.ManagedClusterSet {
@@ -79,31 +69,31 @@ func TestContains(t *testing.T) {
 				s.Spec.ClusterSelector.LabelSelector = prodSelector
 				return s
 			}(),
-			cluster: cluster("c1", map[string]string{"env": "prod"}),
+			cluster: builder.Cluster("c1").Label("env", "prod").Obj(),
 		},
 		"label selector: a matching cluster is in": {
-			set: selectorSet("p", prodSelector), cluster: cluster("c1", inSet("dev", "env", "prod")), want: true,
+			set: selectorSet("p", prodSelector), cluster: builder.Cluster("c1").InSet("dev").Label("env", "prod").Obj(), want: true,
 		},
 		"label selector: a cluster that does not match is not": {
-			set: selectorSet("p", prodSelector), cluster: cluster("c1", map[string]string{"env": "dev"}),
+			set: selectorSet("p", prodSelector), cluster: builder.Cluster("c1").Label("env", "dev").Obj(),
 		},
 		"label selector: expressions work": {
 			set: selectorSet("p", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "staging"}},
 			}}),
-			cluster: cluster("c1", map[string]string{"env": "staging"}), want: true,
+			cluster: builder.Cluster("c1").Label("env", "staging").Obj(), want: true,
 		},
 		"label selector: an empty selector holds every cluster": {
-			set: selectorSet(globalSet, &metav1.LabelSelector{}), cluster: cluster("c1", nil), want: true,
+			set: selectorSet(globalSet, &metav1.LabelSelector{}), cluster: builder.Cluster("c1").Obj(), want: true,
 		},
 		"label selector: a missing selector holds none": {
-			set: selectorSet("p", nil), cluster: cluster("c1", nil),
+			set: selectorSet("p", nil), cluster: builder.Cluster("c1").Obj(),
 		},
 		"label selector: an invalid operator is an error": {
 			set: selectorSet("p", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: "Near", Values: []string{"prod"}},
 			}}),
-			cluster: cluster("c1", nil), wantErr: true,
+			cluster: builder.Cluster("c1").Obj(), wantErr: true,
 		},
 		"an unknown selector type is an error": {
 			set: func() *clusterv1beta2.ManagedClusterSet {
@@ -111,7 +101,7 @@ func TestContains(t *testing.T) {
 				s.Spec.ClusterSelector.SelectorType = "Everything"
 				return s
 			}(),
-			cluster: cluster("c1", inSet("prod")), wantErr: true,
+			cluster: builder.Cluster("c1").InSet("prod").Obj(), wantErr: true,
 		},
 	}
 	for name, tc := range cases {
@@ -136,16 +126,16 @@ func TestSetsOf(t *testing.T) {
 		*selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}}),
 	}
 	cases := map[string]struct {
-		labels map[string]string
-		want   []string
+		cluster *clusterv1.ManagedCluster
+		want    []string
 	}{
-		"unlabelled: only global":           {want: []string{globalSet}},
-		"default label":                     {labels: inSet(defaultSet), want: []string{defaultSet, globalSet}},
-		"one exclusive set and a selection": {labels: inSet("prod", "region", "eu"), want: []string{globalSet, "prod", "eu"}},
+		"unlabelled: only global":           {cluster: builder.Cluster("c1").Obj(), want: []string{globalSet}},
+		"default label":                     {cluster: builder.Cluster("c1").InSet(defaultSet).Obj(), want: []string{defaultSet, globalSet}},
+		"one exclusive set and a selection": {cluster: builder.Cluster("c1").InSet("prod").Label("region", "eu").Obj(), want: []string{globalSet, "prod", "eu"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, SetsOf(cluster("c1", tc.labels), sets)); diff != "" {
+			if diff := cmp.Diff(tc.want, SetsOf(tc.cluster, sets)); diff != "" {
 				t.Errorf("SetsOf() (-want +got):\n%s", diff)
 			}
 		})
@@ -164,9 +154,9 @@ func testScheme(t *testing.T) *runtime.Scheme {
 
 func TestMembers(t *testing.T) {
 	objs := []client.Object{
-		cluster("a", inSet("prod", "env", "prod")),
-		cluster("b", inSet("dev", "env", "prod")),
-		cluster("c", nil),
+		builder.Cluster("a").InSet("prod").Label("env", "prod").Obj(),
+		builder.Cluster("b").InSet("dev").Label("env", "prod").Obj(),
+		builder.Cluster("c").Obj(),
 	}
 	cases := map[string]struct {
 		set  *clusterv1beta2.ManagedClusterSet

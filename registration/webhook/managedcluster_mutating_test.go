@@ -12,6 +12,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 var (
@@ -19,29 +21,6 @@ var (
 	earlier = metav1.NewTime(now.Add(-time.Hour))
 	nowText = now.Format(time.RFC3339)
 )
-
-// cluster is a ManagedCluster named c1 with labels (key, value pairs).
-func cluster(labels ...string) *clusterv1.ManagedCluster {
-	c := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
-	for i := 0; i+1 < len(labels); i += 2 {
-		if c.Labels == nil {
-			c.Labels = map[string]string{}
-		}
-		c.Labels[labels[i]] = labels[i+1]
-	}
-	return c
-}
-
-func inSet(set string) *clusterv1.ManagedCluster { return cluster(clusterv1beta2.ClusterSetLabel, set) }
-
-func withTaints(c *clusterv1.ManagedCluster, taints ...clusterv1.Taint) *clusterv1.ManagedCluster {
-	c.Spec.Taints = taints
-	return c
-}
-
-func taint(key, value string, effect clusterv1.TaintEffect, added metav1.Time) clusterv1.Taint {
-	return clusterv1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: added}
-}
 
 func TestClusterDefaulter(t *testing.T) {
 	setLabelPath := "/metadata/labels/cluster.open-cluster-management.io~1clusterset"
@@ -51,30 +30,30 @@ func TestClusterDefaulter(t *testing.T) {
 		want     []jsonpatch.JsonPatchOperation
 	}{
 		"a new cluster without labels gets the default set": {
-			op: admissionv1.Create, obj: cluster(),
+			op: admissionv1.Create, obj: builder.Cluster("c1").Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/metadata/labels",
 				Value: map[string]string{clusterv1beta2.ClusterSetLabel: "default"}}},
 		},
 		"a new cluster with other labels gets the default set beside them": {
-			op: admissionv1.Create, obj: cluster("env", "prod"),
+			op: admissionv1.Create, obj: builder.Cluster("c1").Label("env", "prod").Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: setLabelPath, Value: "default"}},
 		},
 		"an empty set label becomes the default set": {
-			op: admissionv1.Create, obj: inSet(""),
+			op: admissionv1.Create, obj: builder.Cluster("c1").InSet("").Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: setLabelPath, Value: "default"}},
 		},
 		"a cluster in a set stays there": {
-			op: admissionv1.Create, obj: inSet("set-a"),
+			op: admissionv1.Create, obj: builder.Cluster("c1").InSet("set-a").Obj(),
 		},
 		"an update that drops the set label puts the cluster back in the default set": {
-			op: admissionv1.Update, obj: cluster("env", "prod"), old: inSet("set-a"),
+			op: admissionv1.Update, obj: builder.Cluster("c1").Label("env", "prod").Obj(), old: builder.Cluster("c1").InSet("set-a").Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: setLabelPath, Value: "default"}},
 		},
 		"every taint of a new cluster gets the hub's time, whatever it says": {
 			op: admissionv1.Create,
-			obj: withTaints(inSet("s"),
-				taint("a", "", clusterv1.TaintEffectNoSelect, metav1.Time{}),
-				taint("b", "", clusterv1.TaintEffectNoSelect, earlier)),
+			obj: builder.Cluster("c1").InSet("s").
+				Taint("a", "", clusterv1.TaintEffectNoSelect, time.Time{}).
+				Taint("b", "", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 			want: []jsonpatch.JsonPatchOperation{
 				{Operation: "add", Path: "/spec/taints/0/timeAdded", Value: nowText},
 				{Operation: "add", Path: "/spec/taints/1/timeAdded", Value: nowText},
@@ -82,45 +61,45 @@ func TestClusterDefaulter(t *testing.T) {
 		},
 		"a taint that stays keeps its time, even when the update leaves it out": {
 			op:  admissionv1.Update,
-			obj: withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, metav1.Time{})),
-			old: withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
+			obj: builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, time.Time{}).Obj(),
+			old: builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 			want: []jsonpatch.JsonPatchOperation{
 				{Operation: "add", Path: "/spec/taints/0/timeAdded", Value: earlier.UTC().Format(time.RFC3339)},
 			},
 		},
 		"a taint that stays with its time needs no patch": {
 			op:  admissionv1.Update,
-			obj: withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
-			old: withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
+			obj: builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
+			old: builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 		},
 		"a taint added by an update gets the hub's time, not the client's": {
 			op: admissionv1.Update,
-			obj: withTaints(inSet("s"),
-				taint("a", "v", clusterv1.TaintEffectNoSelect, earlier),
-				taint("b", "", clusterv1.TaintEffectNoSelect, metav1.NewTime(now.Add(-time.Minute)))),
-			old:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
+			obj: builder.Cluster("c1").InSet("s").
+				Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).
+				Taint("b", "", clusterv1.TaintEffectNoSelect, now.Add(-time.Minute)).Obj(),
+			old:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/taints/1/timeAdded", Value: nowText}},
 		},
 		"a taint whose value changed is new": {
 			op:   admissionv1.Update,
-			obj:  withTaints(inSet("s"), taint("a", "w", clusterv1.TaintEffectNoSelect, earlier)),
-			old:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
+			obj:  builder.Cluster("c1").InSet("s").Taint("a", "w", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
+			old:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/taints/0/timeAdded", Value: nowText}},
 		},
 		"a taint whose effect changed is new": {
 			op:   admissionv1.Update,
-			obj:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectPreferNoSelect, earlier)),
-			old:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, earlier)),
+			obj:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectPreferNoSelect, earlier.Time).Obj(),
+			old:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, earlier.Time).Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/taints/0/timeAdded", Value: nowText}},
 		},
 		"a stored taint without a time gets the hub's": {
 			op:   admissionv1.Update,
-			obj:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, metav1.Time{})),
-			old:  withTaints(inSet("s"), taint("a", "v", clusterv1.TaintEffectNoSelect, metav1.Time{})),
+			obj:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, time.Time{}).Obj(),
+			old:  builder.Cluster("c1").InSet("s").Taint("a", "v", clusterv1.TaintEffectNoSelect, time.Time{}).Obj(),
 			want: []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/taints/0/timeAdded", Value: nowText}},
 		},
 		"a delete is let through untouched": {
-			op: admissionv1.Delete, old: cluster(),
+			op: admissionv1.Delete, old: builder.Cluster("c1").Obj(),
 		},
 	}
 	for name, tc := range cases {

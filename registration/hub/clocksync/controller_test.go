@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -36,14 +37,8 @@ func setup(conditions []metav1.Condition, skew time.Duration) (*Reconciler, clie
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = clusterv1.Install(s)
-	mc := &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "c1", Generation: 2},
-		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: 60},
-		Status:     clusterv1.ManagedClusterStatus{Conditions: conditions},
-	}
-	renewed := metav1.NewMicroTime(now.Add(skew))
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName},
-		Spec: coordinationv1.LeaseSpec{RenewTime: &renewed}}
+	mc := builder.Cluster("c1").Generation(2).Accepted().LeaseDurationSeconds(60).Condition(conditions...).Obj()
+	l := builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(skew)).Obj()
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(mc, l).WithStatusSubresource(mc).Build()
 	rec := events.NewFakeRecorder(10)
 	return &Reconciler{Client: c, Recorder: rec, Clock: clocktesting.NewFakePassiveClock(now), GraceMultiplier: 5}, c, rec
@@ -88,25 +83,26 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestOnRenewal(t *testing.T) {
-	at := func(d time.Duration) *metav1.MicroTime { m := metav1.NewMicroTime(now.Add(d)); return &m }
-	lease := func(name string, renewed *metav1.MicroTime) *coordinationv1.Lease {
-		return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name}, Spec: coordinationv1.LeaseSpec{RenewTime: renewed}}
-	}
 	cases := map[string]struct {
 		conditions []metav1.Condition
 		old, new   *coordinationv1.Lease
 		want       bool
 	}{
 		"a renewal that keeps the condition: nothing to do": {conditions: synced(metav1.ConditionTrue),
-			old: lease(common.LeaseName, at(-time.Minute)), new: lease(common.LeaseName, at(0))},
+			old: builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(-time.Minute)).Obj(),
+			new: builder.Lease("c1", common.LeaseName).RenewedAt(now).Obj()},
 		"a renewal far ahead of the hub": {conditions: synced(metav1.ConditionTrue),
-			old: lease(common.LeaseName, at(-time.Minute)), new: lease(common.LeaseName, at(time.Hour)), want: true},
+			old: builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(-time.Minute)).Obj(),
+			new: builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(time.Hour)).Obj(), want: true},
 		"the first renewal of a cluster with no condition yet": {
-			old: lease(common.LeaseName, at(-time.Minute)), new: lease(common.LeaseName, at(0)), want: true},
+			old: builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(-time.Minute)).Obj(),
+			new: builder.Lease("c1", common.LeaseName).RenewedAt(now).Obj(), want: true},
 		"an update that is no renewal": {
-			old: lease(common.LeaseName, at(0)), new: lease(common.LeaseName, at(0))},
+			old: builder.Lease("c1", common.LeaseName).RenewedAt(now).Obj(),
+			new: builder.Lease("c1", common.LeaseName).RenewedAt(now).Obj()},
 		"another lease in the namespace": {
-			old: lease("other", at(-time.Minute)), new: lease("other", at(time.Hour))},
+			old: builder.Lease("c1", "other").RenewedAt(now.Add(-time.Minute)).Obj(),
+			new: builder.Lease("c1", "other").RenewedAt(now.Add(time.Hour)).Obj()},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,6 +17,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func exclusiveSet(name string) *clusterv1beta2.ManagedClusterSet {
@@ -35,18 +37,6 @@ func selectorSet(name string, sel *metav1.LabelSelector) *clusterv1beta2.Managed
 			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel,
 		}},
 	}
-}
-
-func cluster(name string, labels map[string]string) *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-}
-
-func inSet(set string, more ...string) map[string]string {
-	l := map[string]string{clusterv1beta2.ClusterSetLabel: set}
-	for i := 0; i+1 < len(more); i += 2 {
-		l[more[i]] = more[i+1]
-	}
-	return l
 }
 
 func testScheme(t *testing.T) *runtime.Scheme {
@@ -77,7 +67,7 @@ type wantCondition struct {
 }
 
 func TestReconcile(t *testing.T) {
-	twoProdClusters := []client.Object{cluster("a", inSet("prod")), cluster("b", inSet("prod")), cluster("c", inSet("dev"))}
+	twoProdClusters := []client.Object{builder.Cluster("a").InSet("prod").Obj(), builder.Cluster("b").InSet("prod").Obj(), builder.Cluster("c").InSet("dev").Obj()}
 	cases := map[string]struct {
 		request  string
 		existing []client.Object
@@ -259,7 +249,7 @@ func TestSetsOfClusterMapsToEverySetItIsIn(t *testing.T) {
 	).Build()
 	r := &Reconciler{Client: c}
 	var got []string
-	for _, req := range r.setsOfCluster(context.Background(), cluster("c1", inSet("prod"))) {
+	for _, req := range r.setsOfCluster(context.Background(), builder.Cluster("c1").InSet("prod").Obj()) {
 		got = append(got, req.Name)
 	}
 	// the fake client lists in name order

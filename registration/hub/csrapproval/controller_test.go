@@ -2,12 +2,6 @@ package csrapproval
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"strings"
 	"testing"
 
@@ -15,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -39,40 +33,22 @@ const (
 )
 
 // agentCSR is a well-formed request for agent1 of c1, made by requester.
-func agentCSR(t *testing.T, requester string) *certificatesv1.CertificateSigningRequest {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
-		CommonName: agentUser, Organization: []string{"system:open-cluster-management:c1"},
-	}}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{Name: "c1-abcde", Labels: map[string]string{clusterv1.ClusterNameLabelKey: "c1"}},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), Username: requester,
-			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
-		},
-	}
+func agentCSR(requester string) *certificatesv1.CertificateSigningRequest {
+	return builder.CSR("c1-abcde").Label(clusterv1.ClusterNameLabelKey, "c1").
+		Subject(agentUser, "system:open-cluster-management:c1").Requester(requester).
+		Usages(certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth).Obj()
 }
 
-// cluster is c1, accepted or not, with the given conditions True.
-func cluster(accepted bool, trueConditions ...string) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
-	for _, c := range trueConditions {
-		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue, Reason: "Test"})
-	}
-	return mc
-}
+// The conditions of c1 its agent and the hub report.
+var (
+	hubAccepted = metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Test"}
+	joined      = metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "Test"}
+	available   = metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "Test"}
+)
 
 // held is c1 accepted, joined and kept available by a live agent.
 func held() *clusterv1.ManagedCluster {
-	return cluster(true, clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable)
+	return builder.Cluster("c1").Accepted().Condition(hubAccepted, joined, available).Obj()
 }
 
 func TestReconcile(t *testing.T) {
@@ -85,20 +61,20 @@ func TestReconcile(t *testing.T) {
 		wantWhy string
 	}{
 		"an auto-approved user's join of an accepted cluster no agent holds": {
-			cluster: cluster(true, clusterv1.ManagedClusterConditionHubAccepted), requester: bootstrapUser,
+			cluster: builder.Cluster("c1").Accepted().Condition(hubAccepted).Obj(), requester: bootstrapUser,
 		},
 		"an auto-approved user's join of a cluster whose agent went away": {
-			cluster: cluster(true, clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined), requester: bootstrapUser,
+			cluster: builder.Cluster("c1").Accepted().Condition(hubAccepted, joined).Obj(), requester: bootstrapUser,
 		},
 		"an auto-approved user's join of a cluster a live agent holds": {
 			cluster: held(), requester: bootstrapUser,
 			wantWhy: "c1 is joined and its agent is heartbeating, so a join request for " + agentUser + " is not approved",
 		},
 		"an auto-approved user's join of a cluster not accepted": {
-			cluster: cluster(false), requester: bootstrapUser, wantWhy: "cluster c1 is not accepted",
+			cluster: builder.Cluster("c1").Obj(), requester: bootstrapUser, wantWhy: "cluster c1 is not accepted",
 		},
 		"another user's join": {
-			cluster: cluster(true, clusterv1.ManagedClusterConditionHubAccepted), requester: "mallory",
+			cluster: builder.Cluster("c1").Accepted().Condition(hubAccepted).Obj(), requester: "mallory",
 			wantWhy: "a join request from mallory",
 		},
 		"a renewal by the held cluster's own identity": {cluster: held(), requester: agentUser, mayRenew: true},
@@ -108,7 +84,7 @@ func TestReconcile(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			csr := agentCSR(t, tc.requester)
+			csr := agentCSR(tc.requester)
 			scheme := runtime.NewScheme()
 			if err := clientgoscheme.AddToScheme(scheme); err != nil {
 				t.Fatal(err)
@@ -162,7 +138,7 @@ func TestReconcile(t *testing.T) {
 // pass as the cluster's own renewal, is the addon manager's: no approval,
 // no access review, no event.
 func TestAddonCSRLeftAlone(t *testing.T) {
-	csr := agentCSR(t, agentUser)
+	csr := agentCSR(agentUser)
 	csr.Labels[addonv1alpha1.AddonLabelKey] = "hello"
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -191,7 +167,7 @@ func TestAddonCSRLeftAlone(t *testing.T) {
 // TestRenewalReview: a renewal is checked as the requester, with every
 // attribute of its identity, for renew on managedclusters/clientcertificates.
 func TestRenewalReview(t *testing.T) {
-	csr := agentCSR(t, agentUser)
+	csr := agentCSR(agentUser)
 	csr.Spec.UID, csr.Spec.Groups = "uid-1", []string{"system:open-cluster-management:c1"}
 	csr.Spec.Extra = map[string]certificatesv1.ExtraValue{"scopes": {"s1"}}
 	kube := kubefake.NewClientset()
@@ -216,9 +192,8 @@ func TestRenewalReview(t *testing.T) {
 // TestBecameAccepted: only an update that turns hubAcceptsClient on
 // requeues a cluster's CSRs.
 func TestBecameAccepted(t *testing.T) {
-	accepted, notAccepted := cluster(true), cluster(false)
-	relabelled := cluster(true)
-	relabelled.Labels = map[string]string{"env": "prod"}
+	accepted, notAccepted := builder.Cluster("c1").Accepted().Obj(), builder.Cluster("c1").Obj()
+	relabelled := builder.Cluster("c1").Accepted().Label("env", "prod").Obj()
 	cases := map[string]struct {
 		fire func() bool
 		want bool
@@ -250,17 +225,17 @@ func TestBecameAccepted(t *testing.T) {
 // TestCSRsOfCluster: a cluster maps to the CSRs labelled with its name,
 // and to no other.
 func TestCSRsOfCluster(t *testing.T) {
-	mine, again := agentCSR(t, bootstrapUser), agentCSR(t, bootstrapUser)
+	mine, again := agentCSR(bootstrapUser), agentCSR(bootstrapUser)
 	again.Name = "c1-fghij"
-	other := agentCSR(t, bootstrapUser)
+	other := agentCSR(bootstrapUser)
 	other.Name, other.Labels = "c2-abcde", map[string]string{clusterv1.ClusterNameLabelKey: "c2"}
-	unlabelled := agentCSR(t, bootstrapUser)
+	unlabelled := agentCSR(bootstrapUser)
 	unlabelled.Name, unlabelled.Labels = "node-csr", nil
-	addon := agentCSR(t, agentUser)
+	addon := agentCSR(agentUser)
 	addon.Name, addon.Labels[addonv1alpha1.AddonLabelKey] = "addon-c1-hello-abcde", "hello"
 	c := fake.NewClientBuilder().WithObjects(mine, again, other, unlabelled, addon).Build()
 
-	got := (&Reconciler{Client: c}).csrsOfCluster(context.Background(), cluster(true))
+	got := (&Reconciler{Client: c}).csrsOfCluster(context.Background(), builder.Cluster("c1").Accepted().Obj())
 	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "c1-abcde"}}, {NamespacedName: types.NamespacedName{Name: "c1-fghij"}}}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b reconcile.Request) bool { return a.Name < b.Name })); diff != "" {
 		t.Errorf("csrsOfCluster (-want +got):\n%s", diff)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -70,21 +70,14 @@ func TestReconcile(t *testing.T) {
 			s := runtime.NewScheme()
 			_ = clientgoscheme.AddToScheme(s)
 			_ = clusterv1.Install(s)
-			mc := &clusterv1.ManagedCluster{
-				ObjectMeta: metav1.ObjectMeta{Name: "c1", Generation: 3},
-				Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: tc.leaseSeconds},
-				Status:     clusterv1.ManagedClusterStatus{Conditions: tc.conditions},
-			}
+			b := builder.Cluster("c1").Generation(3).Accepted().LeaseDurationSeconds(tc.leaseSeconds).Condition(tc.conditions...)
 			if tc.deleting {
-				mc.Finalizers, mc.DeletionTimestamp = []string{clusterv1.ManagedClusterFinalizer}, &metav1.Time{Time: now}
+				b.Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now)
 			}
+			mc := b.Obj()
 			objs := []client.Object{mc}
 			if tc.renewedAgo != nil {
-				renewed := metav1.NewMicroTime(now.Add(-*tc.renewedAgo))
-				objs = append(objs, &coordinationv1.Lease{
-					ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: common.LeaseName},
-					Spec:       coordinationv1.LeaseSpec{RenewTime: &renewed},
-				})
+				objs = append(objs, builder.Lease("c1", common.LeaseName).RenewedAt(now.Add(-*tc.renewedAgo)).Obj())
 			}
 			c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(mc).Build()
 			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now), GraceMultiplier: DefaultGraceMultiplier}
@@ -115,9 +108,8 @@ func TestReconcile(t *testing.T) {
 func ago(d time.Duration) *time.Duration { return &d }
 
 func TestRenewalsIgnored(t *testing.T) {
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: "c1"}}
-	renewed := lease.DeepCopy()
-	renewed.Spec.RenewTime = &metav1.MicroTime{Time: now}
+	lease := builder.Lease("c1", common.LeaseName).Obj()
+	renewed := builder.Lease("c1", common.LeaseName).RenewedAt(now).Obj()
 	p := renewalsIgnored{}
 	if !p.Create(event.CreateEvent{Object: lease}) {
 		t.Error("a lease's creation should pass: it schedules the first look")
@@ -132,8 +124,8 @@ func TestRenewalsIgnored(t *testing.T) {
 
 func TestLeaseTermsChanged(t *testing.T) {
 	mc := func(mutate func(*clusterv1.ManagedCluster)) *clusterv1.ManagedCluster {
-		c := &clusterv1.ManagedCluster{Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
-		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue}}
+		c := builder.Cluster("").LeaseDurationSeconds(60).
+			Condition(metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue}).Obj()
 		if mutate != nil {
 			mutate(c)
 		}

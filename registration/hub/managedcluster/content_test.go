@@ -23,27 +23,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
-func heartbeating(mc *clusterv1.ManagedCluster) {
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
-		Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable",
-	})
-}
-
-func addOn(name string) *addonv1alpha1.ManagedClusterAddOn {
-	return &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name}}
-}
-
-// agentWork is a work the cluster's agent finalizes, deleted at priority
-// ("" for none).
-func agentWork(name, priority string) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name, Finalizers: []string{workv1.ManifestWorkFinalizer}}}
-	if priority != "" {
-		w.Annotations = map[string]string{clusterv1.CleanupPriorityAnnotationKey: priority}
-	}
-	return w
-}
+// heartbeating is the condition of a cluster whose agent renews its lease.
+var heartbeating = metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable"}
 
 func contentClient(t *testing.T, objs ...client.Object) client.Client {
 	s := scheme(t)
@@ -94,10 +78,11 @@ func finalize(t *testing.T, c client.Client, w *workv1.ManifestWork) {
 
 func TestDeleteContentInOrder(t *testing.T) {
 	ctx := context.Background()
-	placementAddOn, workAddOn := addOn("placement"), addOn("work")
-	first, last := agentWork("first", ""), agentWork("last", "10")
+	placementAddOn, workAddOn := builder.AddOn("c1", "placement").Obj(), builder.AddOn("c1", "work").Obj()
+	first := builder.Work("c1", "first").Finalizer(workv1.ManifestWorkFinalizer).Obj()
+	last := builder.Work("c1", "last").Finalizer(workv1.ManifestWorkFinalizer).Annotation(clusterv1.CleanupPriorityAnnotationKey, "10").Obj()
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}
-	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), ownNamespace(), binding,
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Condition(heartbeating).Obj(), ownNamespace(), binding,
 		placementAddOn, workAddOn, first, last)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	reconcile := func() {
@@ -166,8 +151,8 @@ func TestDeleteContentInOrder(t *testing.T) {
 
 func TestDeleteContentReleasesTheWorksOfAnAgentGone(t *testing.T) {
 	ctx := context.Background()
-	w := agentWork("w", "")
-	c := contentClient(t, cluster(accepted, finalized, deleting), ownNamespace(), w)
+	w := builder.Work("c1", "w").Finalizer(workv1.ManifestWorkFinalizer).Obj()
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(), ownNamespace(), w)
 	recorder := events.NewFakeRecorder(4)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now), Recorder: recorder}
 
@@ -223,21 +208,19 @@ func TestFirstToDelete(t *testing.T) {
 }
 
 func TestAgentCanFinalize(t *testing.T) {
-	available := func(s metav1.ConditionStatus) clusterOpt {
-		return func(mc *clusterv1.ManagedCluster) {
-			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: s, Reason: "Test"})
-		}
+	available := func(s metav1.ConditionStatus) metav1.Condition {
+		return metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: s, Reason: "Test"}
 	}
 	cases := map[string]struct {
 		cluster *clusterv1.ManagedCluster
 		want    bool
 	}{
-		"heartbeating":                          {cluster(accepted, available(metav1.ConditionTrue)), true},
-		"heartbeating, its API server down":     {cluster(accepted, available(metav1.ConditionFalse)), true},
-		"its lease stale":                       {cluster(accepted, available(metav1.ConditionUnknown)), false},
-		"never reported":                        {cluster(accepted), false},
-		"denied: its RBAC revoked":              {cluster(available(metav1.ConditionTrue)), false},
-		"denied and stale: nothing to wait for": {cluster(available(metav1.ConditionUnknown)), false},
+		"heartbeating":                          {c1().Accepted().Condition(available(metav1.ConditionTrue)).Obj(), true},
+		"heartbeating, its API server down":     {c1().Accepted().Condition(available(metav1.ConditionFalse)).Obj(), true},
+		"its lease stale":                       {c1().Accepted().Condition(available(metav1.ConditionUnknown)).Obj(), false},
+		"never reported":                        {c1().Accepted().Obj(), false},
+		"denied: its RBAC revoked":              {c1().Condition(available(metav1.ConditionTrue)).Obj(), false},
+		"denied and stale: nothing to wait for": {c1().Condition(available(metav1.ConditionUnknown)).Obj(), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -251,8 +234,8 @@ func TestAgentCanFinalize(t *testing.T) {
 func TestDeleteContentLeavesANamespaceNotItsOwn(t *testing.T) {
 	ctx := context.Background()
 	notOurs := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
-	a, w := addOn("placement"), agentWork("w", "")
-	c := contentClient(t, cluster(accepted, finalized, deleting), notOurs, a, w)
+	a, w := builder.AddOn("c1", "placement").Obj(), builder.Work("c1", "w").Finalizer(workv1.ManifestWorkFinalizer).Obj()
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(), notOurs, a, w)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
 		t.Fatalf("Reconcile() = %v", err)
@@ -265,7 +248,7 @@ func TestDeleteContentLeavesANamespaceNotItsOwn(t *testing.T) {
 	if w.Finalizers == nil {
 		t.Error("the work's finalizer in a namespace not the cluster's should stay")
 	}
-	if there, _ := exists(t, c, cluster()); there {
+	if there, _ := exists(t, c, c1().Obj()); there {
 		t.Error("the cluster should be released: it has nothing of its own to clean up")
 	}
 }
@@ -273,7 +256,7 @@ func TestDeleteContentLeavesANamespaceNotItsOwn(t *testing.T) {
 func TestDeleteContentReleasesTheWorksOfANamespaceGoing(t *testing.T) {
 	ctx := context.Background()
 	going, w, _ := goingNamespace()
-	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), going, w)
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Condition(heartbeating).Obj(), going, w)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
 		t.Fatalf("Reconcile() = %v", err)
@@ -307,9 +290,9 @@ func laggingCache(c client.Client) client.Reader {
 
 func TestDeleteContentConfirmsAnEmptyNamespaceFromEtcd(t *testing.T) {
 	ctx := context.Background()
-	w := agentWork("w", "")
+	w := builder.Work("c1", "w").Finalizer(workv1.ManifestWorkFinalizer).Obj()
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}}
-	c := contentClient(t, cluster(accepted, finalized, deleting, heartbeating), ownNamespace(), binding, w)
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Condition(heartbeating).Obj(), ownNamespace(), binding, w)
 	r := &Reconciler{Client: c, Live: laggingCache(c), Clock: clocktesting.NewFakePassiveClock(now)}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
 		t.Fatalf("Reconcile() = %v", err)
@@ -331,15 +314,15 @@ func TestDeleteContentConfirmsAnEmptyNamespaceFromEtcd(t *testing.T) {
 func goingNamespace() (ns *corev1.Namespace, deleted, live *workv1.ManifestWork) {
 	ns = ownNamespace()
 	ns.Finalizers, ns.DeletionTimestamp = []string{"test/hold"}, &metav1.Time{Time: now}
-	deleted, live = agentWork("deleted", ""), agentWork("live", "")
-	deleted.Finalizers, deleted.DeletionTimestamp = append(deleted.Finalizers, "test/hold"), &metav1.Time{Time: now}
+	deleted = builder.Work("c1", "deleted").Finalizer(workv1.ManifestWorkFinalizer).Finalizer("test/hold").Deleting(now).Obj()
+	live = builder.Work("c1", "live").Finalizer(workv1.ManifestWorkFinalizer).Obj()
 	return ns, deleted, live
 }
 
 func TestANamespaceDeletedUnderALiveClusterLetsGoOfItsWorks(t *testing.T) {
 	for name, mc := range map[string]*clusterv1.ManagedCluster{
-		"accepted and heartbeating": cluster(accepted, finalized, heartbeating),
-		"denied":                    cluster(finalized),
+		"accepted and heartbeating": c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Condition(heartbeating).Obj(),
+		"denied":                    c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -371,8 +354,8 @@ func TestANamespaceDeletedUnderALiveClusterLetsGoOfItsWorks(t *testing.T) {
 
 func TestANamespaceNotGoingKeepsItsWorks(t *testing.T) {
 	ctx := context.Background()
-	w := agentWork("w", "")
-	c := contentClient(t, cluster(accepted, finalized, heartbeating), ownNamespace(), w)
+	w := builder.Work("c1", "w").Finalizer(workv1.ManifestWorkFinalizer).Obj()
+	c := contentClient(t, c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Condition(heartbeating).Obj(), ownNamespace(), w)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: "c1"}}); err != nil {
 		t.Fatalf("Reconcile() = %v", err)

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -46,29 +47,11 @@ func scheme(t *testing.T) *runtime.Scheme {
 	return s
 }
 
-type clusterOpt func(*clusterv1.ManagedCluster)
+// c1 is the cluster the tests reconcile, at generation 1.
+func c1() *builder.ClusterBuilder { return builder.Cluster("c1").Generation(1) }
 
-func accepted(mc *clusterv1.ManagedCluster) { mc.Spec.HubAcceptsClient = true }
-func finalized(mc *clusterv1.ManagedCluster) {
-	mc.Finalizers = append(mc.Finalizers, clusterv1.ManagedClusterFinalizer)
-}
-func otherFinalizer(mc *clusterv1.ManagedCluster) {
-	mc.Finalizers = append(mc.Finalizers, "example.com/other")
-}
-func deleting(mc *clusterv1.ManagedCluster) { mc.DeletionTimestamp = &metav1.Time{Time: now} }
-func wasAccepted(mc *clusterv1.ManagedCluster) {
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
-		Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: ReasonAccepted,
-	})
-}
-
-func cluster(opts ...clusterOpt) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Generation: 1}}
-	for _, o := range opts {
-		o(mc)
-	}
-	return mc
-}
+// wasAccepted is the condition of a cluster the hub accepted once.
+var wasAccepted = metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: ReasonAccepted}
 
 func ownNamespace() *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c1")}}
@@ -118,31 +101,31 @@ func TestReconcile(t *testing.T) {
 		wantRequeue    bool
 	}{
 		"an accepted cluster gets the finalizer, then namespace, RBAC, lease and condition in the same reconcile": {
-			cluster:       cluster(accepted),
+			cluster:       c1().Accepted().Obj(),
 			wantObjects:   acceptedFootprint(),
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionTrue),
 		},
 		"an accepted cluster with the finalizer gets namespace, RBAC, lease and condition": {
-			cluster:       cluster(accepted, finalized),
+			cluster:       c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(),
 			wantObjects:   acceptedFootprint(),
 			wantFinalizer: true,
 			wantCondition: ptr.To(metav1.ConditionTrue),
 		},
 		"an accepted cluster keeps the finalizers others put on it": {
-			cluster:        cluster(accepted, otherFinalizer),
+			cluster:        c1().Accepted().Finalizer("example.com/other").Obj(),
 			wantObjects:    acceptedFootprint(),
 			wantFinalizer:  true,
 			wantFinalizers: []string{"example.com/other", clusterv1.ManagedClusterFinalizer},
 			wantCondition:  ptr.To(metav1.ConditionTrue),
 		},
 		"a pending cluster gets no namespace and no condition": {
-			cluster:       cluster(finalized),
+			cluster:       c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(),
 			wantObjects:   map[client.Object]bool{ownNamespace(): false},
 			wantFinalizer: true,
 		},
 		"a denied cluster loses its RBAC and gets the condition False": {
-			cluster: cluster(finalized, wasAccepted),
+			cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Condition(wasAccepted).Obj(),
 			existing: []client.Object{
 				ownNamespace(),
 				&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName("c1")}},
@@ -157,22 +140,22 @@ func TestReconcile(t *testing.T) {
 			wantCondition: ptr.To(metav1.ConditionFalse),
 		},
 		"a deleted cluster keeps its finalizer while its namespace goes": {
-			cluster:       cluster(accepted, finalized, deleting),
+			cluster:       c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(),
 			existing:      []client.Object{ownNamespace()},
 			wantObjects:   map[client.Object]bool{ownNamespace(): false},
 			wantFinalizer: true,
 			wantRequeue:   true,
 		},
 		"a deleted cluster whose namespace is gone is released": {
-			cluster:  cluster(accepted, finalized, deleting),
+			cluster:  c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(),
 			wantGone: true,
 		},
 		"a deleted cluster whose namespace is gone keeps the finalizers of others": {
-			cluster:        cluster(accepted, otherFinalizer, finalized, deleting),
+			cluster:        c1().Accepted().Finalizer("example.com/other").Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(),
 			wantFinalizers: []string{"example.com/other"},
 		},
 		"a deleted cluster does not delete a namespace that is not its own": {
-			cluster:     cluster(accepted, finalized, deleting),
+			cluster:     c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(),
 			existing:    []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}},
 			wantObjects: map[client.Object]bool{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}: true},
 			wantGone:    true,
@@ -230,7 +213,7 @@ func TestReconcile(t *testing.T) {
 
 func TestAddFinalizerWhenFinalizersChangedMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	stored := cluster(accepted, otherFinalizer)
+	stored := c1().Accepted().Finalizer("example.com/other").Obj()
 	c := newFakeClient(t, stored)
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 	read := &clusterv1.ManagedCluster{}
@@ -257,9 +240,7 @@ func TestAddFinalizerWhenFinalizersChangedMeanwhile(t *testing.T) {
 }
 
 func TestAddFinalizerAndFirstTaints(t *testing.T) {
-	available := func(mc *clusterv1.ManagedCluster) {
-		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "R"})
-	}
+	available := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "R"}
 	refuseTaints := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 		if data, _ := patch.Data(obj); strings.Contains(string(data), "/spec/taints") {
 			return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "test failed", 0, false)
@@ -273,13 +254,13 @@ func TestAddFinalizerAndFirstTaints(t *testing.T) {
 		wantPatches int
 	}{
 		"a new cluster gets its finalizer and its unreachable taint in one write": {
-			cluster: cluster(), wantTaints: []string{clusterv1.ManagedClusterTaintUnreachable}, wantPatches: 1,
+			cluster: c1().Obj(), wantTaints: []string{clusterv1.ManagedClusterTaintUnreachable}, wantPatches: 1,
 		},
 		"a cluster already available gets the finalizer alone": {
-			cluster: cluster(available), wantPatches: 1,
+			cluster: c1().Condition(available).Obj(), wantPatches: 1,
 		},
 		"a cluster whose taints are not as read gets the finalizer alone, the taints are the taint controller's": {
-			cluster: cluster(), patch: refuseTaints, wantPatches: 2,
+			cluster: c1().Obj(), patch: refuseTaints, wantPatches: 2,
 		},
 	}
 	for name, tc := range cases {
@@ -328,7 +309,7 @@ func TestAddFinalizerAndFirstTaints(t *testing.T) {
 
 func TestReconcileWhenAcceptedMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	pending := cluster()
+	pending := c1().Obj()
 	// The admin accepts the cluster just before the finalizer patch lands:
 	// the patch returns the cluster accepted.
 	acceptFirst := func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
@@ -378,7 +359,7 @@ func TestUpdateStatusKeepsTheAgentsConditions(t *testing.T) {
 	for name, before := range map[string][]metav1.Condition{"no conditions yet": nil, "some conditions": {joined}} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			mc := cluster(accepted, finalized)
+			mc := c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj()
 			mc.Status.Conditions = before
 			agentWrote := false
 			agentFirst := func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -425,7 +406,6 @@ func TestUpdateStatusKeepsTheAgentsConditions(t *testing.T) {
 // neither takes over nor (denied or deleted) deletes what that name
 // already names.
 func TestReconcileRefusesANameNotItsOwn(t *testing.T) {
-	named := func(name string) clusterOpt { return func(mc *clusterv1.ManagedCluster) { mc.Name = name } }
 	sharedRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: RegistrationClusterRole},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"update"}}}}
 	cases := map[string]struct {
@@ -435,23 +415,23 @@ func TestReconcileRefusesANameNotItsOwn(t *testing.T) {
 		keep     client.Object
 	}{
 		"a namespace of that name, not a cluster's": {
-			cluster: cluster(accepted, finalized), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}},
+			cluster: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}},
 			reason: ReasonNotAllowed, keep: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}},
 		},
 		"a namespace labelled as another cluster's": {
-			cluster: cluster(accepted, finalized), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c2")}}},
+			cluster: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), existing: []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c2")}}},
 			reason: ReasonNotAllowed, keep: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: clusterLabels("c2")}},
 		},
 		"the name of the role every cluster shares": {
-			cluster: cluster(named("registration"), accepted, finalized), existing: []client.Object{sharedRole.DeepCopy()},
+			cluster: builder.Cluster("registration").Generation(1).Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), existing: []client.Object{sharedRole.DeepCopy()},
 			reason: ReasonNotAllowed, keep: sharedRole.DeepCopy(),
 		},
 		"that name denied": {
-			cluster: cluster(named("registration"), finalized, wasAccepted), existing: []client.Object{sharedRole.DeepCopy()},
+			cluster: builder.Cluster("registration").Generation(1).Finalizer(clusterv1.ManagedClusterFinalizer).Condition(wasAccepted).Obj(), existing: []client.Object{sharedRole.DeepCopy()},
 			reason: ReasonDenied, keep: sharedRole.DeepCopy(),
 		},
 		"that name deleted": {
-			cluster: cluster(named("registration"), accepted, finalized, deleting), existing: []client.Object{sharedRole.DeepCopy()},
+			cluster: builder.Cluster("registration").Generation(1).Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(), existing: []client.Object{sharedRole.DeepCopy()},
 			keep: sharedRole.DeepCopy(),
 		},
 	}

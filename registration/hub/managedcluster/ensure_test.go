@@ -161,7 +161,7 @@ func TestRevokeRBAC(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.existing...).WithInterceptorFuncs(writes.funcs()).Build()
 			r := &Reconciler{Client: c}
 
-			if _, err := r.revokeRBAC(ctx, &scope{cluster: cluster(finalized)}); err != nil {
+			if _, err := r.revokeRBAC(ctx, &scope{cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj()}); err != nil {
 				t.Fatalf("revokeRBAC() = %v", err)
 			}
 			if diff := cmp.Diff(tc.wantWrites, writes); diff != "" {

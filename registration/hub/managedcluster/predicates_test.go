@@ -12,11 +12,11 @@ func TestFinalizerLostOrDeletion(t *testing.T) {
 		old, new *clusterv1.ManagedCluster
 		want     bool
 	}{
-		"the finalizer added (by this controller) passes nothing": {old: cluster(accepted), new: cluster(accepted, finalized)},
-		"the finalizer taken away passes":                         {old: cluster(accepted, finalized), new: cluster(accepted), want: true},
-		"another finalizer added passes nothing":                  {old: cluster(finalized), new: cluster(finalized, otherFinalizer)},
-		"a deletion starting passes":                              {old: cluster(finalized), new: cluster(finalized, deleting), want: true},
-		"a status change passes nothing":                          {old: cluster(finalized), new: cluster(finalized, wasAccepted)},
+		"the finalizer added (by this controller) passes nothing": {old: c1().Accepted().Obj(), new: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj()},
+		"the finalizer taken away passes":                         {old: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), new: c1().Accepted().Obj(), want: true},
+		"another finalizer added passes nothing":                  {old: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), new: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Finalizer("example.com/other").Obj()},
+		"a deletion starting passes":                              {old: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), new: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(), want: true},
+		"a status change passes nothing":                          {old: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), new: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Condition(wasAccepted).Obj()},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

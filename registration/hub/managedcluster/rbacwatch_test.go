@@ -22,13 +22,13 @@ func TestRBACEvents(t *testing.T) {
 		obj        client.Object
 		wantQueued bool
 	}{
-		"RBAC appearing for an accepted cluster is its own doing":   {cluster: cluster(accepted, finalized), send: sendCreate, obj: labelled},
-		"RBAC appearing for a cluster not accepted is revoked":      {cluster: cluster(finalized), send: sendCreate, obj: labelled, wantQueued: true},
-		"RBAC changing for a cluster not accepted is revoked":       {cluster: cluster(finalized), send: sendUpdate, obj: labelled, wantQueued: true},
-		"RBAC of an accepted cluster going is made again":           {cluster: cluster(accepted, finalized), send: sendDelete, obj: labelled, wantQueued: true},
-		"RBAC of a denied cluster going is its revocation":          {cluster: cluster(finalized), send: sendDelete, obj: labelled},
-		"RBAC of a deleted cluster going is its cleanup":            {cluster: cluster(accepted, finalized, deleting), send: sendDelete, obj: labelled},
-		"RBAC without a cluster label is not the hub's":             {cluster: cluster(finalized), send: sendCreate, obj: unlabelled},
+		"RBAC appearing for an accepted cluster is its own doing":   {cluster: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendCreate, obj: labelled},
+		"RBAC appearing for a cluster not accepted is revoked":      {cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendCreate, obj: labelled, wantQueued: true},
+		"RBAC changing for a cluster not accepted is revoked":       {cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendUpdate, obj: labelled, wantQueued: true},
+		"RBAC of an accepted cluster going is made again":           {cluster: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendDelete, obj: labelled, wantQueued: true},
+		"RBAC of a denied cluster going is its revocation":          {cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendDelete, obj: labelled},
+		"RBAC of a deleted cluster going is its cleanup":            {cluster: c1().Accepted().Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(now).Obj(), send: sendDelete, obj: labelled},
+		"RBAC without a cluster label is not the hub's":             {cluster: c1().Finalizer(clusterv1.ManagedClusterFinalizer).Obj(), send: sendCreate, obj: unlabelled},
 		"RBAC of a cluster that does not exist brings nothing back": {send: sendCreate, obj: labelled},
 	}
 	for name, tc := range cases {

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/corral-dev/corral/internal/fieldpatch"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestDesired(t *testing.T) {
@@ -150,8 +151,7 @@ func TestPatchTaints(t *testing.T) {
 
 func TestAvailabilityOrTaintsChanged(t *testing.T) {
 	mc := func(mutate func(*clusterv1.ManagedCluster)) *clusterv1.ManagedCluster {
-		c := &clusterv1.ManagedCluster{}
-		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+		c := builder.Cluster("").Condition(metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}).Obj()
 		if mutate != nil {
 			mutate(c)
 		}
