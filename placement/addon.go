@@ -22,7 +22,9 @@ func Addon() addons.Addon {
 		Name:        AddonName,
 		Description: "schedules Placements onto clusters; publishes each cluster's resource scores",
 		HubRules:    agent.HubRules,
-		SetupHub:    func(mgr ctrl.Manager, env addons.HubEnv) error { return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock}) },
-		RunAgent:    agent.Run,
+		SetupHub: func(mgr ctrl.Manager, env addons.HubEnv) error {
+			return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock})
+		},
+		RunAgent: agent.Run,
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
@@ -34,21 +35,15 @@ func hub(t *testing.T) client.Client { t.Helper(); return hubBuilder(t).Build() 
 // hubBuilder builds hub's objects.
 func hubBuilder(t *testing.T) *fake.ClientBuilder {
 	t.Helper()
-	cluster := func(name, env string) *clusterv1.ManagedCluster {
-		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name,
-			Labels: map[string]string{clusterv1beta2.ClusterSetLabel: "prod", "env": env}}}
-	}
-	two := int32(2)
 	return hubclienttest.NewClientBuilder(t,
-		cluster("a", "prod"), cluster("b", "prod"), cluster("c", "dev"),
+		builder.Cluster("a").InSet("prod").Label("env", "prod").Obj(),
+		builder.Cluster("b").InSet("prod").Label("env", "prod").Obj(),
+		builder.Cluster("c").InSet("prod").Label("env", "dev").Obj(),
 		&clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
 		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},
 			Spec:   clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"},
 			Status: clusterv1beta2.ManagedClusterSetBindingStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ClusterSetBindingBoundType, Status: metav1.ConditionTrue}}}},
-		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web", Generation: 1}, Spec: clusterv1beta1.PlacementSpec{
-			NumberOfClusters: &two,
-			Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
-				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}}}}},
+		builder.Placement("apps", "web").Generation(1).NumberOfClusters(2).RequireLabels("env", "prod").Obj(),
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-decision-1",
 			Labels: map[string]string{clusterv1beta1.PlacementLabel: "web"}},
 			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "a"}, {ClusterName: "b"}}}},

@@ -12,6 +12,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
@@ -55,14 +56,11 @@ func TestStateCountsDecisionsAcrossPages(t *testing.T) {
 
 func TestStateKeepsClustersSortedAndTheirSets(t *testing.T) {
 	s := newState()
-	cluster := func(name, set string) *clusterv1.ManagedCluster {
-		return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: set}}}
-	}
 	s.setSet("red", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "red"}})
-	s.setCluster("c", cluster("c", "red"))
-	s.setCluster("a", cluster("a", "blue"))
-	s.setCluster("b", cluster("b", "red"))
-	s.setCluster("a", cluster("a", "red"))
+	s.setCluster("c", builder.Cluster("c").InSet("red").Obj())
+	s.setCluster("a", builder.Cluster("a").InSet("blue").Obj())
+	s.setCluster("b", builder.Cluster("b").InSet("red").Obj())
+	s.setCluster("a", builder.Cluster("a").InSet("red").Obj())
 	s.setCluster("c", nil)
 	var names []string
 	for _, c := range s.Clusters() {
@@ -75,7 +73,7 @@ func TestStateKeepsClustersSortedAndTheirSets(t *testing.T) {
 		t.Errorf("sets of a (-want +got):\n%s", diff)
 	}
 	s.setSet("blue", &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "blue"}})
-	s.setCluster("d", cluster("d", "blue"))
+	s.setCluster("d", builder.Cluster("d").InSet("blue").Obj())
 	if diff := cmp.Diff([]string{"blue"}, s.SetsOf("d")); diff != "" {
 		t.Errorf("sets of d (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // BenchmarkSchedule is one placement of the placement benchmark's
@@ -12,9 +14,9 @@ import (
 // AddOnPlacementScore, 10 wanted, Exact with AddOn, ResourceAllocatableCPU
 // and Balance.
 func BenchmarkSchedule(b *testing.B) {
-	var clusters []*clusterBuilder
+	var clusters []*builder.ClusterBuilder
 	for i := range 1000 {
-		clusters = append(clusters, cluster(fmt.Sprintf("c%04d", i)).cpu(fmt.Sprint(1+i%7), "8"))
+		clusters = append(clusters, cluster(fmt.Sprintf("c%04d", i)).CPU(fmt.Sprint(1+i%7), "8"))
 	}
 	f := newFleet(clusters...)
 	for i := range 1000 {
@@ -24,7 +26,7 @@ func BenchmarkSchedule(b *testing.B) {
 		f.decided(fmt.Sprintf("x%d", i), fmt.Sprintf("c%04d", i*3))
 	}
 	snap := f.snapshot()
-	p := placement().n(10).exact().addOn("demo", "demo", 1).builtIn(ResourceAllocatableCPU, 1).builtIn(Balance, 1).obj()
+	p := placement().NumberOfClusters(10).ExactPrioritizers().AddOnPrioritizer("demo", "demo", 1).BuiltInPrioritizer(ResourceAllocatableCPU, 1).BuiltInPrioritizer(Balance, 1).Obj()
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := Schedule(p, snap, Options{Now: now}); len(r.Selected) != 10 {

@@ -10,67 +10,69 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestAffected(t *testing.T) {
-	prod := func(name string) *clusterBuilder { return cluster(name).label("env", "prod") }
+	prod := func(name string) *builder.ClusterBuilder { return cluster(name).Label("env", "prod") }
 	cases := map[string]struct {
 		placement *clusterv1beta1.Placement
-		old, new  *clusterBuilder
+		old, new  *builder.ClusterBuilder
 		held      bool
 		want      bool
 	}{
 		"a cluster that starts to match": {
-			placement: placement().labels("env", "prod").obj(), old: cluster("x"), new: prod("x"), want: true,
+			placement: placement().RequireLabels("env", "prod").Obj(), old: cluster("x"), new: prod("x"), want: true,
 		},
 		"a held cluster that stops matching": {
-			placement: placement().labels("env", "prod").obj(), old: prod("x"), new: cluster("x"), held: true, want: true,
+			placement: placement().RequireLabels("env", "prod").Obj(), old: prod("x"), new: cluster("x"), held: true, want: true,
 		},
 		"a cluster not held that stops matching": {
-			placement: placement().n(1).labels("env", "prod").obj(), old: prod("x"), new: cluster("x"), want: false,
+			placement: placement().NumberOfClusters(1).RequireLabels("env", "prod").Obj(), old: prod("x"), new: cluster("x"), want: false,
 		},
 		"a cluster not held that stops matching and bounded the CPU range": {
-			placement: placement().n(1).labels("env", "prod").builtIn(ResourceAllocatableCPU, 1).obj(),
-			old:       prod("x").cpu("64", "64"), new: cluster("x").cpu("64", "64"), want: true,
+			placement: placement().NumberOfClusters(1).RequireLabels("env", "prod").BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj(),
+			old:       prod("x").CPU("64", "64"), new: cluster("x").CPU("64", "64"), want: true,
 		},
 		"a label nothing reads": {
-			placement: placement().labels("env", "prod").obj(), old: prod("x"), new: prod("x").label("team", "a"), held: true, want: false,
+			placement: placement().RequireLabels("env", "prod").Obj(), old: prod("x"), new: prod("x").Label("team", "a"), held: true, want: false,
 		},
 		"a cluster that matches neither before nor after": {
-			placement: placement().labels("env", "prod").obj(), old: cluster("x"), new: cluster("x").label("env", "dev"), want: false,
+			placement: placement().RequireLabels("env", "prod").Obj(), old: cluster("x"), new: cluster("x").Label("env", "dev"), want: false,
 		},
 		"a new cluster that matches": {
-			placement: placement().obj(), new: cluster("x"), want: true,
+			placement: placement().Obj(), new: cluster("x"), want: true,
 		},
 		"a deleted cluster that was held": {
-			placement: placement().obj(), old: cluster("x"), held: true, want: true,
+			placement: placement().Obj(), old: cluster("x"), held: true, want: true,
 		},
 		"allocatable a resource prioritizer reads": {
-			placement: placement().builtIn(ResourceAllocatableCPU, 1).obj(), old: cluster("x").cpu("4", "8"), new: cluster("x").cpu("2", "8"), want: true,
+			placement: placement().BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj(), old: cluster("x").CPU("4", "8"), new: cluster("x").CPU("2", "8"), want: true,
 		},
 		"allocatable nothing reads": {
-			placement: placement().obj(), old: cluster("x").cpu("4", "8"), new: cluster("x").cpu("2", "8"), held: true, want: false,
+			placement: placement().Obj(), old: cluster("x").CPU("4", "8"), new: cluster("x").CPU("2", "8"), held: true, want: false,
 		},
 		"a taint that is not tolerated, on a held cluster": {
-			placement: placement().obj(), old: cluster("x"), new: cluster("x").taint("gpu", "", clusterv1.TaintEffectNoSelect, now), held: true, want: true,
+			placement: placement().Obj(), old: cluster("x"), new: cluster("x").Taint("gpu", "", clusterv1.TaintEffectNoSelect, now), held: true, want: true,
 		},
 		"a PreferNoSelect taint": {
-			placement: placement().obj(), old: cluster("x"), new: cluster("x").taint("old", "", clusterv1.TaintEffectPreferNoSelect, now), held: true, want: true,
+			placement: placement().Obj(), old: cluster("x"), new: cluster("x").Taint("old", "", clusterv1.TaintEffectPreferNoSelect, now), held: true, want: true,
 		},
 		"a topology label a spread constraint reads": {
-			placement: placement().with(func(p *clusterv1beta1.Placement) {
+			placement: placement().With(func(p *clusterv1beta1.Placement) {
 				p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel}}
-			}).obj(), old: cluster("x").label("zone", "a"), new: cluster("x").label("zone", "b"), held: true, want: true,
+			}).Obj(), old: cluster("x").Label("zone", "a"), new: cluster("x").Label("zone", "b"), held: true, want: true,
 		},
 		"a cluster moved out of the bound set": {
-			placement: placement().obj(), old: cluster("x"), new: cluster("x").label("cluster.open-cluster-management.io/clusterset", "other"), held: true, want: true,
+			placement: placement().Obj(), old: cluster("x"), new: cluster("x").Label("cluster.open-cluster-management.io/clusterset", "other"), held: true, want: true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFleet(cluster("y").cpu("1", "64"))
+			f := newFleet(cluster("y").CPU("1", "64"))
 			if tc.new != nil {
-				f.clusters = append(f.clusters, tc.new.obj())
+				f.clusters = append(f.clusters, *tc.new.Obj())
 			}
 			if tc.held {
 				f.decided("p", "x")
@@ -80,12 +82,12 @@ func TestAffected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			last := plan.Schedule(newFleet(cluster("y").cpu("1", "64"), prod("x").cpu("64", "64")).snapshot(), Options{Now: now})
-			version := func(b *clusterBuilder) Version {
+			last := plan.Schedule(newFleet(cluster("y").CPU("1", "64"), prod("x").CPU("64", "64")).snapshot(), Options{Now: now})
+			version := func(b *builder.ClusterBuilder) Version {
 				if b == nil {
 					return Version{}
 				}
-				c := b.obj()
+				c := *b.Obj()
 				return Version{Cluster: &c, Sets: []string{c.Labels["cluster.open-cluster-management.io/clusterset"]}}
 			}
 			if got := plan.Affected(snap, version(tc.old), version(tc.new), now, last.Memo()); got != tc.want {
@@ -97,11 +99,11 @@ func TestAffected(t *testing.T) {
 
 func TestAffectedBeforeTheFirstScheduling(t *testing.T) {
 	f := newFleet()
-	plan, err := Compile(placement().obj(), f.snapshot())
+	plan, err := Compile(placement().Obj(), f.snapshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cluster("x").obj()
+	c := *cluster("x").Obj()
 	if !plan.Affected(f.snapshot(), Version{}, Version{Cluster: &c}, now.Add(time.Second), nil) {
 		t.Error("a placement never scheduled is not affected")
 	}
@@ -112,13 +114,13 @@ func TestReadsScore(t *testing.T) {
 		placement *clusterv1beta1.Placement
 		want      bool
 	}{
-		"an AddOn prioritizer of that score": {placement().addOn("demo", "cpu", 1).obj(), true},
-		"an AddOn prioritizer of another":    {placement().addOn("other", "cpu", 1).obj(), false},
-		"CEL calls scores()": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
-			CelExpressions: []string{`managedCluster.scores("demo").all(s, s.value > 10)`}}}).obj(), true},
-		"CEL that reads no score": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
-			CelExpressions: []string{"true"}}}).obj(), false},
-		"no score at all": {placement().obj(), false},
+		"an AddOn prioritizer of that score": {placement().AddOnPrioritizer("demo", "cpu", 1).Obj(), true},
+		"an AddOn prioritizer of another":    {placement().AddOnPrioritizer("other", "cpu", 1).Obj(), false},
+		"CEL calls scores()": {placement().Predicate(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`managedCluster.scores("demo").all(s, s.value > 10)`}}}).Obj(), true},
+		"CEL that reads no score": {placement().Predicate(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{"true"}}}).Obj(), false},
+		"no score at all": {placement().Obj(), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -134,14 +136,14 @@ func TestReadsScore(t *testing.T) {
 }
 
 func TestAffectedCountsCandidatesWhileNoneMatches(t *testing.T) {
-	p := placement().labels("env", "prod").obj()
-	x := cluster("x").obj() // a candidate that matches nothing
+	p := placement().RequireLabels("env", "prod").Obj()
+	x := *cluster("x").Obj() // a candidate that matches nothing
 	cases := map[string]struct {
 		last *fleet
 		want bool
 	}{
 		"none matched last time: the condition counts candidates": {newFleet(cluster("y")), true},
-		"some matched: the candidates count for nothing":          {newFleet(cluster("y").label("env", "prod")), false},
+		"some matched: the candidates count for nothing":          {newFleet(cluster("y").Label("env", "prod")), false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -162,21 +164,23 @@ func TestMargin(t *testing.T) {
 	f := newFleet()
 	for i := range 20 {
 		name := fmt.Sprintf("c%02d", i)
-		f.clusters = append(f.clusters, cluster(name).obj())
+		f.clusters = append(f.clusters, *cluster(name).Obj())
 		f.score(name, "demo", nil, item("demo", int32(5*i)))
 	}
-	byScore := func(n int32) *placementBuilder { return placement().n(n).exact().addOn("demo", "demo", 2) }
+	byScore := func(n int32) *builder.PlacementBuilder {
+		return placement().NumberOfClusters(n).ExactPrioritizers().AddOnPrioritizer("demo", "demo", 2)
+	}
 	cases := map[string]struct {
 		placement *clusterv1beta1.Placement
 		want      int64
 	}{
-		"the last chosen against the best left out, weighted": {byScore(1).obj(), 10},
-		"as many wanted as there are":                         {byScore(20).obj(), math.MaxInt64},
-		"every cluster wanted":                                {placement().exact().addOn("demo", "demo", 1).obj(), math.MaxInt64},
-		"none wanted":                                         {byScore(0).obj(), math.MaxInt64},
-		"a spread policy: any change may count": {byScore(3).with(func(p *clusterv1beta1.Placement) {
+		"the last chosen against the best left out, weighted": {byScore(1).Obj(), 10},
+		"as many wanted as there are":                         {byScore(20).Obj(), math.MaxInt64},
+		"every cluster wanted":                                {placement().ExactPrioritizers().AddOnPrioritizer("demo", "demo", 1).Obj(), math.MaxInt64},
+		"none wanted":                                         {byScore(0).Obj(), math.MaxInt64},
+		"a spread policy: any change may count": {byScore(3).With(func(p *clusterv1beta1.Placement) {
 			p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel}}
-		}).obj(), 0},
+		}).Obj(), 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -191,7 +195,7 @@ func TestMargin(t *testing.T) {
 }
 
 func TestScoreDelta(t *testing.T) {
-	plan, err := Compile(placement().exact().addOn("demo", "cpu", 2).addOn("demo", "mem", 1).addOn("other", "cpu", 5).obj(), newFleet().snapshot())
+	plan, err := Compile(placement().ExactPrioritizers().AddOnPrioritizer("demo", "cpu", 2).AddOnPrioritizer("demo", "mem", 1).AddOnPrioritizer("other", "cpu", 5).Obj(), newFleet().snapshot())
 	if err != nil {
 		t.Fatal(err)
 	}

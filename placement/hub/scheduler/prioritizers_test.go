@@ -19,32 +19,32 @@ func TestPrioritizerScores(t *testing.T) {
 	}{
 		"Balance: unused 100, the most used -100, between in proportion": {
 			fleet:     newFleet(cluster("a"), cluster("b"), cluster("c")).decided("x", "a", "b").decided("y", "a"),
-			placement: placement().obj(), prioritizer: Balance,
+			placement: placement().Obj(), prioritizer: Balance,
 			want: map[string]int64{"a": -100, "b": 0, "c": 100},
 		},
 		"Balance does not count the placement's own decisions": {
 			fleet:     newFleet(cluster("a"), cluster("b")).decided("p", "a").decided("x", "b"),
-			placement: placement().obj(), prioritizer: Balance,
+			placement: placement().Obj(), prioritizer: Balance,
 			want: map[string]int64{"a": 100, "b": -100},
 		},
 		"Steady: 100 for the clusters the placement holds": {
 			fleet:     newFleet(cluster("a"), cluster("b")).decided("p", "b").decided("x", "a"),
-			placement: placement().obj(), prioritizer: Steady,
+			placement: placement().Obj(), prioritizer: Steady,
 			want: map[string]int64{"a": 0, "b": 100},
 		},
 		"ResourceAllocatableCPU: least -100, most 100, missing 0": {
-			fleet:     newFleet(cluster("a").cpu("2", "4"), cluster("b").cpu("6", "8"), cluster("c").cpu("4", "8"), cluster("d")),
-			placement: placement().exact().builtIn(ResourceAllocatableCPU, 1).obj(), prioritizer: ResourceAllocatableCPU,
+			fleet:     newFleet(cluster("a").CPU("2", "4"), cluster("b").CPU("6", "8"), cluster("c").CPU("4", "8"), cluster("d")),
+			placement: placement().ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj(), prioritizer: ResourceAllocatableCPU,
 			want: map[string]int64{"a": -100, "b": 100, "c": 0, "d": 0},
 		},
 		"ResourceAllocatableCPU: all equal score 100": {
-			fleet:     newFleet(cluster("a").cpu("2", "4"), cluster("b").cpu("2", "4")),
-			placement: placement().exact().builtIn(ResourceAllocatableCPU, 1).obj(), prioritizer: ResourceAllocatableCPU,
+			fleet:     newFleet(cluster("a").CPU("2", "4"), cluster("b").CPU("2", "4")),
+			placement: placement().ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj(), prioritizer: ResourceAllocatableCPU,
 			want: map[string]int64{"a": 100, "b": 100},
 		},
 		"ResourceAllocatableMemory without any memory reported scores 0": {
-			fleet:     newFleet(cluster("a").cpu("2", "4")),
-			placement: placement().exact().builtIn(ResourceAllocatableMemory, 1).obj(), prioritizer: ResourceAllocatableMemory,
+			fleet:     newFleet(cluster("a").CPU("2", "4")),
+			placement: placement().ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableMemory, 1).Obj(), prioritizer: ResourceAllocatableMemory,
 			want: map[string]int64{"a": 0},
 		},
 		"AddOn: the named score; missing resource, missing name or expired score 0; out of range clamped": {
@@ -53,20 +53,20 @@ func TestPrioritizerScores(t *testing.T) {
 				score("b", "demo", nil, item("other", 7)).
 				score("c", "demo", &earlier, item("demo", 90)).
 				score("e", "demo", nil, item("demo", 250)),
-			placement: placement().exact().addOn("demo", "demo", 1).obj(), prioritizer: "AddOn/demo/demo",
+			placement: placement().ExactPrioritizers().AddOnPrioritizer("demo", "demo", 1).Obj(), prioritizer: "AddOn/demo/demo",
 			want: map[string]int64{"a": 42, "b": 0, "c": 0, "d": 0, "e": 100}, requeue: time.Hour,
 		},
 		"Spread: clusters of the topology others use least score highest": {
-			fleet: newFleet(cluster("a").label("zone", "1"), cluster("b").label("zone", "1"), cluster("c").label("zone", "2"), cluster("d")).
+			fleet: newFleet(cluster("a").Label("zone", "1"), cluster("b").Label("zone", "1"), cluster("c").Label("zone", "2"), cluster("d")).
 				decided("x", "a", "b").decided("y", "c"),
-			placement: placement().exact().builtIn(Spread, 1).with(func(p *clusterv1beta1.Placement) {
+			placement: placement().ExactPrioritizers().BuiltInPrioritizer(Spread, 1).With(func(p *clusterv1beta1.Placement) {
 				p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel}}
-			}).obj(), prioritizer: Spread,
+			}).Obj(), prioritizer: Spread,
 			want: map[string]int64{"a": -100, "b": -100, "c": 0, "d": 0},
 		},
 		"Spread without spread constraints scores 0": {
 			fleet:     newFleet(cluster("a")).decided("x", "a"),
-			placement: placement().exact().builtIn(Spread, 1).obj(), prioritizer: Spread,
+			placement: placement().ExactPrioritizers().BuiltInPrioritizer(Spread, 1).Obj(), prioritizer: Spread,
 			want: map[string]int64{"a": 0},
 		},
 	}
@@ -91,7 +91,7 @@ func TestPrioritizerScores(t *testing.T) {
 }
 
 func TestPrioritizerPolicy(t *testing.T) {
-	f := newFleet(cluster("a").cpu("8", "8"), cluster("b").cpu("1", "8"), cluster("c").cpu("4", "8")).
+	f := newFleet(cluster("a").CPU("8", "8"), cluster("b").CPU("1", "8"), cluster("c").CPU("4", "8")).
 		decided("p", "b").decided("x", "a")
 	cases := map[string]struct {
 		placement *clusterv1beta1.Placement
@@ -99,25 +99,25 @@ func TestPrioritizerPolicy(t *testing.T) {
 		want      []string
 	}{
 		"Additive by default: Balance and Steady at 1": {
-			placement: placement().n(1).obj(), weights: []Weight{{Balance, 1}, {Steady, 1}}, want: []string{"b"},
+			placement: placement().NumberOfClusters(1).Obj(), weights: []Weight{{Balance, 1}, {Steady, 1}}, want: []string{"b"},
 		},
 		"Additive adds to the defaults": {
-			placement: placement().n(1).builtIn(ResourceAllocatableCPU, 3).obj(),
+			placement: placement().NumberOfClusters(1).BuiltInPrioritizer(ResourceAllocatableCPU, 3).Obj(),
 			weights:   []Weight{{Balance, 1}, {Steady, 1}, {ResourceAllocatableCPU, 3}}, want: []string{"a"},
 		},
 		"Additive overrides a default's weight; 0 disables it": {
-			placement: placement().n(1).builtIn(Steady, 0).obj(), weights: []Weight{{Balance, 1}}, want: []string{"b"},
+			placement: placement().NumberOfClusters(1).BuiltInPrioritizer(Steady, 0).Obj(), weights: []Weight{{Balance, 1}}, want: []string{"b"},
 		},
 		"Exact uses only what it names": {
-			placement: placement().n(1).exact().builtIn(ResourceAllocatableCPU, 1).obj(),
+			placement: placement().NumberOfClusters(1).ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj(),
 			weights:   []Weight{{ResourceAllocatableCPU, 1}}, want: []string{"a"},
 		},
 		"a negative weight picks the last": {
-			placement: placement().n(1).exact().builtIn(ResourceAllocatableCPU, -1).obj(),
+			placement: placement().NumberOfClusters(1).ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, -1).Obj(),
 			weights:   []Weight{{ResourceAllocatableCPU, -1}}, want: []string{"b"},
 		},
 		"Exact with nothing named: ties broken by name": {
-			placement: placement().n(2).exact().obj(), want: []string{"a", "b"},
+			placement: placement().NumberOfClusters(2).ExactPrioritizers().Obj(), want: []string{"a", "b"},
 		},
 	}
 	for name, tc := range cases {

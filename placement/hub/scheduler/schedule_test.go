@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestMisconfigured(t *testing.T) {
@@ -16,37 +20,37 @@ func TestMisconfigured(t *testing.T) {
 		placement *clusterv1beta1.Placement
 		message   string
 	}{
-		"negative numberOfClusters": {placement().n(-1).obj(), "spec.numberOfClusters is -1: it must be 0 or more"},
-		"unknown built-in prioritizer": {placement().builtIn("Fastest", 1).obj(),
+		"negative numberOfClusters": {placement().NumberOfClusters(-1).Obj(), "spec.numberOfClusters is -1: it must be 0 or more"},
+		"unknown built-in prioritizer": {placement().BuiltInPrioritizer("Fastest", 1).Obj(),
 			`spec.prioritizerPolicy.configurations[0].scoreCoordinate.builtIn is "Fastest": it must be one of Balance, Steady`},
-		"unknown mode": {placement().with(func(p *clusterv1beta1.Placement) { p.Spec.PrioritizerPolicy.Mode = "Greedy" }).obj(),
+		"unknown mode": {placement().With(func(p *clusterv1beta1.Placement) { p.Spec.PrioritizerPolicy.Mode = "Greedy" }).Obj(),
 			`spec.prioritizerPolicy.mode is "Greedy": it must be Additive or Exact`},
-		"no scoreCoordinate": {placement().with(func(p *clusterv1beta1.Placement) {
+		"no scoreCoordinate": {placement().With(func(p *clusterv1beta1.Placement) {
 			p.Spec.PrioritizerPolicy.Configurations = []clusterv1beta1.PrioritizerConfig{{Weight: 1}}
-		}).obj(), "scoreCoordinate is missing"},
-		"AddOn without a score": {placement().with(func(p *clusterv1beta1.Placement) {
+		}).Obj(), "scoreCoordinate is missing"},
+		"AddOn without a score": {placement().With(func(p *clusterv1beta1.Placement) {
 			p.Spec.PrioritizerPolicy.Configurations = []clusterv1beta1.PrioritizerConfig{{Weight: 1,
 				ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn}}}
-		}).obj(), "addOn must name a resourceName and a scoreName"},
-		"weight out of range": {placement().builtIn(Balance, 11).obj(), "weight is 11: it must be between -10 and 10"},
-		"bad CEL": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
-			CelExpressions: []string{`managedCluster.metadata.labels["a"] ==`}}}).obj(),
+		}).Obj(), "addOn must name a resourceName and a scoreName"},
+		"weight out of range": {placement().BuiltInPrioritizer(Balance, 11).Obj(), "weight is 11: it must be between -10 and 10"},
+		"bad CEL": {placement().Predicate(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`managedCluster.metadata.labels["a"] ==`}}}).Obj(),
 			`spec.predicates[0].requiredClusterSelector.celSelector.celExpressions[0] "managedCluster.metadata.labels[\"a\"] ==" does not compile`},
-		"CEL that is not a bool": {placement().pred(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
-			CelExpressions: []string{`"x"`}}}).obj(), "it must be a bool"},
-		"bad label selector": {placement().pred(clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{
-			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Near"}}}}).obj(), "labelSelector is invalid"},
-		"toleration without key and not Exists": {placement().tolerate(clusterv1beta1.Toleration{Value: "x"}).obj(),
+		"CEL that is not a bool": {placement().Predicate(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{`"x"`}}}).Obj(), "it must be a bool"},
+		"bad label selector": {placement().Predicate(clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Near"}}}}).Obj(), "labelSelector is invalid"},
+		"toleration without key and not Exists": {placement().Tolerate(clusterv1beta1.Toleration{Value: "x"}).Obj(),
 			"spec.tolerations[0] has no key, so its operator must be Exists"},
-		"toleration Exists with a value": {placement().tolerate(clusterv1beta1.Toleration{Key: "k", Operator: clusterv1beta1.TolerationOpExists, Value: "x"}).obj(),
+		"toleration Exists with a value": {placement().Tolerate(clusterv1beta1.Toleration{Key: "k", Operator: clusterv1beta1.TolerationOpExists, Value: "x"}).Obj(),
 			"so its value must be empty"},
-		"spread with an unknown key type": {placement().with(func(p *clusterv1beta1.Placement) {
+		"spread with an unknown key type": {placement().With(func(p *clusterv1beta1.Placement) {
 			p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: "Annotation"}}
-		}).obj(), `topologyKeyType is "Annotation"`},
-		"clustersPerDecisionGroup neither a number nor a percentage": {placement().with(func(p *clusterv1beta1.Placement) {
+		}).Obj(), `topologyKeyType is "Annotation"`},
+		"clustersPerDecisionGroup neither a number nor a percentage": {placement().With(func(p *clusterv1beta1.Placement) {
 			p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("half")
-		}).obj(), `clustersPerDecisionGroup is "half"`},
-		"bad scoreRateLimit": {placement().with(func(p *clusterv1beta1.Placement) { p.Spec.ScoreRateLimit = "often" }).obj(),
+		}).Obj(), `clustersPerDecisionGroup is "half"`},
+		"bad scoreRateLimit": {placement().With(func(p *clusterv1beta1.Placement) { p.Spec.ScoreRateLimit = "often" }).Obj(),
 			`spec.scoreRateLimit is "often"`},
 	}
 	for name, tc := range cases {
@@ -78,14 +82,14 @@ func TestNumberOfClusters(t *testing.T) {
 		reason    string
 		message   string
 	}{
-		"unset: every match":      {placement().obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
-		"fewer than match":        {placement().n(2).obj(), []string{"a", "b"}, metav1.ConditionTrue, ReasonAllScheduled, "2 clusters selected"},
-		"as many as match":        {placement().n(3).obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
-		"more than match":         {placement().n(5).obj(), []string{"a", "b", "c"}, metav1.ConditionFalse, ReasonNotAllScheduled, "3 clusters match, 5 wanted"},
-		"zero, as OCM says":       {placement().n(0).obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "numberOfClusters is 0"},
-		"none match, some wanted": {placement().n(2).labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches the placement's predicates and tolerations, 2 wanted"},
-		"none match, zero wanted": {placement().n(0).labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
-		"none match, all wanted":  {placement().labels("x", "y").obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
+		"unset: every match":      {placement().Obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
+		"fewer than match":        {placement().NumberOfClusters(2).Obj(), []string{"a", "b"}, metav1.ConditionTrue, ReasonAllScheduled, "2 clusters selected"},
+		"as many as match":        {placement().NumberOfClusters(3).Obj(), []string{"a", "b", "c"}, metav1.ConditionTrue, ReasonAllScheduled, "3 clusters selected"},
+		"more than match":         {placement().NumberOfClusters(5).Obj(), []string{"a", "b", "c"}, metav1.ConditionFalse, ReasonNotAllScheduled, "3 clusters match, 5 wanted"},
+		"zero, as OCM says":       {placement().NumberOfClusters(0).Obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "numberOfClusters is 0"},
+		"none match, some wanted": {placement().NumberOfClusters(2).RequireLabels("x", "y").Obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches the placement's predicates and tolerations, 2 wanted"},
+		"none match, zero wanted": {placement().NumberOfClusters(0).RequireLabels("x", "y").Obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
+		"none match, all wanted":  {placement().RequireLabels("x", "y").Obj(), []string{}, metav1.ConditionFalse, ReasonNoClusterMatched, "none of the 3 candidate clusters matches"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -102,8 +106,8 @@ func TestNumberOfClusters(t *testing.T) {
 }
 
 func TestAClusterBeingDeletedIsNotPlaced(t *testing.T) {
-	f := newFleet(cluster("a"), cluster("b").deleting(), cluster("c")).decided("p", "a", "b")
-	r := f.schedule(placement().n(2).obj())
+	f := newFleet(cluster("a"), cluster("b").Finalizer(clusterv1.ManagedClusterFinalizer).Deleting(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)), cluster("c")).decided("p", "a", "b")
+	r := f.schedule(placement().NumberOfClusters(2).Obj())
 	if diff := cmp.Diff([]string{"a", "c"}, selectedNames(r)); diff != "" {
 		t.Errorf("selected (-want +got):\n%s", diff)
 	}
@@ -111,8 +115,8 @@ func TestAClusterBeingDeletedIsNotPlaced(t *testing.T) {
 
 func TestSpreadPolicy(t *testing.T) {
 	zones := newFleet(
-		cluster("a1").label("zone", "a"), cluster("a2").label("zone", "a"), cluster("a3").label("zone", "a"),
-		cluster("b1").label("zone", "b"), cluster("b2").label("zone", "b"), cluster("c1").label("zone", "c"), cluster("x"))
+		cluster("a1").Label("zone", "a"), cluster("a2").Label("zone", "a"), cluster("a3").Label("zone", "a"),
+		cluster("b1").Label("zone", "b"), cluster("b2").Label("zone", "b"), cluster("c1").Label("zone", "c"), cluster("x"))
 	term := func(skew int32, when clusterv1beta1.UnsatisfiableMaxSkewAction) func(*clusterv1beta1.Placement) {
 		return func(p *clusterv1beta1.Placement) {
 			p.Spec.SpreadPolicy.SpreadConstraints = []clusterv1beta1.SpreadConstraintsTerm{
@@ -123,11 +127,11 @@ func TestSpreadPolicy(t *testing.T) {
 		placement *clusterv1beta1.Placement
 		want      []string
 	}{
-		"maxSkew 1 spreads over the zones": {placement().n(3).exact().with(term(1, clusterv1beta1.DoNotSchedule)).obj(), []string{"a1", "b1", "c1"}},
-		"maxSkew 2 lets a zone run ahead":  {placement().n(3).exact().with(term(2, clusterv1beta1.DoNotSchedule)).obj(), []string{"a1", "a2", "b1"}},
+		"maxSkew 1 spreads over the zones": {placement().NumberOfClusters(3).ExactPrioritizers().With(term(1, clusterv1beta1.DoNotSchedule)).Obj(), []string{"a1", "b1", "c1"}},
+		"maxSkew 2 lets a zone run ahead":  {placement().NumberOfClusters(3).ExactPrioritizers().With(term(2, clusterv1beta1.DoNotSchedule)).Obj(), []string{"a1", "a2", "b1"}},
 		"DoNotSchedule stops when the skew would break, and skips a cluster without the key": {
-			placement().n(7).exact().with(term(1, clusterv1beta1.DoNotSchedule)).obj(), []string{"a1", "b1", "c1", "a2", "b2"}},
-		"ScheduleAnyway goes on past the skew": {placement().n(6).exact().with(term(1, clusterv1beta1.ScheduleAnyway)).obj(),
+			placement().NumberOfClusters(7).ExactPrioritizers().With(term(1, clusterv1beta1.DoNotSchedule)).Obj(), []string{"a1", "b1", "c1", "a2", "b2"}},
+		"ScheduleAnyway goes on past the skew": {placement().NumberOfClusters(6).ExactPrioritizers().With(term(1, clusterv1beta1.ScheduleAnyway)).Obj(),
 			[]string{"a1", "b1", "c1", "a2", "b2", "x"}},
 	}
 	for name, tc := range cases {
@@ -144,11 +148,11 @@ func TestSpreadPolicy(t *testing.T) {
 }
 
 func TestDecisionGroupsAndPages(t *testing.T) {
-	var clusters []*clusterBuilder
+	var clusters []*builder.ClusterBuilder
 	for i := range 250 {
 		b := cluster(fmt.Sprintf("c%03d", i))
 		if i%5 == 0 {
-			b.label("canary", "true")
+			b.Label("canary", "true")
 		}
 		clusters = append(clusters, b)
 	}
@@ -165,32 +169,32 @@ func TestDecisionGroupsAndPages(t *testing.T) {
 		pages     []page
 	}{
 		"no strategy: one group, pages of 100": {
-			placement: placement().obj(), groups: []int{250},
+			placement: placement().Obj(), groups: []int{250},
 			pages: []page{{"p-decision-1", 0, "", 100}, {"p-decision-2", 0, "", 100}, {"p-decision-3", 0, "", 50}},
 		},
 		"clustersPerDecisionGroup as a number": {
-			placement: placement().with(func(p *clusterv1beta1.Placement) {
+			placement: placement().With(func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromInt32(120)
-			}).obj(), groups: []int{120, 120, 10},
+			}).Obj(), groups: []int{120, 120, 10},
 			pages: []page{{"p-decision-1", 0, "", 100}, {"p-decision-2", 0, "", 20}, {"p-decision-3", 1, "", 100},
 				{"p-decision-4", 1, "", 20}, {"p-decision-5", 2, "", 10}},
 		},
 		"clustersPerDecisionGroup as a percentage, rounded up": {
-			placement: placement().n(10).with(func(p *clusterv1beta1.Placement) {
+			placement: placement().NumberOfClusters(10).With(func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("25%")
-			}).obj(), groups: []int{3, 3, 3, 1},
+			}).Obj(), groups: []int{3, 3, 3, 1},
 			pages: []page{{"p-decision-1", 0, "", 3}, {"p-decision-2", 1, "", 3}, {"p-decision-3", 2, "", 3}, {"p-decision-4", 3, "", 1}},
 		},
 		"predefined groups first, the rest after": {
-			placement: placement().with(func(p *clusterv1beta1.Placement) {
+			placement: placement().With(func(p *clusterv1beta1.Placement) {
 				p.Spec.DecisionStrategy.GroupStrategy.DecisionGroups = []clusterv1beta1.DecisionGroup{{GroupName: "canary",
 					ClusterSelector: clusterv1beta1.GroupClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"canary": "true"}}}}}
 				p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromInt32(150)
-			}).obj(), groups: []int{50, 150, 50},
+			}).Obj(), groups: []int{50, 150, 50},
 			pages: []page{{"p-decision-1", 0, "canary", 50}, {"p-decision-2", 1, "", 100}, {"p-decision-3", 1, "", 50}, {"p-decision-4", 2, "", 50}},
 		},
 		"nothing selected: one empty page": {
-			placement: placement().n(0).obj(), groups: []int{0}, pages: []page{{"p-decision-1", 0, "", 0}},
+			placement: placement().NumberOfClusters(0).Obj(), groups: []int{0}, pages: []page{{"p-decision-1", 0, "", 0}},
 		},
 	}
 	for name, tc := range cases {
@@ -230,8 +234,8 @@ func TestDecisionGroupsAndPages(t *testing.T) {
 }
 
 func TestSortByScore(t *testing.T) {
-	f := newFleet(cluster("a").cpu("1", "8"), cluster("b").cpu("8", "8"), cluster("c").cpu("4", "8"))
-	p := placement().exact().builtIn(ResourceAllocatableCPU, 1).obj()
+	f := newFleet(cluster("a").CPU("1", "8"), cluster("b").CPU("8", "8"), cluster("c").CPU("4", "8"))
+	p := placement().ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).Obj()
 	byName := f.schedule(p).Pages("p")[0].Decisions
 	p.Spec.SortBy = clusterv1beta1.PlacementSortByScore
 	byScore := f.schedule(p).Pages("p")[0].Decisions
@@ -256,13 +260,13 @@ func TestSortByScore(t *testing.T) {
 func TestSortByScoreOrdersAcrossPages(t *testing.T) {
 	// 250 clusters whose allocatable CPU falls as their names rise: the
 	// best 100 by score are c249…c150, the last by name.
-	var clusters []*clusterBuilder
+	var clusters []*builder.ClusterBuilder
 	for i := range 250 {
-		clusters = append(clusters, cluster(fmt.Sprintf("c%03d", i)).cpu(fmt.Sprint(i+1), "256"))
+		clusters = append(clusters, cluster(fmt.Sprintf("c%03d", i)).CPU(fmt.Sprint(i+1), "256"))
 	}
-	p := placement().exact().builtIn(ResourceAllocatableCPU, 1).with(func(p *clusterv1beta1.Placement) {
+	p := placement().ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).With(func(p *clusterv1beta1.Placement) {
 		p.Spec.SortBy = clusterv1beta1.PlacementSortByScore
-	}).obj()
+	}).Obj()
 	pages := newFleet(clusters...).schedule(p).Pages("p")
 	if len(pages) != 3 {
 		t.Fatalf("%d pages, want 3", len(pages))
@@ -283,9 +287,9 @@ func TestSortByScoreOrdersAcrossPages(t *testing.T) {
 }
 
 func TestExplainSaysWhyEachClusterWasLeftOut(t *testing.T) {
-	f := newFleet(cluster("a").label("env", "prod"), cluster("b").label("env", "dev"), cluster("c").label("env", "prod"),
-		cluster("d").label(clusterv1beta1.PlacementLabel, "x").label("cluster.open-cluster-management.io/clusterset", "other"))
-	r := f.schedule(placement().n(1).labels("env", "prod").obj())
+	f := newFleet(cluster("a").Label("env", "prod"), cluster("b").Label("env", "dev"), cluster("c").Label("env", "prod"),
+		cluster("d").Label(clusterv1beta1.PlacementLabel, "x").Label("cluster.open-cluster-management.io/clusterset", "other"))
+	r := f.schedule(placement().NumberOfClusters(1).RequireLabels("env", "prod").Obj())
 	want := map[string]string{"a": "", "b": FilterPredicate, "c": "", "d": FilterClusterSet}
 	for c, dropped := range want {
 		if got := explained(r, c).DroppedBy; got != dropped {
@@ -301,12 +305,12 @@ func TestExplainSaysWhyEachClusterWasLeftOut(t *testing.T) {
 }
 
 func TestTheFewBestAreTheBestOfAFullRanking(t *testing.T) {
-	var clusters []*clusterBuilder
+	var clusters []*builder.ClusterBuilder
 	for i := range 200 {
-		clusters = append(clusters, cluster(fmt.Sprintf("c%03d", i)).cpu(fmt.Sprint(1+i%7), "8"))
+		clusters = append(clusters, cluster(fmt.Sprintf("c%03d", i)).CPU(fmt.Sprint(1+i%7), "8"))
 	}
 	f := newFleet(clusters...).decided("x", "c006", "c013")
-	p := placement().n(10).exact().builtIn(ResourceAllocatableCPU, 1).builtIn(Balance, 1).obj()
+	p := placement().NumberOfClusters(10).ExactPrioritizers().BuiltInPrioritizer(ResourceAllocatableCPU, 1).BuiltInPrioritizer(Balance, 1).Obj()
 	fast := Schedule(p, f.snapshot(), Options{Now: now})
 	full := Schedule(p, f.snapshot(), Options{Now: now, Explain: true})
 	if diff := cmp.Diff(full.Selected, fast.Selected); diff != "" {
