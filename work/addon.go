@@ -39,7 +39,9 @@ func Addon() addons.Addon {
 			{APIGroups: []string{workv1.GroupName}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
 			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		},
-		SetupHub:    func(mgr ctrl.Manager, env addons.HubEnv) error { return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock}) },
+		SetupHub: func(mgr ctrl.Manager, env addons.HubEnv) error {
+			return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock})
+		},
 		HubWebhooks: validation.Webhooks,
 		RunAgent:    runAgent,
 	}

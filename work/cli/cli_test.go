@@ -13,10 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -26,6 +24,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func fakeHub(t *testing.T, objs ...client.Object) client.Client {
@@ -33,13 +32,12 @@ func fakeHub(t *testing.T, objs ...client.Object) client.Client {
 	return hubclienttest.NewClientBuilder(t, objs...).Build()
 }
 
-func cluster(name string, accepted bool) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	mc.Spec.HubAcceptsClient = accepted
-	if accepted {
-		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Test"})
-	}
-	return mc
+// hubAccepted is the condition the hub reports on a cluster it accepted.
+var hubAccepted = metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Test"}
+
+// acceptedCluster is a cluster the hub accepted, as the hub reports it.
+func acceptedCluster(name string) *clusterv1.ManagedCluster {
+	return builder.Cluster(name).Accepted().Condition(hubAccepted).Obj()
 }
 
 func writeFile(t *testing.T, content string) string {
@@ -111,13 +109,13 @@ func TestCreate(t *testing.T) {
 		wantSets  []string
 		out       string
 	}{
-		"on clusters": {objs: []client.Object{cluster("c1", true), cluster("c2", true)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			wantWorks: []string{"c1/web", "c2/web"}, out: "manifestwork web created on cluster c1\nmanifestwork web created on cluster c2\n"},
-		"an unknown cluster": {objs: []client.Object{cluster("c1", true)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "nope"} },
+		"an unknown cluster": {objs: []client.Object{acceptedCluster("c1")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "nope"} },
 			err: "no cluster nope on the hub (see corral get clusters); nothing was created"},
-		"a cluster not accepted": {objs: []client.Object{cluster("c1", true), cluster("c2", false)}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+		"a cluster not accepted": {objs: []client.Object{acceptedCluster("c1"), builder.Cluster("c2").Obj()}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was created"},
-		"a work already there": {objs: []client.Object{cluster("c1", true), cluster("c2", true), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+		"a work already there": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} }, wantWorks: []string{"c2/web"},
 			err: "ManifestWork web already exists on cluster c2: change its objects with 'corral work apply web -f "},
 		"on a placement": {objs: []client.Object{&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}},
@@ -210,10 +208,10 @@ func TestApply(t *testing.T) {
 		out     string
 		updated client.Object // read back: the file's objects, the delete option kept
 	}{
-		"a cluster without the work and one with it": {objs: []client.Object{cluster("c1", true), cluster("c2", true), existingWork},
+		"a cluster without the work and one with it": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), existingWork},
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			out:  "manifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
-		"again: unchanged": {objs: []client.Object{cluster("c2", true), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
+		"again: unchanged": {objs: []client.Object{acceptedCluster("c2"), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
 			out: "manifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
 		"a set on the placement": {objs: []client.Object{placement, existingSet("prod")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			out: "manifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
@@ -221,7 +219,7 @@ func TestApply(t *testing.T) {
 			out: "manifestworkreplicaset web created in namespace apps, on the clusters placement prod selects\n"},
 		"a set on another placement": {objs: []client.Object{placement, existingSet("staging")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			err: "ManifestWorkReplicaSet apps/web is on placement staging, not prod: apply changes only its objects; nothing was written"},
-		"a cluster not accepted": {objs: []client.Object{cluster("c1", true), cluster("c2", false), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+		"a cluster not accepted": {objs: []client.Object{acceptedCluster("c1"), builder.Cluster("c2").Obj(), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was written"},
 	}
 	for name, tc := range cases {
@@ -282,49 +280,21 @@ func errorsJoin(errs ...error) error {
 	return nil
 }
 
+// workApplied is the condition of a work its agent reported applied.
+var workApplied = metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test"}
+
+// reportedWork is the work of the set apps/web on cluster, as its agent
+// reports it: a Deployment available and a Widget not applied.
 func reportedWork(cluster string) *workv1.ManifestWork {
 	readyReplicas := int64(3)
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web",
-		Labels: map[string]string{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web"}}}
-	w.Status.Conditions = []metav1.Condition{
-		{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test"},
-		{Type: workv1.WorkAvailable, Status: metav1.ConditionFalse, Reason: "Test", Message: "1 of 2 manifests not available"},
-	}
-	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{
-		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: "default", Name: "web"},
+	return builder.Work(cluster, "web").Label(workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey, "apps.web").
+		Condition(workApplied, metav1.Condition{Type: workv1.WorkAvailable, Status: metav1.ConditionFalse, Reason: "Test", Message: "1 of 2 manifests not available"}).
+		ManifestStatus(workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: "default", Name: "web"},
 			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "readyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &readyReplicas}}}},
-			Conditions:      []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test"}, {Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue, Reason: "Test"}}},
-		{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Widget", Name: "w"},
-			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, Reason: "Test", Message: "no kind Widget is installed"}}},
-	}
-	return w
-}
-
-// appliedWork is a work its agent reported applied.
-func appliedWork(cluster, name string) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
-	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test"}}
-	return w
-}
-
-// deleting is w being deleted, held by its agent's finalizer.
-func deleting(w *workv1.ManifestWork) *workv1.ManifestWork {
-	w.Finalizers = []string{workv1.ManifestWorkFinalizer}
-	w.DeletionTimestamp = &metav1.Time{Time: time.Now()}
-	return w
-}
-
-// unavailableWithoutReason is mc not available, for no reason given.
-func unavailableWithoutReason(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionFalse})
-	return mc
-}
-
-// unavailable is mc with a stale lease.
-func unavailable(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
-		Status: metav1.ConditionUnknown, Reason: "ManagedClusterLeaseUpdateStopped"})
-	return mc
+			Conditions:      []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test"}, {Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue, Reason: "Test"}}}).
+		ManifestStatus(workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Widget", Name: "w"},
+			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, Reason: "Test", Message: "no kind Widget is installed"}}}).
+		Obj()
 }
 
 // runGet runs `corral work get` as o says against c, and returns what it
@@ -340,15 +310,19 @@ func runGet(c client.Client, o *GetOptions) (string, error) {
 }
 
 func TestGet(t *testing.T) {
-	c := fakeHub(t, cluster("c1", true), cluster("c2", true), cluster("c3", true), reportedWork("c1"),
-		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "other"}},
-		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "new"}},
-		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "work"}},
-		unavailable(cluster("c4", true)), deleting(appliedWork("c4", "gone")), deleting(appliedWork("c2", "old")),
-		cluster("c5", false), appliedWork("c5", "denied"),
-		deleting(&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "unseen"}}),
-		unavailableWithoutReason(cluster("c6", true)), appliedWork("c6", "quiet"),
-		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c4", Name: "work"}})
+	staleLease := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionUnknown, Reason: "ManagedClusterLeaseUpdateStopped"}
+	noReason := metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionFalse}
+	c := fakeHub(t, acceptedCluster("c1"), acceptedCluster("c2"), acceptedCluster("c3"), reportedWork("c1"),
+		builder.Work("c2", "other").Obj(),
+		builder.Work("c3", "new").Obj(),
+		builder.AddOn("c3", "work").Obj(),
+		builder.Cluster("c4").Accepted().Condition(hubAccepted, staleLease).Obj(),
+		builder.Work("c4", "gone").Condition(workApplied).Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(),
+		builder.Work("c2", "old").Condition(workApplied).Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(),
+		builder.Cluster("c5").Obj(), builder.Work("c5", "denied").Condition(workApplied).Obj(),
+		builder.Work("c2", "unseen").Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(),
+		builder.Cluster("c6").Accepted().Condition(hubAccepted, noReason).Obj(), builder.Work("c6", "quiet").Condition(workApplied).Obj(),
+		builder.AddOn("c4", "work").Obj())
 	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
 	table, err := run(&GetOptions{})
@@ -415,7 +389,7 @@ func TestGetSets(t *testing.T) {
 		{Name: "eu", AvailableDecisionGroups: "1/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 2, DesiredTotal: 2, Applied: 1, Available: 1}},
 		{Name: "us", AvailableDecisionGroups: "0/1", Summary: workv1alpha1.ManifestWorkReplicaSetSummary{Total: 1, DesiredTotal: 3, Degraded: 1}},
 	}
-	c := fakeHub(t, web, cluster("c1", true), &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
+	c := fakeHub(t, web, acceptedCluster("c1"), &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}},
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "theirs"}})
 	run := func(o *GetOptions) (string, error) { return runGet(c, o) }
 
@@ -508,14 +482,6 @@ func TestWhatATeamMayDo(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
-	standalone := func(cluster string) *workv1.ManifestWork {
-		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web"}}
-	}
-	deleting := func(cluster string) *workv1.ManifestWork {
-		w := standalone(cluster)
-		w.Finalizers, w.DeletionTimestamp = []string{workv1.ManifestWorkFinalizer}, &metav1.Time{Time: time.Now()}
-		return w
-	}
 	cases := map[string]struct {
 		objs     []client.Object
 		opts     DeleteOptions
@@ -523,20 +489,20 @@ func TestDelete(t *testing.T) {
 		leftover []string
 		out      string
 	}{
-		"on clusters": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), standalone("c2")},
+		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), builder.Work("c2", "web").Obj()},
 			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}, out: "manifestwork web deleted from cluster c1\n"},
-		"a work already being deleted": {objs: []client.Object{cluster("c1", true), cluster("c2", true), deleting("c1"), standalone("c2")},
+		"a work already being deleted": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(), builder.Work("c2", "web").Obj()},
 			opts: DeleteOptions{Namespace: "apps"}, leftover: []string{"c1/web"},
 			out: "manifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
 				"manifestwork web deleted from cluster c2\n"},
-		"a work of a set": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1"), reportedWork("c2")},
+		"a work of a set": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), reportedWork("c2")},
 			opts: DeleteOptions{Clusters: []string{"c1", "c2"}}, leftover: []string{"c1/web", "c2/web"},
 			err: "ManifestWork web on cluster c2 belongs to ManifestWorkReplicaSet apps/web, which would make it again: delete the set (corral work delete web -n apps)"},
-		"an unknown cluster": {objs: []client.Object{cluster("c1", true), standalone("c1")}, opts: DeleteOptions{Clusters: []string{"c1", "nope"}},
+		"an unknown cluster": {objs: []client.Object{acceptedCluster("c1"), builder.Work("c1", "web").Obj()}, opts: DeleteOptions{Clusters: []string{"c1", "nope"}},
 			leftover: []string{"c1/web"}, err: "no cluster nope on the hub (see corral get clusters); nothing was deleted"},
-		"no work there": {objs: []client.Object{cluster("c1", true), cluster("c2", true), standalone("c1")}, opts: DeleteOptions{Clusters: []string{"c1", "c2"}},
+		"no work there": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj()}, opts: DeleteOptions{Clusters: []string{"c1", "c2"}},
 			leftover: []string{"c1/web"}, err: "no ManifestWork web on cluster c2"},
-		"the set and standalone works": {objs: []client.Object{set, standalone("c1"), reportedWork("c2")}, opts: DeleteOptions{Namespace: "apps"},
+		"the set and standalone works": {objs: []client.Object{set, builder.Work("c1", "web").Obj(), reportedWork("c2")}, opts: DeleteOptions{Namespace: "apps"},
 			leftover: []string{"c2/web"}}, // the set's work goes with the set, on the hub
 		"nothing of that name": {opts: DeleteOptions{Namespace: "default"}, err: "no ManifestWorkReplicaSet web in namespace default and no ManifestWork web on any cluster"},
 	}

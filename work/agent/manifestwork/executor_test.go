@@ -20,6 +20,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/work/agent/apply"
 )
 
@@ -91,18 +92,14 @@ func TestExecutorClientsImpersonateTheServiceAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Reconciler{dynamic: agent, executors: newExecutorClients(&rest.Config{Host: srv.URL})}
-	executor := func(ns, name string) *workv1.ManifestWork {
-		return &workv1.ManifestWork{Spec: workv1.ManifestWorkSpec{Executor: &workv1.ManifestWorkExecutor{Subject: workv1.ManifestWorkExecutorSubject{
-			Type: workv1.ExecutorSubjectTypeServiceAccount, ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: ns, Name: name}}}}}
-	}
 	cases := map[string]struct {
 		work     *workv1.ManifestWork
 		wantUser string
 	}{
 		"no executor: the agent":   {work: &workv1.ManifestWork{}},
-		"an executor":              {work: executor("ns", "deployer"), wantUser: "system:serviceaccount:ns:deployer"},
-		"another executor":         {work: executor("other", "deployer"), wantUser: "system:serviceaccount:other:deployer"},
-		"the first executor again": {work: executor("ns", "deployer"), wantUser: "system:serviceaccount:ns:deployer"},
+		"an executor":              {work: builder.Work("", "").Executor("ns", "deployer").Obj(), wantUser: "system:serviceaccount:ns:deployer"},
+		"another executor":         {work: builder.Work("", "").Executor("other", "deployer").Obj(), wantUser: "system:serviceaccount:other:deployer"},
+		"the first executor again": {work: builder.Work("", "").Executor("ns", "deployer").Obj(), wantUser: "system:serviceaccount:ns:deployer"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

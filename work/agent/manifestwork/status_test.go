@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/work/agent/apply"
 )
 
@@ -45,10 +46,8 @@ func TestCompleted(t *testing.T) {
 	mapping := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Scope: meta.RESTScopeNamespace}
 	m := manifest{obj: obj, mapping: mapping, result: apply.Result{Key: apply.Key{GVR: mapping.Resource, Namespace: "ns", Name: "job"}}}
 	status := func(rm workv1.ManifestResourceMeta, complete metav1.ConditionStatus) *workv1.ManifestWork {
-		w := &workv1.ManifestWork{}
-		w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{ResourceMeta: rm,
-			Conditions: []metav1.Condition{{Type: workv1.ManifestComplete, Status: complete}}}}
-		return w
+		return builder.Work("", "").ManifestStatus(workv1.ManifestCondition{ResourceMeta: rm,
+			Conditions: []metav1.Condition{{Type: workv1.ManifestComplete, Status: complete}}}).Obj()
 	}
 	other := m.resourceMeta(0)
 	other.Name = "other"

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func cond(t string, s metav1.ConditionStatus, gen int64, at time.Time) metav1.Condition {
@@ -28,9 +30,9 @@ func TestClusterStatus(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	given := at.Add(-time.Hour) // the work was given its template an hour before its conditions changed
 	work := func(hash string, conds ...metav1.Condition) *workv1.ManifestWork {
-		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Generation: 2,
-			Annotations: map[string]string{TemplateHashAnnotation: hash, TemplateTimeAnnotation: given.Format(time.RFC3339)}},
-			Status: workv1.ManifestWorkStatus{Conditions: conds}}
+		return builder.Work("c1", "").Generation(2).
+			Annotation(TemplateHashAnnotation, hash).Annotation(TemplateTimeAnnotation, given.Format(time.RFC3339)).
+			Condition(conds...).Obj()
 	}
 	applied := cond(workv1.WorkApplied, metav1.ConditionTrue, 2, at)
 	done := cond(workv1.WorkProgressing, metav1.ConditionFalse, 2, at)
@@ -158,8 +160,7 @@ func TestRollOutAll(t *testing.T) {
 
 func TestFinalize(t *testing.T) {
 	work := func(cluster string) *workv1.ManifestWork {
-		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "web", Finalizers: []string{"agent"},
-			Labels: map[string]string{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web"}}}
+		return builder.Work(cluster, "web").Finalizer("agent").Label(workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey, "apps.web").Obj()
 	}
 	for name, tc := range map[string]struct {
 		policy        workv1alpha1.CascadeDeletionPolicy

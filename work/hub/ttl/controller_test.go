@@ -17,19 +17,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 var completedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // finished is a work with ttl (nil: none) and the Complete condition.
 func finished(ttl *int64, complete metav1.ConditionStatus) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "job"},
-		Spec: workv1.ManifestWorkSpec{DeleteOption: &workv1.DeleteOption{TTLSecondsAfterFinished: ttl}}}
+	b := builder.Work("cluster1", "job").TTLSecondsAfterFinished(ttl)
 	if complete != "" {
-		w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkComplete, Status: complete, Reason: workv1.WorkManifestsComplete,
-			LastTransitionTime: metav1.NewTime(completedAt)}}
+		b.Condition(metav1.Condition{Type: workv1.WorkComplete, Status: complete, Reason: workv1.WorkManifestsComplete,
+			LastTransitionTime: metav1.NewTime(completedAt)})
 	}
-	return w
+	return b.Obj()
 }
 
 func TestExpiry(t *testing.T) {

@@ -17,6 +17,8 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // allowing is a client whose SubjectAccessReviews allow exactly the
@@ -55,18 +57,8 @@ func request(t *testing.T, op admissionv1.Operation, obj, old any) admission.Req
 	}}
 }
 
-func work(executor string, manifests ...workv1.Manifest) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "app"},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: manifests}}}
-	if executor != "" {
-		w.Spec.Executor = &workv1.ManifestWorkExecutor{Subject: workv1.ManifestWorkExecutorSubject{
-			Type: workv1.ExecutorSubjectTypeServiceAccount, ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: "apps", Name: executor}}}
-	}
-	return w
-}
-
 func TestWorkValidator(t *testing.T) {
-	noManifests := work("")
+	noManifests := builder.Work("cluster1", "app").Obj()
 	cases := map[string]struct {
 		op        admissionv1.Operation
 		obj, old  *workv1.ManifestWork
@@ -76,17 +68,17 @@ func TestWorkValidator(t *testing.T) {
 		sarAsked  bool
 		allowedSA string
 	}{
-		"valid, no executor":       {op: admissionv1.Create, obj: work("", raw(cm)), allowed: true},
-		"malformed manifest":       {op: admissionv1.Create, obj: work("", raw(`{"kind":"ConfigMap","metadata":{"name":"a"}}`)), code: http.StatusBadRequest, message: "ManifestWork cluster1/app: manifest 0: it has no apiVersion"},
+		"valid, no executor":       {op: admissionv1.Create, obj: builder.Work("cluster1", "app").Manifests(raw(cm)).Obj(), allowed: true},
+		"malformed manifest":       {op: admissionv1.Create, obj: builder.Work("cluster1", "app").Manifests(raw(`{"kind":"ConfigMap","metadata":{"name":"a"}}`)).Obj(), code: http.StatusBadRequest, message: "ManifestWork cluster1/app: manifest 0: it has no apiVersion"},
 		"no manifests":             {op: admissionv1.Create, obj: noManifests, code: http.StatusBadRequest, message: "the work has no manifests"},
-		"executor allowed":         {op: admissionv1.Create, obj: work("deployer", raw(cm)), allowed: true, sarAsked: true, allowedSA: "system:serviceaccount:apps:deployer"},
-		"executor not allowed":     {op: admissionv1.Create, obj: work("admin", raw(cm)), sarAsked: true, allowedSA: "system:serviceaccount:apps:deployer", code: http.StatusForbidden, message: `user "alice" may not set executor apps/admin: that needs verb execute-as on manifestworks named system:serviceaccount:apps:admin`},
-		"unchanged spec on update": {op: admissionv1.Update, obj: work("admin", raw(`{}`)), old: work("admin", raw(`{}`)), allowed: true},
-		"unchanged executor":       {op: admissionv1.Update, obj: work("admin", raw(cm), raw(strings.Replace(cm, `"a"`, `"b"`, 1))), old: work("admin", raw(cm)), allowed: true},
-		"executor changed":         {op: admissionv1.Update, obj: work("admin", raw(cm)), old: work("", raw(cm)), sarAsked: true, code: http.StatusForbidden, message: "may not set executor apps/admin"},
+		"executor allowed":         {op: admissionv1.Create, obj: builder.Work("cluster1", "app").Executor("apps", "deployer").Manifests(raw(cm)).Obj(), allowed: true, sarAsked: true, allowedSA: "system:serviceaccount:apps:deployer"},
+		"executor not allowed":     {op: admissionv1.Create, obj: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(cm)).Obj(), sarAsked: true, allowedSA: "system:serviceaccount:apps:deployer", code: http.StatusForbidden, message: `user "alice" may not set executor apps/admin: that needs verb execute-as on manifestworks named system:serviceaccount:apps:admin`},
+		"unchanged spec on update": {op: admissionv1.Update, obj: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(`{}`)).Obj(), old: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(`{}`)).Obj(), allowed: true},
+		"unchanged executor":       {op: admissionv1.Update, obj: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(cm), raw(strings.Replace(cm, `"a"`, `"b"`, 1))).Obj(), old: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(cm)).Obj(), allowed: true},
+		"executor changed":         {op: admissionv1.Update, obj: builder.Work("cluster1", "app").Executor("apps", "admin").Manifests(raw(cm)).Obj(), old: builder.Work("cluster1", "app").Manifests(raw(cm)).Obj(), sarAsked: true, code: http.StatusForbidden, message: "may not set executor apps/admin"},
 		"delete is not looked at":  {op: admissionv1.Delete, allowed: true},
 		"executor with no account": {op: admissionv1.Create, obj: func() *workv1.ManifestWork {
-			w := work("x", raw(cm))
+			w := builder.Work("cluster1", "app").Executor("apps", "x").Manifests(raw(cm)).Obj()
 			w.Spec.Executor.Subject.ServiceAccount = nil
 			return w
 		}(),
@@ -127,7 +119,11 @@ func TestWorkValidator(t *testing.T) {
 func TestReplicaSetValidator(t *testing.T) {
 	set := func(executor string, refs ...string) *workv1alpha1.ManifestWorkReplicaSet {
 		s := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "app"}}
-		s.Spec.ManifestWorkTemplate = work(executor, raw(cm)).Spec
+		w := builder.Work("cluster1", "app").Manifests(raw(cm))
+		if executor != "" {
+			w.Executor("apps", executor)
+		}
+		s.Spec.ManifestWorkTemplate = w.Obj().Spec
 		for _, r := range refs {
 			s.Spec.PlacementRefs = append(s.Spec.PlacementRefs, workv1alpha1.LocalPlacementReference{Name: r})
 		}
