@@ -12,12 +12,14 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestDisable(t *testing.T) {
 	base := func() []client.Object {
-		return []client.Object{clusterSet("prod"), cluster("c1", true), cluster("c2", true),
-			mca("hello", "c1"), mca("hello", "c2"), mca("other", "c1")}
+		return []client.Object{clusterSet("prod"), acceptedCluster("c1"), acceptedCluster("c2"),
+			builder.AddOn("c1", "hello").Obj(), builder.AddOn("c2", "hello").Obj(), builder.AddOn("c1", "other").Obj()}
 	}
 	cases := map[string]struct {
 		target   target
@@ -82,9 +84,9 @@ func TestDisableRefusedByInstallStrategy(t *testing.T) {
 	placed := cma("hello")
 	placed.Spec.InstallStrategy = addonv1alpha1.InstallStrategy{Type: addonv1alpha1.AddonInstallStrategyPlacements,
 		Placements: []addonv1alpha1.PlacementStrategy{{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "addons", Name: "hello"}}}}
-	leaving := cluster("c3", true)
+	leaving := acceptedCluster("c3")
 	leaving.Finalizers, leaving.DeletionTimestamp = []string{"test"}, &metav1.Time{Time: time.Now()}
-	objs := []client.Object{placed, cluster("c1", true), cluster("c2", true), leaving, mca("hello", "c1"), mca("hello", "c2"),
+	objs := []client.Object{placed, acceptedCluster("c1"), acceptedCluster("c2"), leaving, builder.AddOn("c1", "hello").Obj(), builder.AddOn("c2", "hello").Obj(),
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello"}},
 		&clusterv1beta1.PlacementDecision{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "addons", Name: "hello-decision-0", Labels: map[string]string{clusterv1beta1.PlacementLabel: "hello"}},

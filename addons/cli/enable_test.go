@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestEnable(t *testing.T) {
@@ -29,13 +30,13 @@ func TestEnable(t *testing.T) {
 		wantAddon map[string]addonv1alpha1.ManagedClusterAddOnSpec // cluster/addon → spec; others must not exist
 	}{
 		"an AddOnTemplate addon: enabled, with a warning that corral does not render it": {
-			objs:      []client.Object{templateCMA("dashboard"), cluster("c1", true)},
+			objs:      []client.Object{templateCMA("dashboard"), acceptedCluster("c1")},
 			opts:      func(o *EnableOptions) { o.Addons, o.Clusters = []string{"dashboard"}, []string{"c1"} },
 			wantOut:   "addon dashboard enabled on cluster c1\nWarning: addon dashboard is defined by an AddOnTemplate, which corral does not render: its agent is deployed only if OCM's addon manager runs against this hub.\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/dashboard": {}},
 		},
 		"named clusters": {
-			objs: []client.Object{cma("hello"), cluster("c1", true), cluster("c2", true),
+			objs: []client.Object{cma("hello"), acceptedCluster("c1"), acceptedCluster("c2"),
 				&addonv1alpha1.AddOnDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "cfg"}}},
 			opts: func(o *EnableOptions) {
 				o.Clusters, o.InstallNamespace = []string{"c1", "c2"}, "hello-agent"
@@ -48,7 +49,7 @@ func TestEnable(t *testing.T) {
 			},
 		},
 		"a config not there yet: enabled, with a note that the addon waits for it": {
-			objs: []client.Object{cma("hello"), cluster("c1", true)},
+			objs: []client.Object{cma("hello"), acceptedCluster("c1")},
 			opts: func(o *EnableOptions) {
 				o.Clusters, o.ConfigFlags = []string{"c1"}, []string{"addon.open-cluster-management.io/addondeploymentconfigs/c1/cfg"}
 			},
@@ -56,26 +57,26 @@ func TestEnable(t *testing.T) {
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {Configs: []addonv1alpha1.AddOnConfig{adc}}},
 		},
 		"a cluster set": {
-			objs:      []client.Object{cma("hello"), clusterSet("prod"), cluster("c1", true), cluster("c2", true)},
+			objs:      []client.Object{cma("hello"), clusterSet("prod"), acceptedCluster("c1"), acceptedCluster("c2")},
 			opts:      func(o *EnableOptions) { o.ClusterSet = "prod" },
 			wantOut:   "addon hello enabled on cluster c1\naddon hello enabled on cluster c2\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}, "c2/hello": {}},
 		},
 		"twice is idempotent": {
-			objs:      []client.Object{cma("hello"), cluster("c1", true), mca("hello", "c1")},
+			objs:      []client.Object{cma("hello"), acceptedCluster("c1"), builder.AddOn("c1", "hello").Obj()},
 			opts:      func(o *EnableOptions) { o.Clusters = []string{"c1"} },
 			wantOut:   "addon hello already enabled on cluster c1\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
 		},
 		"again with a namespace updates it": {
-			objs:      []client.Object{cma("hello"), cluster("c1", true), mca("hello", "c1")},
+			objs:      []client.Object{cma("hello"), acceptedCluster("c1"), builder.AddOn("c1", "hello").Obj()},
 			opts:      func(o *EnableOptions) { o.Clusters, o.InstallNamespace = []string{"c1"}, "elsewhere" },
 			wantOut:   "addon hello updated on cluster c1\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {InstallNamespace: "elsewhere"}},
 		},
 		"again with --config none removes its configurations": {
-			objs: []client.Object{cma("hello"), cluster("c1", true), func() client.Object {
-				a := mca("hello", "c1")
+			objs: []client.Object{cma("hello"), acceptedCluster("c1"), func() client.Object {
+				a := builder.AddOn("c1", "hello").Obj()
 				a.Spec.Configs = []addonv1alpha1.AddOnConfig{adc}
 				return a
 			}()},
@@ -84,28 +85,28 @@ func TestEnable(t *testing.T) {
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
 		},
 		"--config none on a new one enables it with none": {
-			objs:      []client.Object{cma("hello"), cluster("c1", true)},
+			objs:      []client.Object{cma("hello"), acceptedCluster("c1")},
 			opts:      func(o *EnableOptions) { o.Clusters, o.ConfigFlags = []string{"c1"}, []string{NoConfig} },
 			wantOut:   "addon hello enabled on cluster c1\n",
 			wantAddon: map[string]addonv1alpha1.ManagedClusterAddOnSpec{"c1/hello": {}},
 		},
 		"an unknown addon creates nothing": {
-			objs:    []client.Object{cma("hello"), cluster("c1", true)},
+			objs:    []client.Object{cma("hello"), acceptedCluster("c1")},
 			opts:    func(o *EnableOptions) { o.Addons, o.Clusters = []string{"hello", "nope"}, []string{"c1"} },
 			wantErr: "the hub has no addon nope (no ClusterManagementAddOn; see corral addon list); nothing was enabled",
 		},
 		"a cluster not accepted creates nothing": {
-			objs:    []client.Object{cma("hello"), cluster("c1", true), cluster("c2", false)},
+			objs:    []client.Object{cma("hello"), acceptedCluster("c1"), builder.Cluster("c2").InSet("prod").Obj()},
 			opts:    func(o *EnableOptions) { o.Clusters = []string{"c1", "c2"} },
 			wantErr: "cluster c2 is not accepted: accept it first (corral accept c2); nothing was enabled",
 		},
 		"a set with a cluster not accepted creates nothing": {
-			objs:    []client.Object{cma("hello"), clusterSet("prod"), cluster("c1", true), cluster("c2", false)},
+			objs:    []client.Object{cma("hello"), clusterSet("prod"), acceptedCluster("c1"), builder.Cluster("c2").InSet("prod").Obj()},
 			opts:    func(o *EnableOptions) { o.ClusterSet = "prod" },
 			wantErr: "cluster c2 is not accepted",
 		},
 		"a missing cluster creates nothing": {
-			objs:    []client.Object{cma("hello"), cluster("c1", true)},
+			objs:    []client.Object{cma("hello"), acceptedCluster("c1")},
 			opts:    func(o *EnableOptions) { o.Clusters = []string{"c1", "ghost"} },
 			wantErr: "no such cluster on the hub: ghost",
 		},
@@ -250,7 +251,7 @@ func TestEnableChecksConfigs(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := fakeHub(t, append(tc.objs, cma(tc.addon), cluster("c1", true))...)
+			c := fakeHub(t, append(tc.objs, cma(tc.addon), acceptedCluster("c1"))...)
 			hub, out := hubOpts(c)
 			o := &EnableOptions{Out: out, Hub: hub, Addons: []string{tc.addon}, target: target{Clusters: []string{"c1"}},
 				ConfigFlags: []string{ref}, Builtins: builtins}

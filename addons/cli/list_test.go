@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,9 +20,9 @@ const available = addonv1alpha1.ManagedClusterAddOnConditionAvailable
 
 func TestList(t *testing.T) {
 	objs := []client.Object{cma("hello"), cma("idle"),
-		mca("hello", "c1", cond(available, metav1.ConditionTrue, "lease updated")),
-		mca("hello", "c2", cond(available, metav1.ConditionFalse, "lease stopped")),
-		mca("orphan", "c1")}
+		builder.AddOn("c1", "hello").Condition(cond(available, metav1.ConditionTrue, "lease updated")).Obj(),
+		builder.AddOn("c2", "hello").Condition(cond(available, metav1.ConditionFalse, "lease stopped")).Obj(),
+		builder.AddOn("c1", "orphan").Obj()}
 	hub, out := hubOpts(fakeHub(t, objs...))
 	o := &ListOptions{Out: out, Hub: hub}
 	if err := o.Run(context.Background()); err != nil {
@@ -63,15 +64,15 @@ func TestListEmpty(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	healthy := mca("hello", "c1",
+	healthy := builder.AddOn("c1", "hello").Condition(
 		cond(available, metav1.ConditionTrue, "lease updated"),
 		cond(addonv1alpha1.ManagedClusterAddOnConditionDegraded, metav1.ConditionFalse, ""),
 		cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionTrue, ""),
-		cond(common.ConditionCertificateRotated, metav1.ConditionTrue, ""))
+		cond(common.ConditionCertificateRotated, metav1.ConditionTrue, "")).Obj()
 	healthy.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}}
-	pending := mca("hello", "c2", cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse, "no permission yet"))
+	pending := builder.AddOn("c2", "hello").Condition(cond(addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse, "no permission yet")).Obj()
 	pending.Status.Registrations = []addonv1alpha1.RegistrationConfig{{SignerName: certificatesv1.KubeAPIServerClientSignerName}, {SignerName: "example.com/s"}}
-	fresh := mca("hello", "c3")
+	fresh := builder.AddOn("c3", "hello").Obj()
 
 	hub, out := hubOpts(fakeHub(t, cma("hello"), healthy, pending, fresh))
 	o := &StatusOptions{Out: out, Hub: hub, Addon: "hello"}
@@ -109,7 +110,7 @@ func TestStatusNotEnabled(t *testing.T) {
 
 func TestStatusTemplateAddon(t *testing.T) {
 	tmpl := templateCMA("dashboard")
-	hub, out := hubOpts(fakeHub(t, tmpl, mca("dashboard", "c1")))
+	hub, out := hubOpts(fakeHub(t, tmpl, builder.AddOn("c1", "dashboard").Obj()))
 	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "dashboard"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestStatusTemplateAddon(t *testing.T) {
 		t.Errorf("printed %q, want it to start with %q", out.String(), want)
 	}
 
-	hub, out = hubOpts(fakeHub(t, cma("hello"), mca("hello", "c1")))
+	hub, out = hubOpts(fakeHub(t, cma("hello"), builder.AddOn("c1", "hello").Obj()))
 	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "hello"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestStatusMessage(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := message(mca("hello", "c1", tc.conds...)); got != tc.want {
+			if got := message(builder.AddOn("c1", "hello").Condition(tc.conds...).Obj()); got != tc.want {
 				t.Errorf("message = %q, want %q", got, tc.want)
 			}
 		})
@@ -175,7 +176,7 @@ func TestStatusRollouts(t *testing.T) {
 			Message: "1/2 addons applied the configs, 1 progressing, 0 failed, 0 timed out; 2 clusters selected"}}},
 		{PlacementRef: addonv1alpha1.PlacementRef{Namespace: "ns", Name: "new"}}, // not looked at yet: no line
 	}
-	hub, out := hubOpts(fakeHub(t, placed, mca("hello", "c1")))
+	hub, out := hubOpts(fakeHub(t, placed, builder.AddOn("c1", "hello").Obj()))
 	if err := (&StatusOptions{Out: out, Hub: hub, Addon: "hello"}).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

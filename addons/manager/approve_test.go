@@ -2,12 +2,6 @@ package manager
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"strings"
 	"testing"
 
@@ -16,75 +10,58 @@ import (
 	"open-cluster-management.io/addon-framework/pkg/agent"
 	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-)
 
-// request is a PEM certificate request with subject cn, orgs.
-func request(t *testing.T, cn string, orgs ...string) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn, Organization: orgs}}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-}
+	"github.com/corral-dev/corral/internal/testing/builder"
+)
 
 func TestApprovalRefusal(t *testing.T) {
 	clientUsages := []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
-	good := func(t *testing.T) *certificatesv1.CertificateSigningRequest {
-		return &certificatesv1.CertificateSigningRequest{
-			ObjectMeta: metav1.ObjectMeta{Name: "addon-c1-hello-abcde"},
-			Spec: certificatesv1.CertificateSigningRequestSpec{
-				Request:    request(t, agent.DefaultUser("c1", "hello", "hello"), agent.DefaultGroups("c1", "hello")...),
-				SignerName: certificatesv1.KubeAPIServerClientSignerName, Usages: clientUsages,
-				Username: "system:open-cluster-management:c1:agent1",
-				Groups:   []string{"system:open-cluster-management:c1", "system:open-cluster-management:managed-clusters", "system:authenticated"},
-			},
-		}
+	good := func() *certificatesv1.CertificateSigningRequest {
+		return builder.CSR("addon-c1-hello-abcde").
+			Subject(agent.DefaultUser("c1", "hello", "hello"), agent.DefaultGroups("c1", "hello")...).Usages(clientUsages...).
+			Requester("system:open-cluster-management:c1:agent1",
+				"system:open-cluster-management:c1", "system:open-cluster-management:managed-clusters", "system:authenticated").Obj()
 	}
 	cases := map[string]struct {
 		notAccepted bool
 		deleting    bool
-		mutate      func(t *testing.T, csr *certificatesv1.CertificateSigningRequest)
+		mutate      func(csr *certificatesv1.CertificateSigningRequest)
 		// wantWhy is in the refusal; "" means approved.
 		wantWhy string
 	}{
 		"the cluster's own request for its enabled addon": {},
-		"with system:authenticated among the organisations": {mutate: func(t *testing.T, csr *certificatesv1.CertificateSigningRequest) {
-			csr.Spec.Request = request(t, agent.DefaultUser("c1", "hello", "hello"), append(agent.DefaultGroups("c1", "hello"), "system:authenticated")...)
+		"with system:authenticated among the organisations": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
+			csr.Spec.Request = builder.CertificateRequest(agent.DefaultUser("c1", "hello", "hello"), append(agent.DefaultGroups("c1", "hello"), "system:authenticated")...)
 		}},
 		"a cluster not accepted":  {notAccepted: true, wantWhy: "not accepted"},
 		"an addon being disabled": {deleting: true, wantWhy: "being disabled"},
-		"another signer": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"another signer": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.SignerName = "example.com/signer"
 		}, wantWhy: "signer"},
-		"server auth": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"server auth": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.Usages = append(csr.Spec.Usages, certificatesv1.UsageServerAuth)
 		}, wantWhy: "server auth"},
-		"no client auth":            {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) { csr.Spec.Usages = clientUsages[:2] }, wantWhy: "client authentication"},
-		"not a certificate request": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) { csr.Spec.Request = []byte("junk") }, wantWhy: "not a PEM"},
-		"another cluster's subject": {mutate: func(t *testing.T, csr *certificatesv1.CertificateSigningRequest) {
-			csr.Spec.Request = request(t, agent.DefaultUser("c2", "hello", "hello"), agent.DefaultGroups("c2", "hello")...)
+		"no client auth":            {mutate: func(csr *certificatesv1.CertificateSigningRequest) { csr.Spec.Usages = clientUsages[:2] }, wantWhy: "client authentication"},
+		"not a certificate request": {mutate: func(csr *certificatesv1.CertificateSigningRequest) { csr.Spec.Request = []byte("junk") }, wantWhy: "not a PEM"},
+		"another cluster's subject": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
+			csr.Spec.Request = builder.CertificateRequest(agent.DefaultUser("c2", "hello", "hello"), agent.DefaultGroups("c2", "hello")...)
 		}, wantWhy: "common name"},
-		"another addon's subject": {mutate: func(t *testing.T, csr *certificatesv1.CertificateSigningRequest) {
-			csr.Spec.Request = request(t, agent.DefaultUser("c1", "other", "other"), agent.DefaultGroups("c1", "other")...)
+		"another addon's subject": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
+			csr.Spec.Request = builder.CertificateRequest(agent.DefaultUser("c1", "other", "other"), agent.DefaultGroups("c1", "other")...)
 		}, wantWhy: "common name"},
-		"an extra organisation": {mutate: func(t *testing.T, csr *certificatesv1.CertificateSigningRequest) {
-			csr.Spec.Request = request(t, agent.DefaultUser("c1", "hello", "hello"), append(agent.DefaultGroups("c1", "hello"), "system:masters")...)
+		"an extra organisation": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
+			csr.Spec.Request = builder.CertificateRequest(agent.DefaultUser("c1", "hello", "hello"), append(agent.DefaultGroups("c1", "hello"), "system:masters")...)
 		}, wantWhy: "organisations"},
-		"requested by another cluster": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"requested by another cluster": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.Username, csr.Spec.Groups = "system:open-cluster-management:c2:agent1", []string{"system:open-cluster-management:c2"}
 		}, wantWhy: "not by cluster c1's identity"},
-		"requested by a cluster whose name extends this one's": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"requested by a cluster whose name extends this one's": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.Username, csr.Spec.Groups = "system:open-cluster-management:c10:agent1", []string{"system:open-cluster-management:c10"}
 		}, wantWhy: "not by cluster c1's identity"},
-		"requested by the cluster's user name without its group": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"requested by the cluster's user name without its group": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.Groups = []string{"system:authenticated"}
 		}, wantWhy: "not by cluster c1's identity"},
-		"requested by the addon's own identity": {mutate: func(_ *testing.T, csr *certificatesv1.CertificateSigningRequest) {
+		"requested by the addon's own identity": {mutate: func(csr *certificatesv1.CertificateSigningRequest) {
 			csr.Spec.Username, csr.Spec.Groups = agent.DefaultUser("c1", "hello", "hello"), agent.DefaultGroups("c1", "hello")
 		}, wantWhy: "not by cluster c1's identity"},
 	}
@@ -95,9 +72,9 @@ func TestApprovalRefusal(t *testing.T) {
 			if tc.deleting {
 				addon.DeletionTimestamp = &metav1.Time{}
 			}
-			csr := good(t)
+			csr := good()
 			if tc.mutate != nil {
-				tc.mutate(t, csr)
+				tc.mutate(csr)
 			}
 			why := approvalRefusal(cluster, addon, csr)
 			if tc.wantWhy == "" && why != "" {

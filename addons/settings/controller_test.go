@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // testSettings are a test addon's: one interval, variable "interval".
@@ -50,14 +51,14 @@ var testAddon = Addon[testSettings]{
 }
 
 func addonWithConfig(addon, ns, name string) *addonv1alpha1.ManagedClusterAddOn {
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: addon}}
+	b := builder.AddOn("c1", addon)
 	if name != "" {
-		mca.Status.ConfigReferences = []addonv1alpha1.ConfigReference{{
+		b.ConfigReference(addonv1alpha1.ConfigReference{
 			ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: utils.AddOnDeploymentConfigGVR.Group, Resource: utils.AddOnDeploymentConfigGVR.Resource},
 			DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: ns, Name: name}},
-		}}
+		})
 	}
-	return mca
+	return b.Obj()
 }
 
 func config(interval string) *addonv1alpha1.AddOnDeploymentConfig {

@@ -20,6 +20,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 var (
@@ -32,13 +34,12 @@ var (
 // work is a work of the addon hello at generation 2, rendered with hashes
 // (no annotation when nil), with the given conditions.
 func work(name string, hashes map[string]string, conds ...metav1.Condition) workv1.ManifestWork {
-	w := workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 2}}
+	w := builder.Work("", name).Generation(2).Condition(conds...)
 	if hashes != nil {
 		b, _ := json.Marshal(hashes)
-		w.Annotations = map[string]string{workv1.ManifestConfigSpecHashAnnotationKey: string(b)}
+		w.Annotation(workv1.ManifestConfigSpecHashAnnotationKey, string(b))
 	}
-	w.Status.Conditions = conds
-	return w
+	return *w.Obj()
 }
 
 func cond(typ string, status metav1.ConditionStatus, generation int64) metav1.Condition {
