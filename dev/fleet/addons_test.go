@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func testAddon(name string) addons.Addon {
@@ -57,9 +57,8 @@ func TestSelectAddons(t *testing.T) {
 }
 
 func acceptedCluster(name string) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
-	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Accepted"})
-	return mc
+	return builder.Cluster(name).Accepted().
+		Condition(metav1.Condition{Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue, Reason: "Accepted"}).Obj()
 }
 
 func TestEnableAddons(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func TestWantsSample(t *testing.T) {
@@ -46,13 +46,11 @@ func TestWantsSample(t *testing.T) {
 // sampleWork is the sample's ManifestWork on cluster as the work addon
 // leaves it once the Deployment reports ready replicas.
 func sampleWork(cluster string, ready int64) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: SampleApp,
-		Labels: map[string]string{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: SampleNamespace + "." + SampleApp}}}
-	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{
-		ResourceMeta:    workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: SampleNamespace, Name: SampleApp},
-		StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To(ready)}}}},
-	}}
-	return w
+	return builder.Work(cluster, SampleApp).Label(workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey, SampleNamespace+"."+SampleApp).
+		ManifestStatus(workv1.ManifestCondition{
+			ResourceMeta:    workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: SampleNamespace, Name: SampleApp},
+			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To(ready)}}}},
+		}).Obj()
 }
 
 func TestDeploySampleCreatesItsObjectsAndReportsItReady(t *testing.T) {

@@ -9,13 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	healthapi "github.com/corral-dev/corral/health/api"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 func newClient(t *testing.T, objs ...client.Object) client.Client {
@@ -35,18 +34,12 @@ func newClient(t *testing.T, objs ...client.Object) client.Client {
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&cpv1alpha1.ClusterProfile{}).Build()
 }
 
+// cluster is c1 as its agent and the hub report it.
 func cluster() *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{clusterv1beta2.ClusterSetLabel: "prod"}},
-		Status: clusterv1.ManagedClusterStatus{
-			Version:       clusterv1.ManagedClusterVersion{Kubernetes: "v1.35.4"},
-			Allocatable:   clusterv1.ResourceList{"cpu": resource.MustParse("8")},
-			ClusterClaims: []clusterv1.ManagedClusterClaim{{Name: "region.properties.corral.io", Value: "eu-west"}},
-			Conditions: []metav1.Condition{
-				{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.Now()},
-			},
-		},
-	}
+	return builder.Cluster("c1").InSet("prod").KubernetesVersion("v1.35.4").CPU("8", "").
+		Claim("region.properties.corral.io", "eu-west").
+		Condition(metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.Now()}).
+		Obj()
 }
 
 func TestReconcileCreatesAndUpdates(t *testing.T) {
