@@ -23,6 +23,7 @@ import (
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	placementhub "github.com/corral-dev/corral/placement/hub"
 )
 
@@ -166,18 +167,14 @@ func createFleet(ctx context.Context, hub *localcluster.Cluster, set string) {
 	_, err := clusters.ClusterV1beta2().ManagedClusterSets().Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	for _, f := range fleet {
-		labels := map[string]string{clusterv1beta2.ClusterSetLabel: set}
+		b := builder.Cluster(f.name).InSet(set).Accepted()
 		for k, v := range f.labels {
-			labels[k] = v
+			b.Label(k, v)
 		}
-		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: f.name, Labels: labels},
-			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
-		if f.taint != nil {
-			t := *f.taint
-			t.TimeAdded = metav1.Now()
-			mc.Spec.Taints = []clusterv1.Taint{t}
+		if t := f.taint; t != nil {
+			b.Taint(t.Key, t.Value, t.Effect, time.Now())
 		}
-		mc, err := clusters.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{})
+		mc, err := clusters.ClusterV1().ManagedClusters().Create(ctx, b.Obj(), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		cpu := resource.MustParse(f.cpu)
 		mc.Status.Allocatable = clusterv1.ResourceList{clusterv1.ResourceCPU: cpu, clusterv1.ResourceMemory: resource.MustParse("64Gi")}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // expectWorkDelivered creates a ManifestWork of one ConfigMap named name
@@ -29,8 +31,7 @@ func expectWorkDelivered(ctx context.Context, hub, managed *rest.Config, cluster
 	raw, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"namespace": metav1.NamespaceDefault, "name": name}, "data": map[string]any{"from": cluster}})
 	Expect(err).NotTo(HaveOccurred())
-	work := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}}}
+	work := builder.Work(cluster, name).Manifests(workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}).Obj()
 	_, err = works.Create(ctx, work, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 

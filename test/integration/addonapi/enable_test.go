@@ -16,6 +16,7 @@ import (
 
 	addoncli "github.com/corral-dev/corral/addons/cli"
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // corralAddon runs `corral addon ARGS... --kubeconfig <hub>` as a user
@@ -29,8 +30,11 @@ func corralAddon(ctx context.Context, args ...string) (string, error) {
 // spec; an accepted one is returned once the hub has set it up.
 func newCluster(ctx context.Context, accepted bool) string {
 	GinkgoHelper()
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("addon-cluster")},
-		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
+	b := builder.Cluster(testenv.UniqueName("addon-cluster"))
+	if accepted {
+		b.Accepted()
+	}
+	mc := b.Obj()
 	Expect(admin.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, mc))).To(Succeed()) })
 	if accepted {

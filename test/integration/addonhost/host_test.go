@@ -9,13 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/common"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -101,10 +101,7 @@ func renewLease(ctx context.Context, kube kubernetes.Interface, ns, name string)
 	now := metav1.NowMicro()
 	lease, err := kube.CoordinationV1().Leases(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		_, _ = kube.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec:       coordinationv1.LeaseSpec{RenewTime: &now},
-		}, metav1.CreateOptions{})
+		_, _ = kube.CoordinationV1().Leases(ns).Create(ctx, builder.Lease(ns, name).RenewedAt(now.Time).Obj(), metav1.CreateOptions{})
 		return
 	}
 	if err != nil {
@@ -118,7 +115,7 @@ func renewLease(ctx context.Context, kube kubernetes.Interface, ns, name string)
 // has given it its namespace; it is deleted when the spec ends.
 func newCluster(ctx context.Context) string {
 	name := "c-" + utilrand.String(6)
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+	mc := builder.Cluster(name).Accepted().Obj()
 	Expect(admin.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mc) })
 	registrationAgent, err := addonclient.NewForConfig(asRegistrationAgent(name))
@@ -296,11 +293,8 @@ var _ = Describe("the addon host", func() {
 			return err
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Eventually(conditionIs(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown, host.ReasonLeaseNotFound)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		stale := metav1.NewMicroTime(time.Now().Add(-time.Hour))
-		_, err := managedKube.CoordinationV1().Leases(signedNS).Create(ctx, &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: signedNS, Name: signedAddon},
-			Spec:       coordinationv1.LeaseSpec{RenewTime: &stale},
-		}, metav1.CreateOptions{})
+		stale := builder.Lease(signedNS, signedAddon).RenewedAt(time.Now().Add(-time.Hour)).Obj()
+		_, err := managedKube.CoordinationV1().Leases(signedNS).Create(ctx, stale, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(conditionIs(ctx, cluster, signedAddon, addonv1beta1.ManagedClusterAddOnConditionAvailable, metav1.ConditionFalse, host.ReasonLeaseStopped)).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	})

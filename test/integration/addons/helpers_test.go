@@ -2,12 +2,6 @@ package addons_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,6 +14,8 @@ import (
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // newCluster creates a ManagedCluster with a fresh name, deleted after the
@@ -28,10 +24,11 @@ import (
 func newCluster(ctx context.Context, accepted bool) string {
 	GinkgoHelper()
 	name := "c-" + utilrand.String(6)
-	Expect(admin.Create(ctx, &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: 60},
-	})).To(Succeed())
+	mc := builder.Cluster(name).LeaseDurationSeconds(60)
+	if accepted {
+		mc.Accepted()
+	}
+	Expect(admin.Create(ctx, mc.Obj())).To(Succeed())
 	DeferCleanup(func(ctx context.Context) {
 		_ = admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	})
@@ -73,7 +70,7 @@ func asAddonAgent(cluster, addon string) client.Client {
 // enable` does, and returns it.
 func enable(ctx context.Context, cluster, addon string) *addonv1alpha1.ManagedClusterAddOn {
 	GinkgoHelper()
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: addon, Namespace: cluster}}
+	mca := builder.AddOn(cluster, addon).Obj()
 	Expect(admin.Create(ctx, mca)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mca) })
 	return mca
@@ -114,23 +111,9 @@ func defaultCSR(cluster, addon string) addonCSR {
 // submit creates the CSR as requester and returns its name.
 func (r addonCSR) submit(ctx context.Context, requester client.Client) string {
 	GinkgoHelper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: r.cn, Organization: r.orgs},
-	}, key)
-	Expect(err).NotTo(HaveOccurred())
-	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: "addon-" + r.labelCluster + "-" + r.addon + "-",
-			Labels:       map[string]string{clusterv1.ClusterNameLabelKey: r.labelCluster, addonv1alpha1.AddonLabelKey: r.addon},
-		},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     r.usages,
-		},
-	}
+	csr := builder.CSR("").GenerateName("addon-"+r.labelCluster+"-"+r.addon+"-").
+		Label(clusterv1.ClusterNameLabelKey, r.labelCluster).Label(addonv1alpha1.AddonLabelKey, r.addon).
+		Subject(r.cn, r.orgs...).Usages(r.usages...).Obj()
 	// RBAC granted a moment ago may not be in the authorizer's cache yet.
 	Eventually(func() error { return requester.Create(ctx, csr) }).WithContext(ctx).WithTimeout(timeout).
 		Should(Succeed())

@@ -14,6 +14,8 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 // fixture is one spec's world: a fresh namespace and a cluster set of its
@@ -58,8 +60,7 @@ func (f *fixture) clusters(ctx context.Context, set string, n int, mutate func(i
 	GinkgoHelper()
 	var names []string
 	for i := range n {
-		c := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%03d", set, i),
-			Labels: map[string]string{clusterv1beta2.ClusterSetLabel: set}}}
+		c := builder.Cluster(fmt.Sprintf("%s-%03d", set, i)).InSet(set).Obj()
 		if mutate != nil {
 			mutate(i, c)
 		}
@@ -76,11 +77,7 @@ func (f *fixture) clusters(ctx context.Context, set string, n int, mutate func(i
 }
 
 func (f *fixture) placement(name string, mutate func(*clusterv1beta1.Placement)) *clusterv1beta1.Placement {
-	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name}}
-	if mutate != nil {
-		mutate(p)
-	}
-	return p
+	return builder.Placement(f.ns, name).With(mutate).Obj()
 }
 
 // decided lists the clusters of the placement's PlacementDecisions, sorted.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
@@ -35,7 +36,7 @@ func objectMeta(ns, name string) metav1.ObjectMeta {
 }
 
 func newCluster(name string) *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{ObjectMeta: objectMeta("", name), Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+	return builder.Cluster(name).Accepted().Obj()
 }
 
 // createNode creates a node on the managed cluster with that much of

@@ -18,6 +18,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/clientcsr"
 )
@@ -26,7 +27,7 @@ import (
 // ManagedCluster and a CSR. It returns the CSR's name.
 func join(ctx context.Context, name string) string {
 	joiner := bootstrapClient(ctx)
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
+	mc := builder.Cluster(name).LeaseDurationSeconds(60).Obj()
 	Expect(joiner.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mc) })
 	return submitCSR(ctx, joiner, name, csrPEM(name))
@@ -117,7 +118,7 @@ var _ = Describe("corral accept", func() {
 		// asking creates, as a joining agent does first, the ManagedCluster
 		// alone: a cluster that has not asked for a certificate yet.
 		asking := func(ctx context.Context, name string) {
-			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
+			mc := builder.Cluster(name).LeaseDurationSeconds(60).Obj()
 			Expect(bootstrapClient(ctx).Create(ctx, mc)).To(Succeed())
 			DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, mc) })
 		}

@@ -17,6 +17,8 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 const timeout = 60 * time.Second
@@ -29,10 +31,11 @@ func newCluster(ctx context.Context, accepted bool) string {
 
 func newClusterWithLease(ctx context.Context, accepted bool, leaseSeconds int32) string {
 	name := "c-" + rand.String(6)
-	Expect(admin.Create(ctx, &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: leaseSeconds},
-	})).To(Succeed())
+	mc := builder.Cluster(name).LeaseDurationSeconds(leaseSeconds)
+	if accepted {
+		mc.Accepted()
+	}
+	Expect(admin.Create(ctx, mc.Obj())).To(Succeed())
 	deleteClusterAfter(name)
 	return name
 }
@@ -234,12 +237,9 @@ var _ = Describe("deleting a cluster", func() {
 // agentWork creates a ManifestWork in cluster's namespace with the
 // finalizer its work agent puts on it.
 func agentWork(ctx context.Context, cluster string) *workv1.ManifestWork {
-	w := &workv1.ManifestWork{
-		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: cluster, Finalizers: []string{workv1.ManifestWorkFinalizer}},
-		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
-			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","namespace":"default"}}`),
-		}}}}},
-	}
+	w := builder.Work(cluster, "app").Finalizer(workv1.ManifestWorkFinalizer).Manifests(workv1.Manifest{RawExtension: runtime.RawExtension{
+		Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","namespace":"default"}}`),
+	}}).Obj()
 	Expect(admin.Create(ctx, w)).To(Succeed())
 	return w
 }

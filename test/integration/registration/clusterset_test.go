@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
@@ -44,10 +45,11 @@ func newSet(ctx context.Context, selector *metav1.LabelSelector) string {
 // the spec.
 func newLabelledCluster(ctx context.Context, labels map[string]string) string {
 	name := "c-" + rand.String(6)
-	mc := &clusterv1.ManagedCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec:       clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60},
+	b := builder.Cluster(name).LeaseDurationSeconds(60)
+	for k, v := range labels {
+		b.Label(k, v)
 	}
+	mc := b.Obj()
 	Expect(admin.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { _ = client.IgnoreNotFound(admin.Delete(ctx, mc)) })
 	return name

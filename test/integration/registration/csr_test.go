@@ -14,6 +14,7 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/clientcsr"
 )
@@ -55,12 +56,7 @@ func submitCSR(ctx context.Context, requester client.Client, label string, reque
 	if len(usages) == 0 {
 		usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
 	}
-	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: label + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: label}},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName, Usages: usages,
-		},
-	}
+	csr := builder.CSR("").GenerateName(label+"-").Label(clusterv1.ClusterNameLabelKey, label).Request(request).Usages(usages...).Obj()
 	Expect(requester.Create(ctx, csr)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { _ = admin.Delete(ctx, csr) })
 	return csr.Name

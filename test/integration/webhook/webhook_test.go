@@ -21,20 +21,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/webhook"
 )
-
-// managedCluster is a ManagedCluster named name, in set unless set is "".
-func managedCluster(name, set string) *clusterv1.ManagedCluster {
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60}}
-	if set != "" {
-		mc.Labels = map[string]string{clusterv1beta2.ClusterSetLabel: set}
-	}
-	return mc
-}
 
 // deleteAfter deletes the cluster when the spec ends.
 func deleteAfter(name string) {
@@ -101,20 +93,22 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 		grant(ctx, user, clusterWriter)
 		carol := as(user)
 
-		err := carol.Create(ctx, managedCluster(name, set))
+		err := carol.Create(ctx, builder.Cluster(name).LeaseDurationSeconds(60).InSet(set).Obj())
 		expectRefused(err, http.StatusForbidden,
 			fmt.Sprintf("user %q may not add managed cluster %q to cluster set %q", user, name, set),
 			fmt.Sprintf(`create on managedclustersets/join (API group cluster.open-cluster-management.io) for %q`, set))
 
 		grant(ctx, user, rule(clusterGroup, "managedclustersets/join", []string{"create"}, set))
 		deleteAfter(name)
-		Eventually(func() error { return carol.Create(ctx, managedCluster(name, set)) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func() error {
+			return carol.Create(ctx, builder.Cluster(name).LeaseDurationSeconds(60).InSet(set).Obj())
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Expect(clusterSetOf(ctx, name)).To(Equal(set))
 	})
 
 	It("by labelling an existing cluster is refused without join on the new set, and allowed with it", func(ctx context.Context) {
 		user, name, set := testenv.UniqueName("carol"), testenv.UniqueName("c"), testenv.UniqueName("set-b")
-		createByAdmin(ctx, managedCluster(name, ""))
+		createByAdmin(ctx, builder.Cluster(name).LeaseDurationSeconds(60).Obj())
 		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
 		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
 		carol := as(user)
@@ -131,7 +125,7 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 
 	It("moving a cluster from set A to set B needs join on both", func(ctx context.Context) {
 		name, setA, setB := testenv.UniqueName("c"), testenv.UniqueName("set-a"), testenv.UniqueName("set-b")
-		createByAdmin(ctx, managedCluster(name, setA))
+		createByAdmin(ctx, builder.Cluster(name).LeaseDurationSeconds(60).InSet(setA).Obj())
 		onlyB, onlyA, both := testenv.UniqueName("dave"), testenv.UniqueName("erin"), testenv.UniqueName("frank")
 		grant(ctx, onlyB, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, setB))
 		grant(ctx, onlyA, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, setA))
@@ -153,8 +147,7 @@ var _ = Describe("Putting a cluster in a cluster set", func() {
 
 	It("happens by default: a new cluster without a set is put in the default set", func(ctx context.Context) {
 		name := testenv.UniqueName("c")
-		mc := managedCluster(name, "")
-		mc.Labels = map[string]string{"env": "test"}
+		mc := builder.Cluster(name).LeaseDurationSeconds(60).Label("env", "test").Obj()
 		createByAdmin(ctx, mc)
 		got := &clusterv1.ManagedCluster{}
 		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, got)).To(Succeed())
@@ -234,15 +227,14 @@ var _ = Describe("Accepting a cluster", func() {
 		user, name := testenv.UniqueName("heidi"), testenv.UniqueName("c")
 		grant(ctx, user, clusterWriter, rule(clusterGroup, "managedclustersets/join", []string{"create"}, clusterset.DefaultSetName))
 		heidi := as(user)
-		acceptedCluster := managedCluster(name, "")
-		acceptedCluster.Spec.HubAcceptsClient = true
+		acceptedCluster := builder.Cluster(name).LeaseDurationSeconds(60).Accepted().Obj()
 		expectRefused(heidi.Create(ctx, acceptedCluster), http.StatusForbidden,
 			fmt.Sprintf("user %q may not accept managed cluster %q (spec.hubAcceptsClient: true)", user, name),
 			fmt.Sprintf(`update on managedclusters/accept (API group register.open-cluster-management.io) for %q`, name))
 
 		By("creating it unaccepted, which needs no accept permission")
 		deleteAfter(name)
-		Eventually(func() error { return heidi.Create(ctx, managedCluster(name, "")) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+		Eventually(func() error { return heidi.Create(ctx, builder.Cluster(name).LeaseDurationSeconds(60).Obj()) }).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		accept := func() error {
 			return updateCluster(ctx, heidi, name, func(mc *clusterv1.ManagedCluster) { mc.Spec.HubAcceptsClient = true })
 		}
@@ -255,19 +247,16 @@ var _ = Describe("Accepting a cluster", func() {
 
 var _ = Describe("A malformed ManagedCluster", func() {
 	It("with the same taint key and effect twice is refused", func(ctx context.Context) {
-		mc := managedCluster(testenv.UniqueName("c"), "")
-		mc.Spec.Taints = []clusterv1.Taint{
-			{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect},
-			{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect, Value: "again"},
-		}
+		mc := builder.Cluster(testenv.UniqueName("c")).LeaseDurationSeconds(60).
+			Taint("example.com/maintenance", "", clusterv1.TaintEffectNoSelect, time.Time{}).
+			Taint("example.com/maintenance", "again", clusterv1.TaintEffectNoSelect, time.Time{}).Obj()
 		expectRefused(admin.Create(ctx, mc), http.StatusBadRequest,
 			`spec.taints[1] repeats key "example.com/maintenance" with effect NoSelect of spec.taints[0]`)
 	})
 
 	It("with an http client config URL is refused", func(ctx context.Context) {
 		name := testenv.UniqueName("c")
-		mc := managedCluster(name, "")
-		mc.Spec.ManagedClusterClientConfigs = []clusterv1.ClientConfig{{URL: "http://cluster.example:6443"}}
+		mc := builder.Cluster(name).LeaseDurationSeconds(60).ClientConfig("http://cluster.example:6443").Obj()
 		expectRefused(admin.Create(ctx, mc), http.StatusBadRequest,
 			fmt.Sprintf(`managed cluster %q: spec.managedClusterClientConfigs[0].url "http://cluster.example:6443" is not an https URL`, name))
 
@@ -279,9 +268,8 @@ var _ = Describe("A malformed ManagedCluster", func() {
 var _ = Describe("A taint's timeAdded", func() {
 	It("is the hub's time when the taint is added, and is kept while the taint stays", func(ctx context.Context) {
 		name := testenv.UniqueName("c")
-		mc := managedCluster(name, "")
-		past := metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
-		mc.Spec.Taints = []clusterv1.Taint{{Key: "example.com/maintenance", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: past}}
+		past := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		mc := builder.Cluster(name).LeaseDurationSeconds(60).Taint("example.com/maintenance", "", clusterv1.TaintEffectNoSelect, past).Obj()
 		before := time.Now().Add(-2 * time.Second)
 		createByAdmin(ctx, mc)
 		after := time.Now().Add(2 * time.Second)
@@ -324,12 +312,11 @@ var _ = Describe("A cluster's agent", func() {
 		boot := as(bootstrap.User, "system:serviceaccounts", "system:serviceaccounts:"+bootstrap.Namespace)
 
 		By("the bootstrap identity may not create its cluster accepted")
-		acceptedCluster := managedCluster(name, "")
-		acceptedCluster.Spec.HubAcceptsClient = true
+		acceptedCluster := builder.Cluster(name).LeaseDurationSeconds(60).Accepted().Obj()
 		expectRefused(boot.Create(ctx, acceptedCluster), http.StatusForbidden, "managedclusters/accept")
 
 		By("the bootstrap identity creates it unaccepted, and it lands in the default set")
-		Expect(boot.Create(ctx, managedCluster(name, ""))).To(Succeed())
+		Expect(boot.Create(ctx, builder.Cluster(name).LeaseDurationSeconds(60).Obj())).To(Succeed())
 		Expect(clusterSetOf(ctx, name)).To(Equal(clusterset.DefaultSetName))
 
 		By("the hub admin accepts it")

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 	workcli "github.com/corral-dev/corral/work/cli"
 )
 
@@ -50,7 +51,11 @@ func placedOnOneCluster(ctx context.Context, prefix string) (string, []string, s
 // by the hub (as the registration controllers report it) or not.
 func managedCluster(ctx context.Context, name string, accepted bool) {
 	GinkgoHelper()
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
+	b := builder.Cluster(name)
+	if accepted {
+		b.Accepted()
+	}
+	mc := b.Obj()
 	Expect(admin.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(admin.Delete(ctx, mc))).To(Succeed()) })
 	if accepted {

@@ -16,37 +16,33 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
 var _ = Describe("The work addon's validating webhooks", func() {
 	var ns string
 	BeforeEach(func(ctx context.Context) { ns = newNamespace(ctx, "webhook") })
 
-	newWork := func(manifests ...workv1.Manifest) *workv1.ManifestWork {
-		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: manifests}}}
-	}
-
 	It("refuses a ManifestWork with a manifest that has no name, saying so", func(ctx context.Context) {
 		// The CRD's schema already refuses a manifest with no kind or apiVersion.
-		err := admin.Create(ctx, newWork(workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default"}}`)}}))
+		err := admin.Create(ctx, builder.Work(ns, "app").Manifests(workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default"}}`)}}).Obj())
 		Expect(err).To(MatchError(ContainSubstring("manifest 0: it has no metadata.name: every manifest needs apiVersion, kind and metadata.name")))
 		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app"}, &workv1.ManifestWork{})).NotTo(Succeed())
 	})
 
 	It("refuses a ManifestWork over the size cap, naming the cap", func(ctx context.Context) {
-		err := admin.Create(ctx, newWork(configMap("big", map[string]string{"x": strings.Repeat("x", 600*1024)})))
+		err := admin.Create(ctx, builder.Work(ns, "app").Manifests(configMap("big", map[string]string{"x": strings.Repeat("x", 600*1024)})).Obj())
 		Expect(err).To(MatchError(ContainSubstring("over the 512000 bytes (500 KiB) a work may carry")))
 	})
 
 	It("admits a valid ManifestWork", func(ctx context.Context) {
-		Expect(admin.Create(ctx, newWork(configMap("ok", nil)))).To(Succeed())
+		Expect(admin.Create(ctx, builder.Work(ns, "app").Manifests(configMap("ok", nil)).Obj())).To(Succeed())
 	})
 
 	It("admits an executor only for a user allowed to execute as it", func(ctx context.Context) {
 		user := testenv.UniqueName("dev")
 		grant(ctx, user, ns, rbacv1.PolicyRule{APIGroups: []string{workv1.GroupName}, Resources: []string{"manifestworks"}, Verbs: []string{"create", "get"}})
-		w := newWork(configMap("ok", nil))
+		w := builder.Work(ns, "app").Manifests(configMap("ok", nil)).Obj()
 		w.Spec.Executor = &workv1.ManifestWorkExecutor{Subject: workv1.ManifestWorkExecutorSubject{
 			Type: workv1.ExecutorSubjectTypeServiceAccount, ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: "apps", Name: "deployer"}}}
 		Expect(as(user).Create(ctx, w.DeepCopy())).To(MatchError(ContainSubstring(
