@@ -70,9 +70,10 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 	return env, cfg, nil
 }
 
-// StartHubAndManaged starts a hub and, beside it, a separate API server
-// standing for a managed cluster (what the suites need of one is its API),
-// at once, in the two directories. When either fails, the other is stopped.
+// StartHubAndManaged starts a hub, with what `corral init` installs, and,
+// beside it, a separate API server standing for a managed cluster (what
+// the suites need of one is its API), at once, in the two directories.
+// When either fails, the other is stopped.
 func StartHubAndManaged(ctx context.Context, hubDir, managedDir string, progress io.Writer) (hub, managed *localcluster.Cluster, err error) {
 	var managedErr error
 	var wg sync.WaitGroup
@@ -81,9 +82,7 @@ func StartHubAndManaged(ctx context.Context, hubDir, managedDir string, progress
 			Name: "managed", Profile: localcluster.ProfileHub, Dir: managedDir, Progress: progress,
 		})
 	})
-	hub, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: hubDir, Progress: progress,
-	})
+	hub, err = StartHubCluster(ctx, hubDir, progress)
 	wg.Wait()
 	if err == nil && managedErr == nil {
 		return hub, managed, nil

@@ -23,8 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/dev/localcluster"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -45,21 +43,12 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	hubCluster, err := localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
+	By("starting a hub control plane with what corral init installs")
+	hubCluster, err := testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(addonv1alpha1.Install(scheme)).To(Succeed())
-	Expect(addonv1beta1.Install(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	hubConfig, hubKubeconfig = hubCluster.Config, hubCluster.Kubeconfig
 

@@ -33,8 +33,6 @@ import (
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -73,12 +71,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	klog.SetLogger(GinkgoLogr)
 	ctrl.SetLogger(GinkgoLogr)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(addonv1beta1.Install(scheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	hubKube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 	managedKube = kubernetes.NewForConfigOrDie(managedCluster.Config)

@@ -14,18 +14,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/kubernetes"
-	addonv1beta1 "open-cluster-management.io/api/addon/v1beta1"
-	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/addons/manager"
 	"github.com/corral-dev/corral/dev/localcluster"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 
@@ -54,22 +48,12 @@ var (
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	var err error
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
+	By("starting a hub control plane with what corral init installs")
+	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-
-	testScheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(manager.AddToScheme(testScheme)).To(Succeed())
-	Expect(addonv1beta1.Install(testScheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(testScheme)).To(Succeed())
-	Expect(workv1.Install(testScheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: testScheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 

@@ -14,9 +14,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -29,7 +27,6 @@ import (
 	"github.com/corral-dev/corral/health/agent"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/testenv"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
 
 func TestHealth(t *testing.T) {
@@ -65,15 +62,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, addonv1alpha1.Install} {
-		Expect(add(scheme)).To(Succeed())
-	}
-	hubClient, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	hubClient, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
-	managed, err = client.New(managedCluster.Config, client.Options{Scheme: scheme})
+	managed, err = testenv.Client(managedCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 

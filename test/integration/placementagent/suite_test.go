@@ -25,10 +25,8 @@ import (
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/addons"
-	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/placement/agent"
@@ -59,10 +57,6 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 
-	all, err := crds.All()
-	Expect(err).NotTo(HaveOccurred())
-	_, err = envtest.InstallCRDs(hubCluster.Config, envtest.CRDInstallOptions{CRDs: all})
-	Expect(err).NotTo(HaveOccurred())
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(clusterv1alpha1.Install(scheme)).To(Succeed())

@@ -18,13 +18,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
-	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,17 +57,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
-	Expect(crds.Install(ctx, hubCluster.Config)).To(Succeed())
 	Expect(crds.Install(ctx, managedCluster.Config, properties.ClusterClaimCRD)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.Install, clusterv1alpha1.Install, addonv1alpha1.Install, cpv1alpha1.AddToScheme} {
-		Expect(add(scheme)).To(Succeed())
-	}
-	hubClient, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	hubClient, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
-	managed, err = client.New(managedCluster.Config, client.Options{Scheme: scheme})
+	managed, err = testenv.Client(managedCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("registering the cluster and enabling the addon on it")

@@ -21,14 +21,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
-	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 )
 
 func TestRegistration(t *testing.T) {
@@ -57,15 +53,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-
-	// The specs also read ManifestWorks, which the hub itself does not.
-	testScheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(workv1.Install(testScheme)).To(Succeed())
-	Expect(clusterv1beta1.Install(testScheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: testScheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 

@@ -15,13 +15,11 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
-	"github.com/corral-dev/corral/registration/hub"
 )
 
 func TestWebhook(t *testing.T) {
@@ -40,19 +38,12 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
+	By("starting a hub control plane with what corral init installs")
+	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-
-	scheme, err := hub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clusterv1beta2.Install(scheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running the hub's controllers and webhooks as corral hub does")

@@ -23,7 +23,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/dev/localcluster"
@@ -95,12 +94,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(hubCluster.Stop)
 	DeferCleanup(managedCluster.Stop)
 
-	for _, cfg := range []*localcluster.Cluster{hubCluster, managedCluster} {
-		all, err := crds.All()
-		Expect(err).NotTo(HaveOccurred())
-		_, err = envtest.InstallCRDs(cfg.Config, envtest.CRDInstallOptions{CRDs: all})
-		Expect(err).NotTo(HaveOccurred())
-	}
+	Expect(crds.Install(ctx, managedCluster.Config)).To(Succeed())
 	scheme, err := agent.Scheme()
 	Expect(err).NotTo(HaveOccurred())
 	hub, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})

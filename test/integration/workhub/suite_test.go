@@ -29,10 +29,7 @@ import (
 
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/testenv"
-	registrationcli "github.com/corral-dev/corral/registration/cli"
-	registrationhub "github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/work"
-	workhub "github.com/corral-dev/corral/work/hub"
 )
 
 func TestWorkHub(t *testing.T) {
@@ -53,19 +50,12 @@ var (
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	var err error
-	hubCluster, err = localcluster.Start(ctx, localcluster.Options{
-		Name: "hub", Profile: localcluster.ProfileHub, Dir: GinkgoT().TempDir(), Progress: GinkgoWriter,
-	})
+	By("starting a hub control plane with what corral init installs")
+	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(hubCluster.Stop)
 
-	By("installing on the hub what corral init does")
-	Expect(registrationcli.InstallHub(ctx, hubCluster.Config, GinkgoWriter)).To(Succeed())
-
-	scheme, err := registrationhub.Scheme()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(workhub.AddToScheme(scheme)).To(Succeed())
-	admin, err = client.New(hubCluster.Config, client.Options{Scheme: scheme})
+	admin, err = testenv.Client(hubCluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("running the work hub half and the hub's webhooks with the work addon's, as corral hub --addons work does, without the registration controllers")
