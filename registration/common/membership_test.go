@@ -24,24 +24,6 @@ const (
 	globalSet  = "global"
 )
 
-func exclusiveSet(name string) *clusterv1beta2.ManagedClusterSet {
-	return &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
-		}},
-	}
-}
-
-func selectorSet(name string, sel *metav1.LabelSelector) *clusterv1beta2.ManagedClusterSet {
-	return &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel,
-		}},
-	}
-}
-
 func TestContains(t *testing.T) {
 	prodSelector := &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
 	cases := map[string]struct {
@@ -51,13 +33,13 @@ func TestContains(t *testing.T) {
 		wantErr bool
 	}{
 		"exclusive: the cluster labelled with the set's name is in": {
-			set: exclusiveSet("prod"), cluster: builder.Cluster("c1").InSet("prod").Obj(), want: true,
+			set: builder.ClusterSet("prod").Obj(), cluster: builder.Cluster("c1").InSet("prod").Obj(), want: true,
 		},
 		"exclusive: a cluster labelled with another set is not": {
-			set: exclusiveSet("prod"), cluster: builder.Cluster("c1").InSet("dev").Obj(),
+			set: builder.ClusterSet("prod").Obj(), cluster: builder.Cluster("c1").InSet("dev").Obj(),
 		},
 		"exclusive: an unlabelled cluster is not, not even in default": {
-			set: exclusiveSet(defaultSet), cluster: builder.Cluster("c1").Obj(),
+			set: builder.ClusterSet(defaultSet).Obj(), cluster: builder.Cluster("c1").Obj(),
 		},
 		"exclusive: an empty selector type means exclusive": {
 			set:     &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
@@ -65,39 +47,39 @@ func TestContains(t *testing.T) {
 		},
 		"exclusive: a label selector on the set is ignored": {
 			set: func() *clusterv1beta2.ManagedClusterSet {
-				s := exclusiveSet("prod")
+				s := builder.ClusterSet("prod").Obj()
 				s.Spec.ClusterSelector.LabelSelector = prodSelector
 				return s
 			}(),
 			cluster: builder.Cluster("c1").Label("env", "prod").Obj(),
 		},
 		"label selector: a matching cluster is in": {
-			set: selectorSet("p", prodSelector), cluster: builder.Cluster("c1").InSet("dev").Label("env", "prod").Obj(), want: true,
+			set: builder.ClusterSet("p").Selector(prodSelector).Obj(), cluster: builder.Cluster("c1").InSet("dev").Label("env", "prod").Obj(), want: true,
 		},
 		"label selector: a cluster that does not match is not": {
-			set: selectorSet("p", prodSelector), cluster: builder.Cluster("c1").Label("env", "dev").Obj(),
+			set: builder.ClusterSet("p").Selector(prodSelector).Obj(), cluster: builder.Cluster("c1").Label("env", "dev").Obj(),
 		},
 		"label selector: expressions work": {
-			set: selectorSet("p", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			set: builder.ClusterSet("p").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "staging"}},
-			}}),
+			}}).Obj(),
 			cluster: builder.Cluster("c1").Label("env", "staging").Obj(), want: true,
 		},
 		"label selector: an empty selector holds every cluster": {
-			set: selectorSet(globalSet, &metav1.LabelSelector{}), cluster: builder.Cluster("c1").Obj(), want: true,
+			set: builder.ClusterSet(globalSet).Selector(&metav1.LabelSelector{}).Obj(), cluster: builder.Cluster("c1").Obj(), want: true,
 		},
 		"label selector: a missing selector holds none": {
-			set: selectorSet("p", nil), cluster: builder.Cluster("c1").Obj(),
+			set: builder.ClusterSet("p").Selector(nil).Obj(), cluster: builder.Cluster("c1").Obj(),
 		},
 		"label selector: an invalid operator is an error": {
-			set: selectorSet("p", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			set: builder.ClusterSet("p").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: "Near", Values: []string{"prod"}},
-			}}),
+			}}).Obj(),
 			cluster: builder.Cluster("c1").Obj(), wantErr: true,
 		},
 		"an unknown selector type is an error": {
 			set: func() *clusterv1beta2.ManagedClusterSet {
-				s := exclusiveSet("prod")
+				s := builder.ClusterSet("prod").Obj()
 				s.Spec.ClusterSelector.SelectorType = "Everything"
 				return s
 			}(),
@@ -119,11 +101,11 @@ func TestContains(t *testing.T) {
 
 func TestSetsOf(t *testing.T) {
 	sets := []clusterv1beta2.ManagedClusterSet{
-		*exclusiveSet(defaultSet),
-		*selectorSet(globalSet, &metav1.LabelSelector{}),
-		*exclusiveSet("prod"),
-		*selectorSet("eu", &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}),
-		*selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}}),
+		*builder.ClusterSet(defaultSet).Obj(),
+		*builder.ClusterSet(globalSet).Selector(&metav1.LabelSelector{}).Obj(),
+		*builder.ClusterSet("prod").Obj(),
+		*builder.ClusterSet("eu").Selector(&metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}).Obj(),
+		*builder.ClusterSet("broken").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}}).Obj(),
 	}
 	cases := map[string]struct {
 		cluster *clusterv1.ManagedCluster
@@ -162,10 +144,10 @@ func TestMembers(t *testing.T) {
 		set  *clusterv1beta2.ManagedClusterSet
 		want []string
 	}{
-		"exclusive set":      {set: exclusiveSet("prod"), want: []string{"a"}},
-		"label selector set": {set: selectorSet("p", &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}), want: []string{"a", "b"}},
-		"global":             {set: selectorSet(globalSet, &metav1.LabelSelector{}), want: []string{"a", "b", "c"}},
-		"a set nobody is in": {set: exclusiveSet("empty")},
+		"exclusive set":      {set: builder.ClusterSet("prod").Obj(), want: []string{"a"}},
+		"label selector set": {set: builder.ClusterSet("p").Selector(&metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}).Obj(), want: []string{"a", "b"}},
+		"global":             {set: builder.ClusterSet(globalSet).Selector(&metav1.LabelSelector{}).Obj(), want: []string{"a", "b", "c"}},
+		"a set nobody is in": {set: builder.ClusterSet("empty").Obj()},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -190,7 +172,7 @@ func TestMembers(t *testing.T) {
 // List.
 func TestMembersOfAnInvalidSet(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(testScheme(t)).Build()
-	broken := selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}})
+	broken := builder.ClusterSet("broken").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bad"}}}).Obj()
 	_, err := Members(context.Background(), c, broken, client.UnsafeDisableDeepCopy)
 	var invalid *InvalidSelectorError
 	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "ManagedClusterSet broken has an invalid clusterSelector.labelSelector") {

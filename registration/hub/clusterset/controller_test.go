@@ -21,24 +21,6 @@ import (
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
-func exclusiveSet(name string) *clusterv1beta2.ManagedClusterSet {
-	return &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
-		}},
-	}
-}
-
-func selectorSet(name string, sel *metav1.LabelSelector) *clusterv1beta2.ManagedClusterSet {
-	return &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 1},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel,
-		}},
-	}
-}
-
 func testScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
 	s := runtime.NewScheme()
@@ -99,7 +81,7 @@ func TestReconcile(t *testing.T) {
 		},
 		"a changed default selector is put back": {
 			request:      DefaultSetName,
-			existing:     []client.Object{selectorSet(DefaultSetName, &metav1.LabelSelector{})},
+			existing:     []client.Object{builder.ClusterSet(DefaultSetName).Selector(&metav1.LabelSelector{}).Obj()},
 			wantSelector: &clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel},
 			// its status is computed on the update's own event
 			checkNoCondition: true,
@@ -108,7 +90,7 @@ func TestReconcile(t *testing.T) {
 		"a changed global selector annotated autoupdate=false is left alone": {
 			request: GlobalSetName,
 			existing: []client.Object{func() client.Object {
-				s := selectorSet(GlobalSetName, &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}})
+				s := builder.ClusterSet(GlobalSetName).Selector(&metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}).Obj()
 				s.Annotations = map[string]string{AutoUpdateAnnotation: "false"}
 				return s
 			}()},
@@ -120,53 +102,53 @@ func TestReconcile(t *testing.T) {
 		},
 		"a set with clusters is not empty": {
 			request:       "prod",
-			existing:      append([]client.Object{exclusiveSet("prod")}, twoProdClusters...),
+			existing:      append([]client.Object{builder.ClusterSet("prod").Obj()}, twoProdClusters...),
 			wantCondition: &wantCondition{metav1.ConditionFalse, ReasonClustersSelected, "2 ManagedClusters selected"},
 			wantEvents:    []string{ReasonClustersSelected},
 		},
 		"a set no cluster is in is empty": {
 			request:       "staging",
-			existing:      append([]client.Object{exclusiveSet("staging")}, twoProdClusters...),
+			existing:      append([]client.Object{builder.ClusterSet("staging").Obj()}, twoProdClusters...),
 			wantCondition: &wantCondition{metav1.ConditionTrue, ReasonNoClusterMatched, "No ManagedCluster selected"},
 			wantEvents:    []string{ReasonNoClusterMatched},
 		},
 		"a set that loses its last cluster turns empty": {
 			request:       "staging",
-			existing:      []client.Object{withEmpty(exclusiveSet("staging"), metav1.ConditionFalse, ReasonClustersSelected, "1 ManagedClusters selected")},
+			existing:      []client.Object{withEmpty(builder.ClusterSet("staging").Obj(), metav1.ConditionFalse, ReasonClustersSelected, "1 ManagedClusters selected")},
 			wantCondition: &wantCondition{metav1.ConditionTrue, ReasonNoClusterMatched, "No ManagedCluster selected"},
 			wantEvents:    []string{ReasonNoClusterMatched},
 		},
 		"a count change without a flip is written without an event": {
 			request:       "prod",
-			existing:      append([]client.Object{withEmpty(exclusiveSet("prod"), metav1.ConditionFalse, ReasonClustersSelected, "1 ManagedClusters selected")}, twoProdClusters...),
+			existing:      append([]client.Object{withEmpty(builder.ClusterSet("prod").Obj(), metav1.ConditionFalse, ReasonClustersSelected, "1 ManagedClusters selected")}, twoProdClusters...),
 			wantCondition: &wantCondition{metav1.ConditionFalse, ReasonClustersSelected, "2 ManagedClusters selected"},
 		},
 		"a label selector set counts the clusters it selects": {
 			request: "all-prod",
-			existing: append([]client.Object{selectorSet("all-prod", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			existing: append([]client.Object{builder.ClusterSet("all-prod").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: clusterv1beta2.ClusterSetLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "dev"}},
-			}})}, twoProdClusters...),
+			}}).Obj()}, twoProdClusters...),
 			wantCondition: &wantCondition{metav1.ConditionFalse, ReasonClustersSelected, "3 ManagedClusters selected"},
 			wantEvents:    []string{ReasonClustersSelected},
 		},
 		"an invalid selector makes emptiness Unknown, not an error": {
 			request: "broken",
-			existing: []client.Object{selectorSet("broken", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			existing: []client.Object{builder.ClusterSet("broken").Selector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: "Near"},
-			}})},
+			}}).Obj()},
 			wantCondition: &wantCondition{Status: metav1.ConditionUnknown, Reason: ReasonInvalidSelector},
 			wantEvents:    []string{ReasonInvalidSelector},
 		},
 		"an unchanged status is not written again": {
 			request:       "prod",
-			existing:      append([]client.Object{withEmpty(exclusiveSet("prod"), metav1.ConditionFalse, ReasonClustersSelected, "2 ManagedClusters selected")}, twoProdClusters...),
+			existing:      append([]client.Object{withEmpty(builder.ClusterSet("prod").Obj(), metav1.ConditionFalse, ReasonClustersSelected, "2 ManagedClusters selected")}, twoProdClusters...),
 			wantCondition: &wantCondition{metav1.ConditionFalse, ReasonClustersSelected, "2 ManagedClusters selected"},
 			wantUnchanged: true,
 		},
 		"a terminating set is left alone": {
 			request: "prod",
 			existing: append([]client.Object{func() client.Object {
-				s := exclusiveSet("prod")
+				s := builder.ClusterSet("prod").Obj()
 				s.Finalizers = []string{"example.com/hold"}
 				s.DeletionTimestamp = &metav1.Time{Time: metav1.Now().Time}
 				return s
@@ -245,7 +227,7 @@ func eventReasons(r *events.FakeRecorder) []string {
 
 func TestSetsOfClusterMapsToEverySetItIsIn(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(
-		exclusiveSet("prod"), exclusiveSet("dev"), selectorSet(GlobalSetName, &metav1.LabelSelector{}),
+		builder.ClusterSet("prod").Obj(), builder.ClusterSet("dev").Obj(), builder.ClusterSet(GlobalSetName).Selector(&metav1.LabelSelector{}).Obj(),
 	).Build()
 	r := &Reconciler{Client: c}
 	var got []string
