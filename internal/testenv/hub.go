@@ -37,7 +37,10 @@ func StartHub(ctx context.Context, o *corralhub.Options) (stop func(timeout time
 	stop = Go(ctx, mgr.Start)
 	err = o.WaitServing(ctx, HubStartTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("%w (and stopping it: %w)", err, stop(HubStartTimeout))
+		if stopErr := stop(HubStartTimeout); stopErr != nil {
+			return nil, fmt.Errorf("%w (and stopping it: %w)", err, stopErr)
+		}
+		return nil, err
 	}
 	return stop, nil
 }

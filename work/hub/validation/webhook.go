@@ -68,14 +68,19 @@ const ProbeName = "corral-webhook-probe"
 
 // probe is an object of kind gvk in namespace default whose manifests, at
 // path, are one ConfigMap without a name: the API server's schema admits
-// it, the webhook refuses it.
+// it (a ManifestWorkReplicaSet's placementRefs, which it requires, are
+// given), the webhook refuses it.
 func probe(gvk schema.GroupVersionKind, path ...string) client.Object {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(metav1.NamespaceDefault)
 	u.SetName(ProbeName)
 	nameless := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": metav1.NamespaceDefault}}
-	_ = unstructured.SetNestedSlice(u.Object, []any{nameless}, path...) // a fresh map: cannot fail
+	// Fresh maps: setting cannot fail.
+	_ = unstructured.SetNestedSlice(u.Object, []any{nameless}, path...)
+	if gvk.Kind == "ManifestWorkReplicaSet" {
+		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": ProbeName}}, "spec", "placementRefs")
+	}
 	return u
 }
 

@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/corral-dev/corral/internal/testing/builder"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 )
 
 // allowing is a client whose SubjectAccessReviews allow exactly the
@@ -150,5 +152,28 @@ func TestReplicaSetValidator(t *testing.T) {
 				t.Errorf("refused %q, want %q", resp.Result.Message, tc.message)
 			}
 		})
+	}
+}
+
+// TestWebhooksRefuseTheirProbes checks each webhook refuses its own probe,
+// which WaitServing creates in dry run to see the API server calls it.
+func TestWebhooksRefuseTheirProbes(t *testing.T) {
+	whs, err := Webhooks(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range whs {
+		if w.Probe == nil {
+			t.Errorf("webhook %s has no probe", w.Name)
+			continue
+		}
+		u, ok := w.Probe.(*unstructured.Unstructured)
+		if !ok || u.GetName() == "" || u.GetNamespace() == "" {
+			t.Fatalf("webhook %s: probe %#v is not a named, namespaced object", w.Name, w.Probe)
+		}
+		resp := w.Handler.Handle(context.Background(), request(t, admissionv1.Create, u.Object, nil))
+		if resp.Allowed {
+			t.Errorf("webhook %s admitted its probe", w.Name)
+		}
 	}
 }
