@@ -1,8 +1,13 @@
-// Package testenv starts the control planes integration suites run on:
-// envtest (one kube-apiserver and etcd) from the binaries `make tools` puts in
-// bin/, with the OCM CRDs installed; and, for suites whose behaviour
-// crosses a hub and a managed cluster, both as local clusters
-// (dev/localcluster) started side by side.
+// Package testenv is what the integration and interop suites share: the
+// control planes they run on (envtest from the binaries `make tools` puts
+// in bin/, with the OCM CRDs installed; a hub with what `corral init`
+// installs, StartHubCluster; and, for suites whose behaviour crosses a hub
+// and a managed cluster, both as local clusters started side by side,
+// StartHubAndManaged), one client over one Scheme, the hub run as `corral
+// hub` runs it (StartHub, with HubOptions or AddonHubOptions), unique
+// names, and clocks and identities for the agents' halves. ginkgo.go has
+// the suites' Ginkgo forms of these, which fail the node on an error and
+// clean up with it.
 package testenv
 
 import (

@@ -44,18 +44,13 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	By("starting a hub control plane with what corral init installs")
-	hubCluster, err := testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
+	hubCluster := testenv.HubCluster(ctx)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 	hubConfig, hubKubeconfig = hubCluster.Config, hubCluster.Kubeconfig
 
 	By("running the hub's controllers and webhooks as corral hub does")
-	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config))
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
+	testenv.RunHub(testenv.HubOptions(hubCluster.Config))
 	for _, name := range webhook.ConvertedCRDs {
 		expectConversionWebhook(ctx, name)
 	}

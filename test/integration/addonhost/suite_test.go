@@ -62,17 +62,12 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	// The hub, and a separate API server an agent runs for.
-	var err error
-	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
-	DeferCleanup(managedCluster.Stop)
+	hubCluster, managedCluster = testenv.HubAndManaged(ctx)
 
 	klog.SetLogger(GinkgoLogr)
 	ctrl.SetLogger(GinkgoLogr)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 	hubKube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 	managedKube = kubernetes.NewForConfigOrDie(managedCluster.Config)
 
@@ -80,9 +75,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("running the hub as corral hub does, without built-in addons: the registration core gives an accepted cluster its namespace and RBAC")
 	// The hub's webhooks, among them the addon CRDs' conversion: the
 	// agent reads and writes ManagedClusterAddOns as v1beta1.
-	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config))
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
+	testenv.RunHub(testenv.HubOptions(hubCluster.Config))
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 
 	By("running the upstream addon-framework manager with the test addons")

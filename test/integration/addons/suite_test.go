@@ -47,21 +47,15 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
-	var err error
 	By("starting a hub control plane with what corral init installs")
-	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
+	hubCluster = testenv.HubCluster(ctx)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	// The hub as corral hub runs it with one built-in addon: the
 	// registration core, the addon manager and the webhooks (the addon
 	// CRDs' conversion among them, once the hub serves it).
-	stop, err := testenv.StartHub(context.Background(), testenv.HubOptions(hubCluster.Config, helloAddon))
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
+	testenv.RunHub(testenv.HubOptions(hubCluster.Config, helloAddon))
 	Expect(webhook.WaitConverting(ctx, admin, timeout)).To(Succeed())
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))

@@ -58,15 +58,10 @@ var (
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	var err error
-	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
-	DeferCleanup(managedCluster.Stop)
+	hubCluster, managedCluster = testenv.HubAndManaged(ctx)
 
-	hubClient, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
-	managed, err = testenv.Client(managedCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	hubClient = testenv.MustClient(hubCluster.Config)
+	managed = testenv.MustClient(managedCluster.Config)
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	By("registering the cluster, and enabling the addon with a config that probes every second")
@@ -83,9 +78,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	}})).To(Succeed())
 
 	By("running the hub half as corral hub does")
-	stopHub, err := testenv.StartHub(context.Background(), testenv.AddonHubOptions(hubCluster.Config, health.Addon()))
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
+	testenv.RunHub(testenv.AddonHubOptions(hubCluster.Config, health.Addon()))
 
 	By("running the agent as the addon's hub identity, through a proxy to the managed API server")
 	identity, err = testenv.AddonIdentity(ctx, hubCluster.Config, clusterName, health.Addon())

@@ -40,18 +40,14 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
-	var err error
 	By("starting a hub control plane with what corral init installs")
-	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
+	hubCluster = testenv.HubCluster(ctx)
 
 	// The specs create hundreds of clusters: client-go's default limits
 	// (5 per second) would be most of their time.
 	adminConfig := rest.CopyConfig(hubCluster.Config)
 	adminConfig.QPS, adminConfig.Burst = 1000, 2000
-	admin, err = testenv.Client(adminConfig)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(adminConfig)
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	fakeClock = testingclock.NewFakeClock(time.Now().Truncate(time.Second))
@@ -59,7 +55,5 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// registration core only the controller that marks bindings Bound.
 	o := testenv.AddonHubOptions(hubCluster.Config, placement.Addon())
 	o.Clock, o.RegistrationControllers = fakeClock, []string{reghub.ControllerClusterSetBinding}
-	stop, err := testenv.StartHub(context.Background(), o)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
+	testenv.RunHub(o)
 }, NodeTimeout(localcluster.DefaultStartTimeout+60e9))

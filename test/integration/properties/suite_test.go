@@ -53,17 +53,12 @@ var (
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	var err error
-	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
-	DeferCleanup(managedCluster.Stop)
+	hubCluster, managedCluster = testenv.HubAndManaged(ctx)
 	Expect(crds.Install(ctx, managedCluster.Config, properties.ClusterClaimCRD)).To(Succeed())
 
-	hubClient, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	hubClient = testenv.MustClient(hubCluster.Config)
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
-	managed, err = testenv.Client(managedCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	managed = testenv.MustClient(managedCluster.Config)
 
 	By("registering the cluster and enabling the addon on it")
 	Expect(hubClient.Create(ctx, newCluster(clusterName))).To(Succeed())
@@ -75,9 +70,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	flags := pflag.NewFlagSet("corral hub", pflag.ContinueOnError)
 	o.AddFlags(flags)
 	Expect(flags.Parse([]string{"--cluster-profile-namespace", profileNamespace})).To(Succeed())
-	stopHub, err := testenv.StartHub(context.Background(), o)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stopHub(timeout)).To(Succeed()) })
+	testenv.RunHub(o)
 
 	By("running the agent as the addon's hub identity")
 	identity, err := testenv.AddonIdentity(ctx, hubCluster.Config, clusterName, properties.Addon())

@@ -14,7 +14,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -47,14 +46,9 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	// The hub, and a separate API server an agent runs for.
-	var err error
-	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
-	DeferCleanup(managedCluster.Stop)
+	hubCluster, managedCluster = testenv.HubAndManaged(ctx)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 	kube = kubernetes.NewForConfigOrDie(hubCluster.Config)
 
 	runHubControllers(hubCluster.Config)
@@ -66,9 +60,7 @@ func runHubControllers(cfg *rest.Config) {
 	GinkgoHelper()
 	o := testenv.HubOptions(cfg)
 	o.LeaseGraceMultiplier, o.Webhook.Port = leaseGraceMultiplier, 0
-	stop, err := testenv.StartHub(context.Background(), o)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
+	testenv.RunHub(o)
 }
 
 // asCluster is a client that authenticates as cluster's agent would: the

@@ -37,14 +37,10 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err error
 	By("starting a hub control plane with what corral init installs")
-	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
+	hubCluster = testenv.HubCluster(ctx)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 
 	By("running the hub's controllers and webhooks as corral hub does")
 	stopHub = startHub(true, 0)

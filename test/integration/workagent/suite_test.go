@@ -89,10 +89,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
 	// The hub, and a separate API server an agent runs for.
 	var err error
-	hubCluster, managedCluster, err = testenv.StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
-	DeferCleanup(managedCluster.Stop)
+	hubCluster, managedCluster = testenv.HubAndManaged(ctx)
 
 	Expect(crds.Install(ctx, managedCluster.Config)).To(Succeed())
 	scheme, err := agent.Scheme()

@@ -49,21 +49,15 @@ var (
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	ctrl.SetLogger(GinkgoLogr)
-	var err error
 	By("starting a hub control plane with what corral init installs")
-	hubCluster, err = testenv.StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hubCluster.Stop)
+	hubCluster = testenv.HubCluster(ctx)
 
-	admin, err = testenv.Client(hubCluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	admin = testenv.MustClient(hubCluster.Config)
 
 	By("running the work hub half and the hub's webhooks with the work addon's, as corral hub --addons work does, without the registration controllers")
 	o := testenv.HubOptions(hubCluster.Config, work.Addon())
 	o.Clock, o.RegistrationControllers = fakeClock, []string{}
-	stop, err := testenv.StartHub(context.Background(), o)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop(2 * time.Minute)).To(Succeed()) })
+	testenv.RunHub(o)
 }, NodeTimeout(localcluster.DefaultStartTimeout+3*time.Minute))
 
 // newNamespace creates a namespace (a cluster namespace, or the set's).
