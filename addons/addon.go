@@ -10,8 +10,10 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"open-cluster-management.io/addon-framework/pkg/lease"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -153,4 +155,18 @@ func Names(addons []Addon) []string {
 		names[i] = a.Name
 	}
 	return names
+}
+
+// RunWithLease runs run, renewing meanwhile the lease named addon in env's
+// install namespace on the managed cluster: the hub reads it as the
+// addon's Available condition. It returns what run returns.
+func (env AgentEnv) RunWithLease(ctx context.Context, addon string, run func(context.Context) error) error {
+	kube, err := kubernetes.NewForConfig(env.Managed)
+	if err != nil {
+		return fmt.Errorf("building the managed cluster's client: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go lease.NewLeaseUpdater(kube, addon, env.InstallNamespace).Start(ctx)
+	return run(ctx)
 }

@@ -2,14 +2,11 @@ package health
 
 import (
 	"context"
-	"fmt"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/kubernetes"
-	"open-cluster-management.io/addon-framework/pkg/lease"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/health/agent"
 	"github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/health/hub"
@@ -23,12 +20,10 @@ func Addon() addons.Addon {
 		// The agent writes its report and watches its settings (by
 		// name), two ConfigMaps in its cluster namespace; it cannot touch
 		// anything else there.
-		HubRules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get", "list", "watch"}},
+		HubRules: configmapchannel.AgentRules(api.ReportName, api.ConfigName),
+		SetupHub: func(mgr ctrl.Manager, env addons.HubEnv) error {
+			return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock})
 		},
-		SetupHub:                 func(mgr ctrl.Manager, env addons.HubEnv) error { return hub.SetupWithManager(mgr, hub.Options{Clock: env.Clock}) },
 		RunAgent:                 runAgent,
 		ValidateDeploymentConfig: hub.Settings.Validate,
 	}
@@ -36,12 +31,7 @@ func Addon() addons.Addon {
 
 // runAgent runs the prober and renews the addon's lease while it runs.
 func runAgent(ctx context.Context, env addons.AgentEnv) error {
-	kube, err := kubernetes.NewForConfig(env.Managed)
-	if err != nil {
-		return fmt.Errorf("building the managed cluster's client: %w", err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go lease.NewLeaseUpdater(kube, api.AddonName, env.InstallNamespace).Start(ctx)
-	return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	return env.RunWithLease(ctx, api.AddonName, func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	})
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
-	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/kubernetes"
-	"open-cluster-management.io/addon-framework/pkg/lease"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
+	"github.com/corral-dev/corral/addons/configmapchannel"
 	"github.com/corral-dev/corral/deploy/crds"
 	"github.com/corral-dev/corral/properties/agent"
 	"github.com/corral-dev/corral/properties/api"
@@ -38,11 +36,7 @@ func AddonWith(opts hub.Options) addons.Addon {
 		// The agent reads and writes its report and watches its settings
 		// (by name), two ConfigMaps in its cluster namespace; it cannot
 		// touch anything else there.
-		HubRules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ReportName}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{api.ConfigName}, Verbs: []string{"get", "list", "watch"}},
-		},
+		HubRules: configmapchannel.AgentRules(api.ReportName, api.ConfigName),
 		HubFlags: func(fs *pflag.FlagSet) {
 			fs.StringVar(&opts.ProfileNamespace, "cluster-profile-namespace", opts.ProfileNamespace,
 				"namespace of the properties addon's ClusterProfiles, one per cluster (created when missing)")
@@ -59,15 +53,10 @@ func AddonWith(opts hub.Options) addons.Addon {
 // runAgent installs the ClusterClaim CRD on the managed cluster, then
 // runs the agent and renews the addon's lease while it runs.
 func runAgent(ctx context.Context, env addons.AgentEnv) error {
-	kube, err := kubernetes.NewForConfig(env.Managed)
-	if err != nil {
-		return fmt.Errorf("building the managed cluster's client: %w", err)
-	}
 	if err := crds.Install(ctx, env.Managed, ClusterClaimCRD); err != nil {
 		return fmt.Errorf("installing the %s CRD on the managed cluster: %w", ClusterClaimCRD, err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go lease.NewLeaseUpdater(kube, api.AddonName, env.InstallNamespace).Start(ctx)
-	return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	return env.RunWithLease(ctx, api.AddonName, func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	})
 }

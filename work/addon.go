@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/kubernetes"
-	"open-cluster-management.io/addon-framework/pkg/lease"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -51,17 +49,12 @@ func Addon() addons.Addon {
 // then runs the work agent and, while it runs, renews the addon's
 // lease in its install namespace: the hub's Available condition for it.
 func runAgent(ctx context.Context, env addons.AgentEnv) error {
-	kube, err := kubernetes.NewForConfig(env.Managed)
-	if err != nil {
-		return fmt.Errorf("building the managed cluster's client: %w", err)
-	}
 	// The agent records what it applied in AppliedManifestWorks on the
 	// managed cluster: their CRD is the addon's to install there.
 	if err := crds.Install(ctx, env.Managed, AppliedManifestWorkCRD); err != nil {
 		return fmt.Errorf("installing the %s CRD on the managed cluster: %w", AppliedManifestWorkCRD, err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go lease.NewLeaseUpdater(kube, AddonName, env.InstallNamespace).Start(ctx)
-	return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	return env.RunWithLease(ctx, AddonName, func(ctx context.Context) error {
+		return agent.Run(ctx, agent.Options{ClusterName: env.ClusterName, Hub: env.Hub, Managed: env.Managed})
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -184,4 +185,16 @@ func ClusterAndAddon(ctx context.Context, c client.Reader, name, addon string) (
 		return nil, nil, err
 	}
 	return cluster, mca, nil
+}
+
+// AgentRules are the hub permissions an addon's agent needs for the
+// channel: create ConfigMaps in its cluster namespace, write its report
+// (named report) and follow its settings (named settings), and nothing
+// else there.
+func AgentRules(report, settings string) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{report}, Verbs: []string{"get", "update", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{settings}, Verbs: []string{"get", "list", "watch"}},
+	}
 }
