@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -20,8 +22,6 @@ import (
 	"github.com/corral-dev/corral/registration/hub"
 	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"time"
 )
 
 // Options are the options of `corral hub`: its flags, and what an

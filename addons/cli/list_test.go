@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corral-dev/corral/internal/testing/builder"
-	"github.com/corral-dev/corral/registration/common"
-
 	"github.com/google/go-cmp/cmp"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testing/builder"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 const available = addonv1alpha1.ManagedClusterAddOnConditionAvailable

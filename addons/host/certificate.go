@@ -13,10 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corral-dev/corral/registration/common"
-
-	"github.com/corral-dev/corral/registration/clientcsr"
-
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +22,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // failureBackoff is how the host retries a registration that failed.

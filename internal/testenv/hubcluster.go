@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -11,7 +12,6 @@ import (
 	cpv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"fmt"
 	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/hubclient"
 	registrationcli "github.com/corral-dev/corral/registration/cli"

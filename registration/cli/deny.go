@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/clientcsr"

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
@@ -27,7 +28,6 @@ import (
 	"github.com/corral-dev/corral/addons/conversion"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
-	"k8s.io/client-go/rest"
 )
 
 // DefaultPort is where `corral hub` serves the webhooks unless told.

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-dev/corral/internal/testenv"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/dev/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 

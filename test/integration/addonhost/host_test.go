@@ -9,9 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/corral-dev/corral/internal/testing/builder"
-	"github.com/corral-dev/corral/registration/common"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -32,6 +29,8 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
+	"github.com/corral-dev/corral/internal/testing/builder"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // agentRuns records what the test addons' agents did, per cluster.

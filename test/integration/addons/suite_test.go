@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-dev/corral/internal/testenv"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/dev/localcluster"
+	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/webhook"
 )
 

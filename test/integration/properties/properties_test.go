@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,7 +29,6 @@ import (
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterstatus"
-	"github.com/spf13/pflag"
 )
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
