@@ -3,8 +3,8 @@ package testenv
 import (
 	"context"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,29 +17,29 @@ import (
 
 // HubCluster is StartHubCluster in a temporary directory of the node.
 func HubCluster(ctx context.Context) *localcluster.Cluster {
-	GinkgoHelper()
-	c, err := StartHubCluster(ctx, GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(c.Stop)
+	ginkgo.GinkgoHelper()
+	c, err := StartHubCluster(ctx, ginkgo.GinkgoT().TempDir(), ginkgo.GinkgoWriter)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(c.Stop)
 	return c
 }
 
 // HubAndManaged is StartHubAndManaged in temporary directories of the
 // node.
 func HubAndManaged(ctx context.Context) (hub, managed *localcluster.Cluster) {
-	GinkgoHelper()
-	hub, managed, err := StartHubAndManaged(ctx, GinkgoT().TempDir(), GinkgoT().TempDir(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(hub.Stop)
-	DeferCleanup(managed.Stop)
+	ginkgo.GinkgoHelper()
+	hub, managed, err := StartHubAndManaged(ctx, ginkgo.GinkgoT().TempDir(), ginkgo.GinkgoT().TempDir(), ginkgo.GinkgoWriter)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(hub.Stop)
+	ginkgo.DeferCleanup(managed.Stop)
 	return hub, managed
 }
 
 // MustClient is Client.
 func MustClient(cfg *rest.Config) client.Client {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	c, err := Client(cfg)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return c
 }
 
@@ -47,16 +47,16 @@ func MustClient(cfg *rest.Config) client.Client {
 // HubStartTimeout by the node's cleanup. It returns stop, for a spec that
 // stops the hub itself; a second call of it does nothing.
 func RunHub(o *corralhub.Options) (stop func()) {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	stopHub, err := StartHub(context.Background(), o)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	var stopped bool
 	stop = func() {
 		if !stopped {
 			stopped = true
-			Expect(stopHub(HubStartTimeout)).To(Succeed())
+			gomega.Expect(stopHub(HubStartTimeout)).To(gomega.Succeed())
 		}
 	}
-	DeferCleanup(stop)
+	ginkgo.DeferCleanup(stop)
 	return stop
 }
