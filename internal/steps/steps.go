@@ -1,5 +1,5 @@
 // Package steps runs a reconcile as an ordered list of small steps over a
-// scope (STYLE.md §4): each step may stop the list or ask for a requeue,
+// scope: each step may stop the list or ask for a requeue,
 // errors are collected rather than ending the list early unless the step
 // stops it, and the shortest requeue wins.
 package steps

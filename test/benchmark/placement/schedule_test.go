@@ -1,7 +1,7 @@
 // Package placement_test measures the placement scheduler, `corral hub
 // --addons placement --no-registration` with its defaults, run as its own
-// process on a local hub control plane (issue 7's benchmark, the workload
-// upstream OCM ships as its own placement benchmark):
+// process on a local hub control plane (the workload upstream OCM ships
+// as its own placement benchmark):
 //
 //   - a cluster set of 1000 ManagedClusters bound to one namespace, each
 //     with an AddOnPlacementScore demo and a CPU allocatable;

@@ -8,8 +8,8 @@ import (
 
 // BenchmarkScheduleUpstream measures upstream OCM's placement controller
 // (v1.2.0, bin/ocm-placement from `make ocm-tools`) on BenchmarkSchedule's
-// workload and machine: the figures issue 7 quotes for it ("about 59 s
-// with its default client limits and about 23 s with them lifted"),
+// workload and machine: its figures from an earlier machine (about 59 s
+// with its default client limits and about 23 s with them lifted),
 // measured here, so that corral's figures and its floor compare with
 // upstream's on the same machine.
 //

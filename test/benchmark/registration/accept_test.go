@@ -1,5 +1,5 @@
 // Package registration_test measures the registration hub, the `corral hub`
-// binary with its defaults, on a local hub control plane (issue 4):
+// binary with its defaults, on a local hub control plane:
 //
 //   - BenchmarkAccept (a): N ManagedClusters with hubAcceptsClient: true
 //     appear at once; the time until every one has its namespace, its RBAC
@@ -45,7 +45,7 @@ import (
 )
 
 // hubs are the two ways the hub is measured: the registration core alone
-// (what issue 4 asks for), and `corral hub` as it comes, with the built-in
+// (what an accept is measured by), and `corral hub` as it comes, with the built-in
 // addons' hub halves (a ClusterProfile per cluster, health and properties
 // controllers) beside it.
 var hubs = []struct {
@@ -71,14 +71,14 @@ func BenchmarkAccept(b *testing.B) {
 
 // BenchmarkAcceptUpstream is (a) for upstream OCM's registration
 // controller (bin/ocm-registration), with its default client limits and
-// with them lifted: the figures issue 4 quotes for it ("about 16 s for 100
+// with them lifted: its figures from an earlier machine (about 16 s for 100
 // clusters at its default client limits and about 40 s for 1000 with them
-// lifted"), measured on this machine.
+// lifted), measured on this machine.
 //
 //	make ocm-tools
 //	go test ./test/benchmark/registration -run x -bench AcceptUpstream -benchtime 1x
 func BenchmarkAcceptUpstream(b *testing.B) {
-	// As the issue quotes them: 100 clusters at the default limits, 1000
+	// As those figures were taken: 100 clusters at the default limits, 1000
 	// with them lifted.
 	limits := setup.UpstreamLimits("kube-api")
 	for i, clusters := range []int{100, 1000} {

@@ -1,6 +1,6 @@
 package registration_test
 
-// Issue 4 (b): N agents join one hub at once, each speaking the real
+// Joins: N agents join one hub at once, each speaking the real
 // protocol — ManagedCluster and CSR with the bootstrap token, a hub admin
 // approving the request and accepting the cluster as `corral accept` does,
 // the signed certificate, then the first heartbeat with the issued

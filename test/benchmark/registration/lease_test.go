@@ -1,6 +1,6 @@
 package registration_test
 
-// Issue 4 (c): a thousand accepted clusters whose leases are renewed on
+// Heartbeats: a thousand accepted clusters whose leases are renewed on
 // time. Over several lease periods (and more than the grace the hub gives
 // a lease) no cluster may be marked Available=Unknown, while a few clusters
 // left silent on purpose must be; the hub must write nothing in response

@@ -1,4 +1,4 @@
-// Package work_test measures the work agent (issue 6's benchmark): how
+// Package work_test measures the work agent: how
 // long `corral agent --addons work --no-registration`, started as its own
 // process, takes to apply WORKS (default 1000) ManifestWorks of one
 // ConfigMap and one Secret each that are already on the hub; its peak RSS;

@@ -8,8 +8,8 @@ import (
 
 // BenchmarkApplyWorksUpstream measures upstream OCM's work agent (v1.2.0,
 // bin/ocm-work from `make ocm-tools`) on BenchmarkApplyWorks's workload
-// and machine: the figures issue 6 quotes for it ("about 110 s with its
-// default client limits, about 23 s with them lifted"), measured here, so
+// and machine: its figures from an earlier machine (about 110 s with its
+// default client limits, about 23 s with them lifted), measured here, so
 // that corral's figures and its floor compare with upstream's on the same
 // machine.
 //
