@@ -3,6 +3,7 @@ package interop_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,7 +33,6 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
-	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/host"
 	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/deploy/crds"
@@ -79,25 +79,25 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 		)
 		serveOCMAddonConversion(ctx)
 
-		By("running a corral agent with a bootstrap token of that identity")
+		By("running a corral agent, as `corral agent --addons none` does (the registration agent and the addon host), with a bootstrap token of that identity")
 		kubeconfigFile = filepath.Join(GinkgoT().TempDir(), "hub-kubeconfig")
-		startCorralAgent(cluster, "", kubeconfigFile, nil)
+		o := corralagent.NewOptions(io.Discard)
+		o.ClusterName, o.ManagedConfig, o.Bootstrap = cluster, managedByCorral.Config, ocmBootstrap()
+		o.HubKubeconfigFile, o.LeaseSeconds = kubeconfigFile, leaseSeconds
+		runInBackground("corral-agent-"+cluster, o.Run)
 
 		By("corral accept on the OCM hub, once the agent asked to join")
 		acceptWhenAsked(ctx, ocmHub, cluster, nil)
 
-		By("running corral's addon host beside the agent, as `corral agent` does, and its work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
-		identity := storedKubeconfig(ctx, kubeconfigFile)
+		By("running corral's work agent, as `corral agent --addons work --no-registration` does, with the stored hub kubeconfig")
+		storedKubeconfig(ctx, kubeconfigFile)
 		_, err := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Namespaces().Create(ctx,
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: host.DefaultInstallNamespace}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		runInBackground("corral-addon-host", func(ctx context.Context) error {
-			return corralagent.RunAddonHost(ctx, host.Options{ClusterName: cluster, Managed: managedByCorral.Config})
-		})
-		env := addons.AgentEnv{ClusterName: cluster, InstallNamespace: host.DefaultInstallNamespace, Hub: identity, Managed: managedByCorral.Config}
-		runInBackground("corral-work-agent", func(ctx context.Context) error {
-			return work.Addon().RunAgent(ctx, env)
-		})
+		w := corralagent.NewOptions(io.Discard, work.Addon())
+		w.ClusterName, w.ManagedConfig = cluster, managedByCorral.Config
+		w.NoRegistration, w.HubKubeconfig = true, kubeconfigFile
+		runInBackground("corral-work-agent", w.Run)
 	}, NodeTimeout(3*timeout))
 
 	It("is accepted by OCM's controller and reports itself joined and available", func(ctx context.Context) {
@@ -141,7 +141,7 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 	It("rotates its client certificate through OCM's renewal approval", func(ctx context.Context) {
 		const rotating, secretName = "rotated-by-corral-agent", "hub-kubeconfig-rotated"
 		clk := clocktesting.NewFakeClock(time.Now())
-		startCorralAgent(rotating, secretName, "", clk)
+		startRegistrationAgent(rotating, secretName, clk)
 		acceptWhenAsked(ctx, ocmHub, rotating, nil)
 
 		managed := kubernetes.NewForConfigOrDie(managedByCorral.Config).CoreV1().Secrets(agent.DefaultSecretNamespace)
@@ -178,20 +178,25 @@ var _ = Describe("a corral agent joining an OCM hub", Ordered, func() {
 	}, NodeTimeout(3*timeout))
 })
 
-// startCorralAgent runs a corral agent for cluster on managedByCorral,
+// startRegistrationAgent runs corral's registration agent alone for
+// cluster on managedByCorral, on clk, storing its identity in secretName,
 // joining the OCM hub with a bootstrap token of clusteradm's identity,
-// until the spec (or container) ends. secretName, kubeconfigFile and clk
-// may be empty (nil) for the defaults.
-func startCorralAgent(cluster, secretName, kubeconfigFile string, clk clock.WithTicker) {
-	boot := rest.AnonymousClientConfig(ocmHub.Config)
-	boot.BearerToken = ocmBootstrapToken
+// until the spec (or container) ends.
+func startRegistrationAgent(cluster, secretName string, clk clock.WithTicker) {
 	a, err := agent.New(agent.Options{
-		ClusterName: cluster, Bootstrap: boot, Managed: managedByCorral.Config,
-		SecretName: secretName, KubeconfigFile: kubeconfigFile, Clock: clk,
-		LeaseDurationSeconds: leaseSeconds, PollInterval: 500 * time.Millisecond,
+		ClusterName: cluster, Bootstrap: ocmBootstrap(), Managed: managedByCorral.Config,
+		SecretName: secretName, Clock: clk, LeaseDurationSeconds: leaseSeconds, PollInterval: 500 * time.Millisecond,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	runInBackground("corral-agent-"+cluster, a.Run)
+}
+
+// ocmBootstrap reaches the OCM hub with a bootstrap token of clusteradm's
+// identity.
+func ocmBootstrap() *rest.Config {
+	boot := rest.AnonymousClientConfig(ocmHub.Config)
+	boot.BearerToken = ocmBootstrapToken
+	return boot
 }
 
 // runInBackground runs run until the spec (or container) ends, logging to
