@@ -37,8 +37,7 @@ type Options struct {
 	LeaderElectNamespace string
 	AutoApproveUsers     []string
 
-	// Webhook is what the webhook flags say; Port 0 serves no webhooks,
-	// FreeWebhookPort serves them on a free loopback port.
+	// Webhook is what the webhook flags say; Port 0 serves no webhooks.
 	Webhook webhook.Options
 	// WebhookService is --webhook-service, parsed into Webhook.Service.
 	WebhookService string
@@ -49,9 +48,12 @@ type Options struct {
 	AddonNames     []string
 	NoRegistration bool
 
-	// Config reaches the hub instead of Kube's flags: for in-process
-	// callers.
-	Config *rest.Config
+	// Config reaches the hub instead of Kube's flags, and
+	// FreeWebhookPort serves the webhooks (unless Webhook.Port is 0) on a
+	// free loopback port instead of Webhook.Port: for in-process callers,
+	// which need no fixed port.
+	Config          *rest.Config
+	FreeWebhookPort bool
 	// Clock is what every hub controller measures time by; nil is the
 	// real clock. For suites.
 	Clock addons.Clock
@@ -67,10 +69,6 @@ type Options struct {
 	// error rather than silently ignored.
 	addonFlags map[string]*pflag.FlagSet
 }
-
-// FreeWebhookPort, as Options.Webhook.Port, serves the webhooks on a free
-// loopback port: for in-process callers, which need no fixed port.
-const FreeWebhookPort = -1
 
 // NewCommand returns `corral hub`; builtins are the built-in addons whose
 // hub halves it can run.
@@ -181,7 +179,7 @@ func (o *Options) Validate() error {
 func (o *Options) webhookOptions() webhook.Options {
 	w := o.Webhook
 	w.Addons = o.selected
-	if w.Port == FreeWebhookPort {
+	if o.FreeWebhookPort {
 		w.Port = 0
 	}
 	return w

@@ -110,16 +110,26 @@ func TestHubRefusesFlagsOfAddonsNotRun(t *testing.T) {
 	}
 }
 
-// TestHubValidatesAFreeWebhookPort checks that an in-process hub may ask
-// for its webhooks on a free port, and a flag may not give a negative one.
-func TestHubValidatesAFreeWebhookPort(t *testing.T) {
+// TestHubServesWebhooksOnAFreePortOnlyInProcess checks that an in-process
+// hub may ask for its webhooks on a free port, and --webhook-port may not
+// give a negative one.
+func TestHubServesWebhooksOnAFreePortOnlyInProcess(t *testing.T) {
 	o := NewOptions()
-	o.Webhook.Port = FreeWebhookPort
+	o.FreeWebhookPort = true
 	if err := o.Validate(); err != nil {
 		t.Errorf("Validate with FreeWebhookPort: %v", err)
 	}
-	o.Webhook.Port = -2
-	if err := o.Validate(); err == nil {
-		t.Error("Validate with webhook port -2 passed")
+	if got := o.webhookOptions().Port; got != 0 {
+		t.Errorf("the webhook server's port is %d, want 0 (a free one)", got)
+	}
+	for _, port := range []string{"-1", "70000"} {
+		o := NewOptions()
+		if err := o.Command().ParseFlags([]string{"--webhook-port", port}); err != nil {
+			t.Fatal(err)
+		}
+		want := "webhook port " + port + " is not a port: give 1-65535"
+		if err := o.Validate(); err == nil || err.Error() != want {
+			t.Errorf("--webhook-port %s: Validate = %v, want %q", port, err, want)
+		}
 	}
 }

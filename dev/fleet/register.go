@@ -98,7 +98,7 @@ func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addon
 	// As `corral hub` runs, one copy: no leader election, the webhooks on
 	// a free loopback port with a CA of this process's own.
 	o := corralhub.NewOptions(builtins...)
-	o.Config, o.LeaderElect, o.Webhook.Port = cfg, false, corralhub.FreeWebhookPort
+	o.Config, o.LeaderElect, o.FreeWebhookPort = cfg, false, true
 	if err := o.Validate(); err != nil {
 		return err
 	}

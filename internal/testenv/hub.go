@@ -21,7 +21,7 @@ const HubStartTimeout = 2 * time.Minute
 // narrows them further before StartHub.
 func HubOptions(cfg *rest.Config, builtins ...addons.Addon) *corralhub.Options {
 	o := corralhub.NewOptions(builtins...)
-	o.Config, o.LeaderElect, o.Webhook.Port = cfg, false, corralhub.FreeWebhookPort
+	o.Config, o.LeaderElect, o.FreeWebhookPort = cfg, false, true
 	return o
 }
 

@@ -64,7 +64,7 @@ func startHub(withControllers bool, webhookPort int) (stop func()) {
 		o.RegistrationControllers = []string{}
 	}
 	if webhookPort != 0 {
-		o.Webhook.Port = webhookPort
+		o.FreeWebhookPort, o.Webhook.Port = false, webhookPort
 	}
 	stopHub, err := testenv.StartHub(context.Background(), o)
 	Expect(err).NotTo(HaveOccurred())
