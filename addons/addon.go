@@ -80,8 +80,8 @@ type ValidatingWebhook struct {
 
 // HubEnv is what an addon's hub half is given beside the hub's manager.
 type HubEnv struct {
-	// Clock is what the hub half measures time by (rollouts, TTLs,
-	// staleness): the real clock, or a fake one in tests.
+	// Clock is what the hub half measures time by (rollouts, scheduling,
+	// staleness); nil is the real clock, tests give a fake one.
 	Clock Clock
 }
 

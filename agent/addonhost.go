@@ -78,7 +78,7 @@ func RunWithAddonHost(ctx context.Context, a *regagent.Agent, opts host.Options)
 	defer cancel()
 	hostDone := make(chan error, 1)
 	go func() {
-		err := RunAddonHost(ctx, opts)
+		err := runAddonHost(ctx, opts)
 		if err != nil {
 			cancel()
 			err = fmt.Errorf("the addon host: %w", err)
@@ -90,13 +90,12 @@ func RunWithAddonHost(ctx context.Context, a *regagent.Agent, opts host.Options)
 	return errors.Join(err, <-hostDone)
 }
 
-// RunAddonHost runs the addon host with the registration agent's hub
+// runAddonHost runs the addon host with the registration agent's hub
 // identity, as stored on opts.Managed, once there is one; it starts
 // the host again when the identity changes (rotated). opts.Hub and
 // opts.AgentName are filled from the stored identity. It returns when ctx
-// ends. `corral agent` runs it beside the registration agent; so can an
-// embedded fleet.
-func RunAddonHost(ctx context.Context, opts host.Options) error {
+// ends. RunWithAddonHost runs it beside the registration agent.
+func runAddonHost(ctx context.Context, opts host.Options) error {
 	kube, err := kubernetes.NewForConfig(opts.Managed)
 	if err != nil {
 		return err

@@ -83,6 +83,15 @@ func NewOptions(builtins ...addons.Addon) *Options {
 		LeaseGraceMultiplier: lease.DefaultGraceMultiplier, Webhook: webhook.Options{Port: webhook.DefaultPort}}
 }
 
+// NewInProcessOptions are the options of a hub an in-process caller (the
+// dev fleet, the suites) runs on cfg with builtins: the defaults, but one
+// copy (no leader election) and the webhooks on a free loopback port.
+func NewInProcessOptions(cfg *rest.Config, builtins ...addons.Addon) *Options {
+	o := NewOptions(builtins...)
+	o.Config, o.LeaderElect, o.FreeWebhookPort = cfg, false, true
+	return o
+}
+
 // Command is `corral hub` with its flags bound to o.
 func (o *Options) Command() *cobra.Command {
 	cmd := &cobra.Command{
@@ -161,8 +170,8 @@ func (o *Options) Validate() error {
 	if err := o.selectAddons(); err != nil {
 		return err
 	}
-	if o.Webhook.Port == 0 || o.NoRegistration {
-		return nil // no webhooks: the other webhook flags do not matter
+	if !o.servesWebhooks() {
+		return nil // the other webhook flags do not matter
 	}
 	if o.WebhookService != "" {
 		svc, err := webhook.ParseService(o.WebhookService)
@@ -173,6 +182,10 @@ func (o *Options) Validate() error {
 	}
 	return o.webhookOptions().Validate()
 }
+
+// servesWebhooks says whether the hub serves the admission webhooks: not
+// with --webhook-port 0 or --no-registration.
+func (o *Options) servesWebhooks() bool { return o.Webhook.Port != 0 && !o.NoRegistration }
 
 // webhookOptions are the webhook server's: Webhook with the selected
 // addons, and FreeWebhookPort as the webhook package's free port, 0.
@@ -278,7 +291,7 @@ func (o *Options) setupRegistration(mgr ctrl.Manager) error {
 		Clock: o.Clock, Only: o.RegistrationControllers}); err != nil {
 		return err
 	}
-	if o.Webhook.Port != 0 {
+	if o.servesWebhooks() {
 		if err := webhook.SetupWithManager(mgr, o.webhookOptions()); err != nil {
 			return fmt.Errorf("setting up the admission webhooks: %w", err)
 		}
@@ -291,7 +304,7 @@ func (o *Options) setupRegistration(mgr ctrl.Manager) error {
 // wherever the hub serving them now listens; with no webhooks, it returns
 // at once. Call it once Run has started.
 func (o *Options) WaitServing(ctx context.Context, timeout time.Duration) error {
-	if o.Webhook.Port == 0 || o.NoRegistration {
+	if !o.servesWebhooks() {
 		return nil
 	}
 	if err := o.Validate(); err != nil {

@@ -42,8 +42,11 @@ func AddonWith(opts hub.Options) addons.Addon {
 				"namespace of the properties addon's ClusterProfiles, one per cluster (created when missing)")
 		},
 		SetupHub: func(mgr ctrl.Manager, env addons.HubEnv) error {
-			opts.Clock = env.Clock
-			return hub.SetupWithManager(mgr, opts)
+			o := opts // as the flags left it
+			if env.Clock != nil {
+				o.Clock = env.Clock
+			}
+			return hub.SetupWithManager(mgr, o)
 		},
 		RunAgent:                 runAgent,
 		ValidateDeploymentConfig: hub.Settings.Validate,

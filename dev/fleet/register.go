@@ -97,8 +97,7 @@ func register(ctx context.Context, hubCluster *localcluster.Cluster, managed []*
 func startHubControllers(ctx context.Context, cfg *rest.Config, builtins []addons.Addon, progress io.Writer, wg *sync.WaitGroup) error {
 	// As `corral hub` runs, one copy: no leader election, the webhooks on
 	// a free loopback port with a CA of this process's own.
-	o := corralhub.NewOptions(builtins...)
-	o.Config, o.LeaderElect, o.FreeWebhookPort = cfg, false, true
+	o := corralhub.NewInProcessOptions(cfg, builtins...)
 	if err := o.Validate(); err != nil {
 		return err
 	}

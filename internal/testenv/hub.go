@@ -16,18 +16,16 @@ import (
 const HubStartTimeout = 2 * time.Minute
 
 // HubOptions are `corral hub`'s options for a suite's hub at cfg running
-// builtins (none: the registration core alone): its defaults, but one copy
-// (no leader election) and the webhooks on a free loopback port. A suite
-// narrows them further before StartHub.
+// builtins (none: the registration core alone), as an in-process hub runs
+// (hub.NewInProcessOptions). A suite narrows them further before
+// StartHub.
 func HubOptions(cfg *rest.Config, builtins ...addons.Addon) *corralhub.Options {
-	o := corralhub.NewOptions(builtins...)
-	o.Config, o.LeaderElect, o.FreeWebhookPort = cfg, false, true
-	return o
+	return corralhub.NewInProcessOptions(cfg, builtins...)
 }
 
 // StartHub runs the hub as `corral hub` does (the hub run mode) with o in
-// this process, on a child of ctx and with its logger, and returns once it is set up and, when
-// it serves webhooks, once the API server calls them. stop cancels it and
+// this process, on a child of ctx and with its logger, and returns once it
+// is set up and, when it serves webhooks, once the API server calls them. stop cancels it and
 // waits up to timeout for it to return; suites call it in their cleanup.
 func StartHub(ctx context.Context, o *corralhub.Options) (stop func(timeout time.Duration) error, err error) {
 	mgr, err := o.Manager(ctx)

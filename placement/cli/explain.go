@@ -126,7 +126,7 @@ func (o *ExplainOptions) Validate() error {
 
 // Complete reads the edited placement and builds the hub client.
 func (o *ExplainOptions) Complete() error {
-	if o.WhatIf && o.File != "" {
+	if o.WhatIf { // Validate made sure of -f
 		p, err := readPlacement(o.File)
 		if err != nil {
 			return err

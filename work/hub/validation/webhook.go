@@ -55,32 +55,41 @@ func Webhooks(hub *rest.Config) ([]addons.ValidatingWebhook, error) {
 	}
 	return []addons.ValidatingWebhook{
 		{Name: WorkValidatingName, Path: ValidateWorkPath, Handler: &workValidator{executors{kube}},
-			Rules: rule(workv1.GroupVersion.Version, "manifestworks"),
-			Probe: probe(schema.GroupVersionKind{Group: workv1.GroupName, Version: workv1.GroupVersion.Version, Kind: "ManifestWork"}, "spec", "workload", "manifests")},
+			Rules: rule(workv1.GroupVersion.Version, "manifestworks"), Probe: workProbe()},
 		{Name: ReplicaSetValidatingName, Path: ValidateReplicaSetPath, Handler: &replicaSetValidator{executors{kube}},
-			Rules: rule(workv1alpha1.GroupVersion.Version, "manifestworkreplicasets"),
-			Probe: probe(schema.GroupVersionKind{Group: workv1alpha1.GroupName, Version: workv1alpha1.GroupVersion.Version, Kind: "ManifestWorkReplicaSet"}, "spec", "manifestWorkTemplate", "workload", "manifests")},
+			Rules: rule(workv1alpha1.GroupVersion.Version, "manifestworkreplicasets"), Probe: replicaSetProbe()},
 	}, nil
 }
 
-// ProbeName names the objects the webhooks' probes would create.
-const ProbeName = "corral-webhook-probe"
+// probeName names the objects the webhooks' probes would create.
+const probeName = "corral-webhook-probe"
 
-// probe is an object of kind gvk in namespace default whose manifests, at
-// path, are one ConfigMap without a name: the API server's schema admits
-// it (a ManifestWorkReplicaSet's placementRefs, which it requires, are
-// given), the webhook refuses it.
-func probe(gvk schema.GroupVersionKind, path ...string) client.Object {
+// workProbe is a ManifestWork in namespace default whose one manifest, a
+// ConfigMap, has no name: the API server's schema admits it, the webhook
+// refuses it.
+func workProbe() client.Object {
+	return probe(schema.GroupVersionKind{Group: workv1.GroupName, Version: workv1.GroupVersion.Version, Kind: "ManifestWork"},
+		"spec", "workload", "manifests")
+}
+
+// replicaSetProbe is workProbe's ManifestWorkReplicaSet, with the
+// placementRefs the schema requires.
+func replicaSetProbe() client.Object {
+	u := probe(schema.GroupVersionKind{Group: workv1alpha1.GroupName, Version: workv1alpha1.GroupVersion.Version, Kind: "ManifestWorkReplicaSet"},
+		"spec", "manifestWorkTemplate", "workload", "manifests")
+	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": probeName}}, "spec", "placementRefs") // a fresh map: cannot fail
+	return u
+}
+
+// probe is an object of kind gvk, named probeName in namespace default,
+// whose manifests, at path, are one ConfigMap without a name.
+func probe(gvk schema.GroupVersionKind, path ...string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(metav1.NamespaceDefault)
-	u.SetName(ProbeName)
+	u.SetName(probeName)
 	nameless := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": metav1.NamespaceDefault}}
-	// Fresh maps: setting cannot fail.
-	_ = unstructured.SetNestedSlice(u.Object, []any{nameless}, path...)
-	if gvk.Kind == "ManifestWorkReplicaSet" {
-		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": ProbeName}}, "spec", "placementRefs")
-	}
+	_ = unstructured.SetNestedSlice(u.Object, []any{nameless}, path...) // a fresh map: cannot fail
 	return u
 }
 
