@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh builds the real Kubernetes binaries corral's local control planes
 # run on — kube-apiserver, kube-controller-manager, kube-scheduler, etcd and
-# kwok — from the Go module proxy, into bin/.
+# kwok, and the kubelet and kube-proxy a real node runs — from the Go module
+# proxy, into bin/.
 #
 # Builds are cached by content: the key is a hash of this module's inputs and
 # the Go version, the binaries live in $CORRAL_TOOLS_CACHE/<key>, and bin/ is
@@ -16,7 +17,7 @@ bin=$(cd "$bin" && pwd)
 
 KUBE_VERSION=v1.35.4
 KWOK_VERSION=v0.8.0
-kube_cmds=(kube-apiserver kube-controller-manager kube-scheduler)
+kube_cmds=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
 all=("${kube_cmds[@]}" etcd kwok)
 
 key=$( (cd "$here" && cat go.mod go.sum tools.go etcd/main.go build.sh; go version; go env GOOS GOARCH) | sha256sum | cut -c1-16)
@@ -35,7 +36,7 @@ if [ "$(cat "$bin/.tools-key" 2>/dev/null)" = "$key" ] && complete "$bin"; then
 fi
 
 if ! complete "$cache"; then
-  echo "tools: building kube-apiserver, kube-controller-manager, kube-scheduler ($KUBE_VERSION), etcd and kwok ($KWOK_VERSION)"
+  echo "tools: building ${kube_cmds[*]} ($KUBE_VERSION), etcd and kwok ($KWOK_VERSION)"
   echo "tools: a cold build takes about 5 minutes on 2 cores; later runs reuse $cache_root"
   mkdir -p "$cache_root"
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
