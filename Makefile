@@ -22,7 +22,7 @@ help: ## Show the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: run
-run: kube-tools build ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
+run: kube-tools host-packages build images examples ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
 	@if $(BIN)/corral dev status >/dev/null 2>&1; then \
 	  echo "A fleet is already running (make down stops it):"; $(BIN)/corral dev status; \
 	else \
@@ -36,6 +36,15 @@ down: build ## Stop the local fleet started by `make run`.
 .PHONY: build
 build: ## Build bin/corral.
 	$(GO) build -o $(BIN)/corral ./cmd/corral
+
+.PHONY: host-packages
+host-packages: ## Install what real nodes run on, when missing: containerd, runc, the CNI plugins (apt-get).
+	bash hack/host-packages.sh
+
+.PHONY: images
+images: ## Build the programs of the local fleet's images: bin/pause (the pods' sandbox) and bin/sample-app (static, for images FROM scratch).
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/pause ./dev/pause
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/sample-app ./dev/sampleapp
 
 .PHONY: examples
 examples: ## Build the example third-party addon, bin/hello-addon (examples/hello-addon).
@@ -66,7 +75,7 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
-e2e: kube-tools build examples ## End-to-end tests: the corral binary (and the example addon) against a local fleet.
+e2e: kube-tools host-packages build images examples ## End-to-end tests: the corral binary (and the example addon) against a local fleet.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint

@@ -30,6 +30,8 @@ type UpOptions struct {
 	// NoSample skips the sample app.
 	NoSample bool
 	Timeout  time.Duration
+	// RealNodes gives every cluster a real node.
+	RealNodes bool
 	// Addons are the built-in addons to enable on every managed cluster;
 	// none named means all.
 	Addons []string
@@ -41,7 +43,7 @@ type UpOptions struct {
 // NewUpOptions returns the defaults: two managed clusters in the default dir.
 func NewUpOptions(streams Streams) *UpOptions {
 	return &UpOptions{Streams: streams, Dir: fleet.DefaultDir(), Clusters: 2,
-		Nodes: localcluster.DefaultNodes, Timeout: 5 * time.Minute}
+		Nodes: localcluster.DefaultNodes, RealNodes: true, Timeout: 5 * time.Minute}
 }
 
 func newCmdUp(streams Streams) *cobra.Command {
@@ -59,6 +61,15 @@ or only those --addons names. With the work and placement addons, the fleet
 ends with a sample app: a Deployment (default/hello) placed on every managed
 cluster by a Placement and delivered by a ManifestWorkReplicaSet, its status
 printed per cluster (skip it with --no-sample-app).
+
+Every cluster, the hub included, has one real node — a kubelet with its own
+containerd, in a network namespace of its own — where pods really run, and
+kwok's fake nodes beside it for scale (--nodes), tainted so that only pods
+that tolerate kwok.x-k8s.io/node=fake land there. Real nodes need root, and
+containerd, runc and the CNI plugins (apt-get install containerd runc
+containernetworking-plugins); --real-nodes=false runs kwok's nodes only.
+The fleet's images (the sample app, the example addons' agents) are loaded
+into every real node; 'corral dev load' loads more.
 
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
@@ -90,6 +101,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
+	f.BoolVar(&o.RealNodes, "real-nodes", o.RealNodes, "give every cluster a real node (kubelet, containerd) where pods really run")
 	f.BoolVar(&o.NoSample, "no-sample-app", o.NoSample, "do not deploy the sample app (a Deployment placed on every managed cluster)")
 	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(builtinAddons()), ",")+")")
@@ -131,6 +143,9 @@ func (o *UpOptions) Validate() error {
 		return err
 	}
 	o.binDir = binDir
+	if o.RealNodes {
+		return fleet.CheckRealNodes(binDir)
+	}
 	return nil
 }
 
@@ -195,6 +210,9 @@ func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
 	}
 	if o.NoSample {
 		args = append(args, "--no-sample-app")
+	}
+	if o.RealNodes {
+		args = append(args, "--real-nodes")
 	}
 	if len(o.Addons) > 0 {
 		args = append(args, "--addons", strings.Join(o.Addons, ","))

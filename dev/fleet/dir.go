@@ -29,7 +29,7 @@ func DefaultDir() string {
 // ours reports whether a fleet directory entry is one a fleet creates.
 func ours(name string) bool {
 	switch name {
-	case ".lock", stateFile, stateFile + ".tmp", LogFile, ControllersLogFile, howtoFile, HubName:
+	case ".lock", stateFile, stateFile + ".tmp", LogFile, ControllersLogFile, howtoFile, HubName, imagesDir:
 		return true
 	}
 	return managedDirName.MatchString(name)

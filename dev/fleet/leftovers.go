@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/corral-dev/corral/dev/realnode"
 )
 
 // leftoverGrace is how long a killed leftover gets to disappear.
@@ -34,6 +36,11 @@ func KillLeftovers(ctx context.Context, state *State, out io.Writer) error {
 				return fmt.Errorf("%s of %s (pid %d) is still running after SIGKILL", comp.Name, c.Name, comp.PID)
 			}
 		}
+	}
+	// The real nodes' shims and containers outlive their containerd, and
+	// their cgroups, namespaces and network outlive all of them.
+	if err := realnode.RemoveLeftovers(realnode.IDFor(state.Dir)); err != nil {
+		return fmt.Errorf("removing what the fleet's real nodes left: %w", err)
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ type Options struct {
 	// NoSample skips the sample app (deploySample), which a fleet with the
 	// work and placement addons otherwise ends with.
 	NoSample bool
+	// RealNodes gives every cluster, the hub included, a real node
+	// (dev/realnode) beside kwok's, and loads the fleet's images into it.
+	RealNodes bool
 	// Progress receives one line per step.
 	Progress io.Writer
 }
@@ -73,8 +76,16 @@ func Run(ctx context.Context, opts Options) error {
 	if err := state.write(); err != nil {
 		return err
 	}
+	var nodes *nodeSetup
+	if opts.RealNodes {
+		var err error
+		if nodes, err = setUpNodes(opts, state); err != nil {
+			return fail(state, err)
+		}
+		defer nodes.remove()
+	}
 
-	clusters, err := startAll(ctx, opts, state)
+	clusters, err := startAll(ctx, opts, state, nodes)
 	if err != nil {
 		return fail(state, err)
 	}
@@ -89,6 +100,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if err := register(regCtx, clusters[0], clusters[1:], opts.Addons, opts.Progress, &registration); err != nil {
 		return fail(state, errors.Join(err, stop()))
+	}
+	for _, m := range clusters[1:] {
+		if err := claimClusterID(regCtx, m); err != nil {
+			return fail(state, errors.Join(err, stop()))
+		}
 	}
 	if err := enableFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {
 		return fail(state, errors.Join(err, stop()))
@@ -163,17 +179,20 @@ func fail(state *State, err error) error {
 
 // startAll starts every cluster at once; if one fails the others are
 // stopped and the error names the failures.
-func startAll(ctx context.Context, opts Options, state *State) ([]*localcluster.Cluster, error) {
+func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup) ([]*localcluster.Cluster, error) {
 	clusters := make([]*localcluster.Cluster, len(state.Clusters))
 	errs := make([]error, len(state.Clusters))
 	var wg sync.WaitGroup
 	for i, cs := range state.Clusters {
-		wg.Go(func() {
-			clusters[i], errs[i] = localcluster.Start(ctx, localcluster.Options{
-				Name: cs.Name, Profile: cs.Profile, Dir: cs.Dir, BinDir: opts.BinDir,
-				Nodes: opts.Nodes, Reuse: opts.Reuse, Progress: opts.Progress,
-			})
-		})
+		o := localcluster.Options{
+			Name: cs.Name, Profile: cs.Profile, Dir: cs.Dir, BinDir: opts.BinDir,
+			Nodes: opts.Nodes, Reuse: opts.Reuse, Progress: opts.Progress,
+		}
+		if nodes != nil {
+			nn := nodes.network.Node(i, localcluster.NodeName(cs.Name))
+			o.RealNode, o.Images = &nn, nodes.images
+		}
+		wg.Go(func() { clusters[i], errs[i] = localcluster.Start(ctx, o) })
 	}
 	wg.Wait()
 	var started []*localcluster.Cluster

@@ -11,11 +11,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -95,32 +98,81 @@ func deploySample(ctx context.Context, hub client.Client, clusters []string, pro
 	return nil
 }
 
-// sampleReplicaSet is the sample's ManifestWorkReplicaSet: the Deployment,
-// with its well-known status (ready replicas among it) fed back.
-func sampleReplicaSet() (*workv1alpha1.ManifestWorkReplicaSet, error) {
+// samplePort is the port the sample app serves on.
+const samplePort = 8080
+
+// sampleManifests are what the sample's work delivers: the app's
+// Deployment, a Service in front of it, and its service account with the
+// right to read the ClusterClaim it answers with.
+func sampleManifests() []client.Object {
 	labels := map[string]string{"app": SampleApp}
-	deploy := &appsv1.Deployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: SampleNamespace, Name: SampleApp},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](SampleReplicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: SampleApp, Image: "nginx:1.27"}}},
+	meta := metav1.ObjectMeta{Namespace: SampleNamespace, Name: SampleApp}
+	clusterMeta := metav1.ObjectMeta{Name: "corral-sample-app"}
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(samplePort)}}, PeriodSeconds: 2}
+	return []client.Object{
+		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta},
+		&rbacv1.ClusterRole{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+			ObjectMeta: clusterMeta,
+			Rules: []rbacv1.PolicyRule{{
+				APIGroups: []string{clusterv1alpha1.GroupName}, Resources: []string{"clusterclaims"},
+				ResourceNames: []string{ClusterIDClaim}, Verbs: []string{"get"},
+			}},
+		},
+		&rbacv1.ClusterRoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+			ObjectMeta: clusterMeta,
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterMeta.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: SampleNamespace, Name: SampleApp}},
+		},
+		&appsv1.Deployment{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+			ObjectMeta: meta,
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](SampleReplicas),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{
+						ServiceAccountName: SampleApp,
+						Containers: []corev1.Container{{
+							Name: SampleApp, Image: SampleImage, ImagePullPolicy: corev1.PullNever,
+							Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: samplePort}},
+							ReadinessProbe: probe,
+						}},
+					},
+				},
+			},
+		},
+		&corev1.Service{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+			ObjectMeta: meta,
+			Spec: corev1.ServiceSpec{
+				Selector: labels,
+				Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http")}},
 			},
 		},
 	}
-	raw, err := json.Marshal(deploy)
-	if err != nil {
-		return nil, err
+}
+
+// sampleReplicaSet is the sample's ManifestWorkReplicaSet: sampleManifests,
+// with the Deployment's well-known status (ready replicas among it) fed
+// back.
+func sampleReplicaSet() (*workv1alpha1.ManifestWorkReplicaSet, error) {
+	var manifests []workv1.Manifest
+	for _, o := range sampleManifests() {
+		raw, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		manifests = append(manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
 	}
 	return &workv1alpha1.ManifestWorkReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: SampleNamespace, Name: SampleApp},
 		Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
 			PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: SampleApp}},
 			ManifestWorkTemplate: workv1.ManifestWorkSpec{
-				Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}},
+				Workload: workv1.ManifestsTemplate{Manifests: manifests},
 				ManifestConfigs: []workv1.ManifestConfigOption{{
 					ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: SampleNamespace, Name: SampleApp},
 					FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corral-dev/corral/dev/localcluster"
+	"github.com/corral-dev/corral/dev/realnode"
 )
 
 // Phase is where a fleet's supervisor is in its life.
@@ -46,6 +47,8 @@ type State struct {
 	Clusters   []ClusterState `json:"clusters"`
 	// Sample says the fleet deploys the sample app (SampleApp).
 	Sample bool `json:"sample,omitempty"`
+	// Network is the real nodes' network; nil without real nodes.
+	Network *realnode.Network `json:"network,omitempty"`
 }
 
 // ClusterState is one cluster of a fleet.

@@ -84,7 +84,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		}
 	}()
 	l := layout{dir: opts.Dir}
-	if err := l.prepare(opts.Reuse, say); err != nil {
+	if err := l.prepare(opts.Reuse, opts.nodeIPs(), opts.nodeIdentities(), say); err != nil {
 		return nil, err
 	}
 	// A reused cluster comes back at its address: what knows it there (a
@@ -125,11 +125,21 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 
 func (c *Cluster) componentNames() []string {
 	names := []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+	if c.schedules() {
+		names = append(names, "kube-scheduler")
+	}
 	if c.Profile == ProfileManaged {
-		names = append(names, "kube-scheduler", fmt.Sprintf("kwok (%d nodes)", c.opts.Nodes))
+		names = append(names, fmt.Sprintf("kwok (%d nodes)", c.opts.Nodes))
+	}
+	if c.opts.RealNode != nil {
+		names = append(names, "a real node (containerd, kubelet, kube-proxy)")
 	}
 	return names
 }
+
+// schedules says whether the cluster runs a scheduler: a managed cluster
+// does, and so does a hub with a real node.
+func (c *Cluster) schedules() bool { return c.Profile == ProfileManaged || c.opts.RealNode != nil }
 
 // start runs the components in order: etcd, the apiserver (on apiserver,
 // or a free port when 0), then the rest side by side.
@@ -138,7 +148,10 @@ func (c *Cluster) start(ctx context.Context, apiserver int) error {
 	if err != nil {
 		return err
 	}
-	p := ports{etcdClient: nums[0], etcdPeer: nums[1], apiserver: nums[2], kcm: nums[3], scheduler: nums[4], kwok: nums[5]}
+	p := ports{host: "127.0.0.1", etcdClient: nums[0], etcdPeer: nums[1], apiserver: nums[2], kcm: nums[3], scheduler: nums[4], kwok: nums[5]}
+	if c.opts.RealNode != nil {
+		p.host = c.opts.RealNode.Network.HostIP()
+	}
 	if apiserver != 0 {
 		p.apiserver = apiserver
 	}
@@ -158,9 +171,12 @@ func (c *Cluster) start(ctx context.Context, apiserver int) error {
 	if err := c.run(ctx, api); err != nil {
 		return err
 	}
-	others := []component{kcmComponent(c.Profile, c.opts.SigningDuration, c.layout, p)}
+	others := []component{kcmComponent(c.Profile, c.opts.RealNode != nil, c.opts.SigningDuration, c.layout, p)}
+	if c.schedules() {
+		others = append(others, schedulerComponent(c.layout, p))
+	}
 	if c.Profile == ProfileManaged {
-		others = append(others, schedulerComponent(c.layout, p), kwokComponent(c.opts.BinDir, c.layout, p))
+		others = append(others, kwokComponent(c.opts.BinDir, c.layout, p))
 	}
 	errs := make(chan error, len(others))
 	for _, comp := range others {
@@ -174,7 +190,12 @@ func (c *Cluster) start(ctx context.Context, apiserver int) error {
 		return err
 	}
 	if c.Profile == ProfileManaged {
-		return c.createNodes(ctx)
+		if err := c.createNodes(ctx); err != nil {
+			return err
+		}
+	}
+	if c.opts.RealNode != nil {
+		return c.startNode(ctx)
 	}
 	return nil
 }
@@ -183,7 +204,11 @@ func (c *Cluster) start(ctx context.Context, apiserver int) error {
 func (c *Cluster) run(ctx context.Context, comp component) error {
 	logger := klog.FromContext(ctx).WithValues("cluster", c.Name, "component", comp.name)
 	begin := time.Now()
-	p, err := startProcess(comp.name, filepath.Join(c.opts.BinDir, comp.name), comp.args, c.layout.log(comp.name), c.exited)
+	path := comp.path
+	if path == "" {
+		path = filepath.Join(c.opts.BinDir, comp.name)
+	}
+	p, err := startProcess(comp.name, path, comp.args, c.layout.log(comp.name), c.exited)
 	if err != nil {
 		return err
 	}
@@ -215,7 +240,7 @@ func (c *Cluster) writeKubeconfigs() error {
 	if err := writeKubeconfig(c.Kubeconfig, c.Name, c.Server, k, adminIdentity); err != nil {
 		return err
 	}
-	for _, id := range []identity{kcmIdentity, schedulerIdentity, kwokIdentity} {
+	for _, id := range append([]identity{kcmIdentity, schedulerIdentity, kwokIdentity}, c.opts.nodeIdentities()...) {
 		if err := writeKubeconfig(c.layout.componentKubeconfig(id), c.Name, c.Server, k, id); err != nil {
 			return err
 		}
@@ -298,5 +323,7 @@ func (c *Cluster) stopProcesses() error {
 	for i := len(procs) - 1; i >= 0; i-- {
 		errs = append(errs, procs[i].stop())
 	}
+	// The real node's containers and shims outlive its containerd.
+	errs = append(errs, c.removeNode())
 	return errors.Join(errs...)
 }

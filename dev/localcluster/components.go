@@ -8,14 +8,19 @@ import (
 
 // ports are the loopback ports one start of a cluster uses.
 type ports struct {
+	// host is the API server's address: loopback, or the fleet network's
+	// host address when the cluster has a real node.
+	host                                                  string
 	etcdClient, etcdPeer, apiserver, kcm, scheduler, kwok int
 }
 
-func (p ports) server() string { return fmt.Sprintf("https://127.0.0.1:%d", p.apiserver) }
+func (p ports) server() string { return fmt.Sprintf("https://%s:%d", p.host, p.apiserver) }
 
 // component is one process of a local cluster and how to tell it is ready.
 type component struct {
-	name  string
+	name string
+	// path is the program; empty means the binary name in the bin dir.
+	path  string
 	args  []string
 	ready readiness
 }
@@ -63,8 +68,8 @@ func apiserverComponent(l layout, p ports) component {
 		name: "kube-apiserver",
 		args: []string{
 			fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
-			"--bind-address=127.0.0.1",
-			"--advertise-address=127.0.0.1",
+			"--bind-address=" + p.host,
+			"--advertise-address=" + p.host,
 			fmt.Sprintf("--secure-port=%d", p.apiserver),
 			"--tls-cert-file=" + k.servingCert(),
 			"--tls-private-key-file=" + k.servingKey(),
@@ -73,7 +78,13 @@ func apiserverComponent(l layout, p ports) component {
 			"--service-account-signing-key-file=" + k.saKey(),
 			"--service-account-issuer=https://kubernetes.default.svc",
 			"--service-cluster-ip-range=10.0.0.0/24",
-			"--authorization-mode=RBAC",
+			"--authorization-mode=Node,RBAC",
+			"--enable-admission-plugins=NodeRestriction",
+			// The API server calls kubelets (logs, exec, port-forward) as
+			// an admin, at the address the node reports.
+			"--kubelet-client-certificate=" + k.cert(adminIdentity),
+			"--kubelet-client-key=" + k.key(adminIdentity),
+			"--kubelet-preferred-address-types=InternalIP,Hostname",
 			"--allow-privileged=true",
 			// The API server's own default: /debug/pprof, for cluster
 			// admins only, is where a benchmark sees what a write costs
@@ -83,10 +94,12 @@ func apiserverComponent(l layout, p ports) component {
 	}
 }
 
-func kcmComponent(profile Profile, signing time.Duration, l layout, p ports) component {
+// kcmComponent runs every controller, or only hubControllers on a hub
+// without a real node (with one, pods run there and need the rest).
+func kcmComponent(profile Profile, realNode bool, signing time.Duration, l layout, p ports) component {
 	k := l.pki()
 	controllers := "*"
-	if profile == ProfileHub {
+	if profile == ProfileHub && !realNode {
 		controllers = strings.Join(hubControllers, ",")
 	}
 	args := append(controlLoopArgs(l, kcmIdentity, p.kcm),

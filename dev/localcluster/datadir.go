@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,7 +126,7 @@ func (l layout) componentKubeconfig(id identity) string {
 
 // prepare deals with an earlier run's data (see prepareDir), then creates
 // the directories and the certificates a start needs. The lock must be held.
-func (l layout) prepare(reuse bool, say func(string, ...any)) error {
+func (l layout) prepare(reuse bool, ips []net.IP, ids []identity, say func(string, ...any)) error {
 	if err := prepareDir(l.dir, reuse, say); err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ func (l layout) prepare(reuse bool, say func(string, ...any)) error {
 			return err
 		}
 	}
-	if err := l.pki().ensure(); err != nil {
+	if err := l.pki().ensure(ips, ids); err != nil {
 		return fmt.Errorf("creating certificates in %s: %w", l.dir, err)
 	}
 	return nil

@@ -70,6 +70,10 @@ func (c *Cluster) createNodes(ctx context.Context) error {
 			},
 			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 		}
+		if c.opts.RealNode != nil {
+			t := KwokToleration()
+			node.Spec.Taints = []corev1.Taint{{Key: t.Key, Value: t.Value, Effect: t.Effect}}
+		}
 		if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating node %s: %w", name, err)
 		}
@@ -82,16 +86,24 @@ func (c *Cluster) createNodes(ctx context.Context) error {
 	}
 	return waitFor(ctx, "nodes", kwok, func(ctx context.Context) error {
 		for _, name := range names {
-			node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
+			if err := readyNode(ctx, client, name); err != nil {
 				return err
-			}
-			if !nodeReady(node) {
-				return fmt.Errorf("node %s is not Ready", name)
 			}
 		}
 		return nil
 	})
+}
+
+// readyNode says whether node name is Ready.
+func readyNode(ctx context.Context, client kubernetes.Interface, name string) error {
+	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if !nodeReady(node) {
+		return fmt.Errorf("node %s is not Ready", name)
+	}
+	return nil
 }
 
 func nodeReady(node *corev1.Node) bool {

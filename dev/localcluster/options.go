@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/corral-dev/corral/dev/realnode"
 )
 
 // Profile says which components a local cluster runs.
@@ -54,6 +56,14 @@ type Options struct {
 	SigningDuration time.Duration
 	// StartTimeout bounds the wait for every component to become ready.
 	StartTimeout time.Duration
+	// RealNode, when set, gives the cluster a real node (realnode) at this
+	// place on the fleet's network. The API server then listens on the
+	// network's host address, where the node and its pods reach it, not
+	// on loopback; and kwok's nodes are tainted (KwokToleration), so that
+	// what does not ask for them runs on the real node.
+	RealNode *realnode.NodeNet
+	// Images are image archives the real node imports before it starts.
+	Images []string
 	// Progress receives one line per step, for people; nil discards them.
 	Progress io.Writer
 }

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -51,7 +52,7 @@ func (p pki) key(id identity) string  { return p.path(id.file + ".key") }
 // ensure creates whatever is missing: the cluster CA (which also signs
 // CSRs), a serving certificate for 127.0.0.1 and localhost shared by the
 // components, the service-account key pair and the client identities.
-func (p pki) ensure() error {
+func (p pki) ensure(extraIPs []net.IP, extraIDs []identity) error {
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return err
 	}
@@ -59,12 +60,13 @@ func (p pki) ensure() error {
 	if err != nil {
 		return err
 	}
-	if !exists(p.servingCert()) {
+	ips := append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}, extraIPs...)
+	if !p.serves(ips) {
 		tmpl := &x509.Certificate{
 			Subject:     pkix.Name{CommonName: "localcluster"},
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 			DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)},
+			IPAddresses: ips,
 		}
 		if err := p.issue(tmpl, ca, caKey, p.servingCert(), p.servingKey()); err != nil {
 			return err
@@ -86,7 +88,7 @@ func (p pki) ensure() error {
 			return err
 		}
 	}
-	for _, id := range []identity{adminIdentity, kcmIdentity, schedulerIdentity, kwokIdentity} {
+	for _, id := range append([]identity{adminIdentity, kcmIdentity, schedulerIdentity, kwokIdentity}, extraIDs...) {
 		if exists(p.cert(id)) {
 			continue
 		}
@@ -99,6 +101,21 @@ func (p pki) ensure() error {
 		}
 	}
 	return nil
+}
+
+// serves says whether the serving certificate exists and covers every one
+// of ips: a cluster started again on another address needs a new one.
+func (p pki) serves(ips []net.IP) bool {
+	cert, _, err := loadPair(p.servingCert(), p.servingKey())
+	if err != nil {
+		return false
+	}
+	for _, ip := range ips {
+		if !slices.ContainsFunc(cert.IPAddresses, ip.Equal) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p pki) loadOrCreateCA() (*x509.Certificate, crypto.Signer, error) {

@@ -85,7 +85,7 @@ func TestPKIEnsureTwiceKeepsEverything(t *testing.T) {
 	for _, f := range files {
 		before[f] = readFile(t, f)
 	}
-	if err := k.ensure(); err != nil {
+	if err := k.ensure(nil, nil); err != nil {
 		t.Fatalf("second ensure() = %v", err)
 	}
 	for _, f := range files {
@@ -134,7 +134,7 @@ func TestPKIEnsureKeysArePrivate(t *testing.T) {
 func ensuredPKI(t *testing.T) pki {
 	t.Helper()
 	k := pki{dir: filepath.Join(t.TempDir(), pkiDir)}
-	if err := k.ensure(); err != nil {
+	if err := k.ensure(nil, nil); err != nil {
 		t.Fatalf("ensure() = %v", err)
 	}
 	return k

@@ -1,0 +1,182 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+
+	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/dev/image"
+	"github.com/corral-dev/corral/dev/localcluster"
+	"github.com/corral-dev/corral/dev/realnode"
+	"github.com/corral-dev/corral/properties"
+)
+
+// The images a fleet builds from the programs in its bin dir and loads into
+// every real node: nothing can be pulled on the machines it runs on.
+const (
+	// SampleImage is the sample app (dev/sampleapp).
+	SampleImage = "localhost/corral/sample-app:dev"
+	// HelloAddonImage is the example addon's agent (examples/hello-addon).
+	HelloAddonImage = "localhost/corral/hello-addon:dev"
+	// HelloworldImage is addon-framework's helloworld example, as `make
+	// ocm-tools` builds it: its agent Deployment runs /helloworld.
+	HelloworldImage = "localhost/corral/helloworld:dev"
+	imagesDir       = "images"
+)
+
+// fleetImage is one image of the fleet and whether the fleet needs it.
+type fleetImage struct {
+	spec     image.Spec
+	required bool
+}
+
+// fleetImages are the images a fleet loads; the program of each is a file
+// of the bin dir. The optional ones are loaded when `make examples` and
+// `make ocm-tools` have built them.
+func fleetImages(binDir string) []fleetImage {
+	bin := func(name string) string { return filepath.Join(binDir, name) }
+	return []fleetImage{
+		{image.Spec{Ref: realnode.PauseImage, Binary: bin("pause")}, true},
+		{image.Spec{Ref: SampleImage, Binary: bin("sample-app")}, true},
+		{image.Spec{Ref: HelloAddonImage, Binary: bin("hello-addon")}, false},
+		{image.Spec{Ref: HelloworldImage, Binary: bin("ocm-helloworld"), Path: "/helloworld"}, false},
+	}
+}
+
+// buildImages writes the archive of every fleet image into <dir>/images
+// and returns their paths.
+func buildImages(binDir, dir string) ([]string, error) {
+	out := filepath.Join(dir, imagesDir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	var archives []string
+	for _, fi := range fleetImages(binDir) {
+		if _, err := os.Stat(fi.spec.Binary); errors.Is(err, fs.ErrNotExist) && !fi.required {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("image %s: %w (make images builds it)", fi.spec.Ref, err)
+		}
+		path := filepath.Join(out, filepath.Base(fi.spec.Binary)+".tar")
+		if err := image.WriteFile(path, fi.spec); err != nil {
+			return nil, err
+		}
+		archives = append(archives, path)
+	}
+	return archives, nil
+}
+
+// nodeSetup is what the fleet's real nodes share: the network and the
+// image archives.
+type nodeSetup struct {
+	network realnode.Network
+	images  []string
+}
+
+// setUpNodes builds the fleet's images and creates its network (removing
+// what a crashed fleet in the same directory left), and records the
+// network in state.
+func setUpNodes(opts Options, state *State) (*nodeSetup, error) {
+	binDir := opts.BinDir
+	if binDir == "" {
+		var err error
+		if binDir, err = localcluster.FindBinDir(); err != nil {
+			return nil, err
+		}
+	}
+	images, err := buildImages(binDir, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	network, err := realnode.CreateNetwork(realnode.IDFor(opts.Dir))
+	if err != nil {
+		return nil, err
+	}
+	state.Network = &network
+	fmt.Fprintf(opts.Progress, "fleet: real nodes on %s (bridge %s), with images %s\n", network.HostIP(), network.Bridge(), strings.Join(imageNames(images), ", "))
+	return &nodeSetup{network: network, images: images}, state.write()
+}
+
+func imageNames(archives []string) []string {
+	names := make([]string, len(archives))
+	for i, a := range archives {
+		names[i] = strings.TrimSuffix(filepath.Base(a), ".tar")
+	}
+	return names
+}
+
+// remove deletes the network, once the clusters have stopped.
+func (n *nodeSetup) remove() { _ = n.network.Remove() }
+
+// ClusterIDClaim is the well-known ClusterClaim (KEP-2149) holding a
+// cluster's name, which the fleet sets on every managed cluster, as a
+// platform team would: the sample app answers with it.
+const ClusterIDClaim = "id.k8s.io"
+
+// claimClusterID installs the ClusterClaim CRD on a managed cluster and
+// sets its id.k8s.io claim to its name.
+func claimClusterID(ctx context.Context, c *localcluster.Cluster) error {
+	if err := crds.Install(ctx, c.Config, properties.ClusterClaimCRD); err != nil {
+		return fmt.Errorf("%s: installing the %s CRD: %w", c.Name, properties.ClusterClaimCRD, err)
+	}
+	claim := &clusterv1alpha1.ClusterClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterIDClaim},
+		Spec:       clusterv1alpha1.ClusterClaimSpec{Value: c.Name},
+	}
+	managed, err := clusterclient.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	if _, err := managed.ClusterV1alpha1().ClusterClaims().Create(ctx, claim, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("%s: creating ClusterClaim %s: %w", c.Name, ClusterIDClaim, err)
+	}
+	return nil
+}
+
+// CheckRealNodes says, in one line, what this machine lacks to run real
+// nodes: root, the programs, the images' programs.
+func CheckRealNodes(binDir string) error {
+	if os.Geteuid() != 0 {
+		return errors.New("real nodes need root (network namespaces, cgroups, mounts): run as root, or pass --real-nodes=false")
+	}
+	var missing []string
+	for _, p := range []string{"containerd", "containerd-shim-runc-v2", "runc", "ctr", "ip", "nsenter", "unshare", "nft", "iptables"} {
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("real nodes need %s: apt-get install containerd runc containernetworking-plugins iproute2 nftables iptables, or pass --real-nodes=false", strings.Join(missing, ", "))
+	}
+	if !slices.ContainsFunc(realnode.CNIBinDirs, func(d string) bool { return fileExists(filepath.Join(d, "bridge")) }) {
+		return fmt.Errorf("real nodes need the CNI plugins in %s: apt-get install containernetworking-plugins, or pass --real-nodes=false", strings.Join(realnode.CNIBinDirs, " or "))
+	}
+	for _, fi := range fleetImages(binDir) {
+		if fi.required && !fileExists(fi.spec.Binary) {
+			return fmt.Errorf("%s is missing, which image %s is made of: run make images, or pass --real-nodes=false", fi.spec.Binary, fi.spec.Ref)
+		}
+	}
+	for _, b := range []string{"kubelet", "kube-proxy"} {
+		if !fileExists(filepath.Join(binDir, b)) {
+			return fmt.Errorf("%s is missing from %s: run make tools, or pass --real-nodes=false", b, binDir)
+		}
+	}
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,137 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/corral-dev/corral/dev/realnode"
+)
+
+// Where pods go on a cluster with a real node: kwok's nodes carry
+// KwokTaint, so that only a pod that tolerates it (a scale test's) lands
+// there, and everything else runs on the real node, labelled RealNodeLabel.
+const (
+	KwokTaintKey  = KwokNodeAnnotation
+	RealNodeLabel = "node.corral.dev/real"
+	nodeDir       = "node"
+)
+
+// KwokToleration is what a pod meant for kwok's nodes tolerates.
+func KwokToleration() corev1.Toleration {
+	return corev1.Toleration{Key: KwokTaintKey, Operator: corev1.TolerationOpEqual, Value: KwokNodeValue, Effect: corev1.TaintEffectNoSchedule}
+}
+
+// NodeName is the name of a cluster's real node.
+func NodeName(cluster string) string { return cluster + "-node" }
+
+// node is the cluster's real node, or nil.
+func (c *Cluster) node() *realnode.Node {
+	if c.opts.RealNode == nil {
+		return nil
+	}
+	name := NodeName(c.Name)
+	return &realnode.Node{
+		Name:            name,
+		Dir:             filepath.Join(c.Dir, nodeDir),
+		BinDir:          c.opts.BinDir,
+		CNIBinDir:       cniBinDir(),
+		Net:             *c.opts.RealNode,
+		Kubeconfig:      c.layout.componentKubeconfig(kubeletIdentity(name)),
+		ProxyKubeconfig: c.layout.componentKubeconfig(proxyIdentity),
+		ClientCA:        c.layout.pki().caCert(),
+		Labels:          map[string]string{RealNodeLabel: "true"},
+	}
+}
+
+// nodeIdentities are the client identities the real node needs.
+func (o Options) nodeIdentities() []identity {
+	if o.RealNode == nil {
+		return nil
+	}
+	return []identity{kubeletIdentity(NodeName(o.Name)), proxyIdentity}
+}
+
+// nodeIPs are the addresses the API server's certificate must cover.
+func (o Options) nodeIPs() []net.IP {
+	if o.RealNode == nil {
+		return nil
+	}
+	return []net.IP{net.ParseIP(o.RealNode.Network.HostIP())}
+}
+
+func kubeletIdentity(node string) identity {
+	return identity{file: "kubelet", cn: "system:node:" + node, groups: []string{"system:nodes"}}
+}
+
+var proxyIdentity = identity{file: "kube-proxy", cn: "system:kube-proxy"}
+
+func cniBinDir() string {
+	for _, d := range realnode.CNIBinDirs {
+		if exists(filepath.Join(d, "bridge")) {
+			return d
+		}
+	}
+	return ""
+}
+
+// startNode wires the real node, starts its containerd, imports the images,
+// then starts its kubelet and kube-proxy, and waits until the node is Ready.
+func (c *Cluster) startNode(ctx context.Context) error {
+	n := c.node()
+	if err := n.Prepare(); err != nil {
+		return err
+	}
+	cd := n.Containerd()
+	if err := c.run(ctx, component{name: cd.Name, path: cd.Path, args: cd.Args, ready: n.ContainerdReady}); err != nil {
+		return err
+	}
+	if len(c.opts.Images) > 0 {
+		if err := n.Import(ctx, c.opts.Images...); err != nil {
+			return err
+		}
+	}
+	pid := c.pidOf(cd.Name)
+	kubelet, proxy := n.Kubelet(pid), n.Proxy(pid)
+	client, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	if err := c.run(ctx, component{name: kubelet.Name, path: kubelet.Path, args: kubelet.Args, ready: func(ctx context.Context) error {
+		return readyNode(ctx, client, n.Name)
+	}}); err != nil {
+		return err
+	}
+	return c.run(ctx, component{name: proxy.Name, path: proxy.Path, args: proxy.Args, ready: httpReady(n.ProxyHealthURL(), nil)})
+}
+
+// Import loads image archives into the cluster's real node.
+func (c *Cluster) Import(ctx context.Context, archives ...string) error {
+	n := c.node()
+	if n == nil {
+		return fmt.Errorf("cluster %s has no real node to load images into", c.Name)
+	}
+	return n.Import(ctx, archives...)
+}
+
+// removeNode kills what is left of the real node (its shims and
+// containers) and removes its cgroups and network namespace.
+func (c *Cluster) removeNode() error {
+	if n := c.node(); n != nil {
+		return n.Remove()
+	}
+	return nil
+}
+
+func (c *Cluster) pidOf(name string) int {
+	for _, p := range c.processes() {
+		if p.name == name {
+			return p.pid()
+		}
+	}
+	return 0
+}
