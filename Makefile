@@ -48,7 +48,7 @@ images: ## Build the programs of the local fleet's images: bin/pause (the pods' 
 
 .PHONY: examples
 examples: ## Build the example third-party addon, bin/hello-addon (examples/hello-addon).
-	$(GO) build -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
 
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/corral-dev/corral/dev/fleet"
-	"github.com/corral-dev/corral/dev/localcluster"
 	"github.com/corral-dev/corral/internal/output"
 )
 
@@ -91,15 +91,43 @@ func printTable(out io.Writer, r *fleet.Report) {
 	fmt.Fprintln(w, "CLUSTER\tPROFILE\tHEALTH\tSERVER\tNODES\tKUBECONFIG")
 	for _, c := range r.Clusters {
 		nodes := "-"
-		if c.Profile == localcluster.ProfileManaged && c.Health != fleet.Stopped {
+		if c.Nodes > 0 {
 			nodes = fmt.Sprintf("%d/%d", c.ReadyNodes, c.Nodes)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Profile, c.Health, c.Server, nodes, c.Kubeconfig)
 	}
 	_ = w.Flush()
+	printRealNodes(out, r)
 	for _, c := range r.Clusters {
 		for _, p := range c.Problems {
 			fmt.Fprintf(out, "%s: %s\n", c.Name, p)
 		}
 	}
+}
+
+// printRealNodes lists the real nodes and the pods on each.
+func printRealNodes(out io.Writer, r *fleet.Report) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	header := false
+	for _, c := range r.Clusters {
+		n := c.RealNode
+		if n == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nREAL NODE\tREADY\tPOD\tSTATUS\tREADY")
+			header = true
+		}
+		if len(n.Pods) == 0 {
+			fmt.Fprintf(w, "%s\t%t\t-\t\t\n", n.Name, n.Ready)
+		}
+		for i, p := range n.Pods {
+			name, ready := n.Name, strconv.FormatBool(n.Ready)
+			if i > 0 {
+				name, ready = "", ""
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s/%s\t%s\t%s\n", name, ready, p.Namespace, p.Name, p.Phase, p.Ready)
+		}
+	}
+	_ = w.Flush()
 }

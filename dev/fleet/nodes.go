@@ -31,7 +31,9 @@ const (
 	// HelloAddonImage is the example addon's agent (examples/hello-addon).
 	HelloAddonImage = "localhost/corral/hello-addon:dev"
 	// HelloworldImage is addon-framework's helloworld example, as `make
-	// ocm-tools` builds it: its agent Deployment runs /helloworld.
+	// ocm-tools` builds it: its agent's Deployment gives the command,
+	// /helloworld agent …, as args. Its hub half renders it when run with
+	// EXAMPLE_IMAGE_NAME set to this.
 	HelloworldImage = "localhost/corral/helloworld:dev"
 	imagesDir       = "images"
 )
@@ -51,7 +53,7 @@ func fleetImages(binDir string) []fleetImage {
 		{image.Spec{Ref: realnode.PauseImage, Binary: bin("pause")}, true},
 		{image.Spec{Ref: SampleImage, Binary: bin("sample-app")}, true},
 		{image.Spec{Ref: HelloAddonImage, Binary: bin("hello-addon")}, false},
-		{image.Spec{Ref: HelloworldImage, Binary: bin("ocm-helloworld"), Path: "/helloworld"}, false},
+		{image.Spec{Ref: HelloworldImage, Binary: bin("ocm-helloworld"), Path: "/helloworld", Cmd: []string{"/helloworld"}}, false},
 	}
 }
 
@@ -179,4 +181,10 @@ func CheckRealNodes(binDir string) error {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// Load imports an image archive into the real node of cluster c.
+func Load(ctx context.Context, c ClusterState, archive string) error {
+	n := realnode.Node{Name: c.Node, Dir: filepath.Join(c.Dir, localcluster.NodeDir)}
+	return n.Import(ctx, archive)
 }

@@ -202,6 +202,9 @@ func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup)
 		}
 		started = append(started, c)
 		state.Clusters[i].Server = c.Server
+		if opts.RealNodes {
+			state.Clusters[i].Node = localcluster.NodeName(c.Name)
+		}
 		state.Clusters[i].Components = c.Components()
 	}
 	if err := errors.Join(errs...); err != nil {

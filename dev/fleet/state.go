@@ -53,11 +53,13 @@ type State struct {
 
 // ClusterState is one cluster of a fleet.
 type ClusterState struct {
-	Name       string                   `json:"name"`
-	Profile    localcluster.Profile     `json:"profile"`
-	Dir        string                   `json:"dir"`
-	Kubeconfig string                   `json:"kubeconfig"`
-	Server     string                   `json:"server,omitempty"`
+	Name       string               `json:"name"`
+	Profile    localcluster.Profile `json:"profile"`
+	Dir        string               `json:"dir"`
+	Kubeconfig string               `json:"kubeconfig"`
+	Server     string               `json:"server,omitempty"`
+	// Node is the cluster's real node, if it has one.
+	Node       string                   `json:"node,omitempty"`
 	Components []localcluster.Component `json:"components,omitempty"`
 }
 

@@ -29,9 +29,28 @@ type ClusterStatus struct {
 	Health       string `json:"health"`
 	// Problems says what is wrong when the cluster is not Healthy.
 	Problems []string `json:"problems,omitempty"`
-	// ReadyNodes and Nodes count a managed cluster's nodes.
+	// ReadyNodes and Nodes count the cluster's nodes.
 	ReadyNodes int `json:"readyNodes"`
 	Nodes      int `json:"nodes"`
+	// RealNode is the cluster's real node and the pods on it, when it has
+	// one.
+	RealNode *RealNodeStatus `json:"realNode,omitempty"`
+}
+
+// RealNodeStatus is a real node and what runs on it.
+type RealNodeStatus struct {
+	Name  string      `json:"name"`
+	Ready bool        `json:"ready"`
+	Pods  []PodStatus `json:"pods"`
+}
+
+// PodStatus is one pod on a real node.
+type PodStatus struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Phase     string `json:"phase"`
+	// Ready is "ready/containers", as kubectl get pods shows it.
+	Ready string `json:"ready"`
 }
 
 // Report is the answer to Status.
@@ -118,25 +137,61 @@ func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
 	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
 		return fmt.Errorf("kube-apiserver is not ready: %w", err)
 	}
-	if cs.Profile != localcluster.ProfileManaged {
-		return nil
-	}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing nodes: %w", err)
 	}
 	st.Nodes = len(nodes.Items)
 	for _, n := range nodes.Items {
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				st.ReadyNodes++
-			}
+		ready := nodeReady(n)
+		if ready {
+			st.ReadyNodes++
+		}
+		if n.Name == cs.Node {
+			st.RealNode = &RealNodeStatus{Name: n.Name, Ready: ready}
+		}
+	}
+	if cs.Node != "" {
+		if st.RealNode == nil {
+			return fmt.Errorf("its real node %s has not registered", cs.Node)
+		}
+		if st.RealNode.Pods, err = podsOn(ctx, client, cs.Node); err != nil {
+			return err
 		}
 	}
 	if st.ReadyNodes < st.Nodes {
 		return fmt.Errorf("%d of %d nodes are not Ready", st.Nodes-st.ReadyNodes, st.Nodes)
 	}
 	return nil
+}
+
+func nodeReady(n corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podsOn lists the pods on node.
+func podsOn(ctx context.Context, client kubernetes.Interface, node string) ([]PodStatus, error) {
+	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods on %s: %w", node, err)
+	}
+	out := make([]PodStatus, 0, len(pods.Items))
+	for _, p := range pods.Items {
+		ready := 0
+		for _, c := range p.Status.ContainerStatuses {
+			if c.Ready {
+				ready++
+			}
+		}
+		out = append(out, PodStatus{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase),
+			Ready: fmt.Sprintf("%d/%d", ready, len(p.Spec.Containers))})
+	}
+	return out, nil
 }
 
 // ProcessAlive reports whether pid runs and is the process started for the

@@ -32,8 +32,10 @@ type Spec struct {
 	// Path is where the program lives in the image; empty means
 	// /<base name of Binary>.
 	Path string
-	// Args follow the program in the image's entrypoint.
-	Args []string
+	// Cmd, when set, is what the image runs, and it has no entrypoint: for
+	// programs whose pods give the whole command line as args. Otherwise
+	// the program is the entrypoint, and a pod's args are its arguments.
+	Cmd []string
 }
 
 // file is one entry of the layer.
@@ -61,10 +63,14 @@ func Write(w io.Writer, spec Spec) error {
 		return err
 	}
 	layerDigest := digest(layer)
+	run := map[string]any{"Entrypoint": []string{path}}
+	if len(spec.Cmd) > 0 {
+		run = map[string]any{"Cmd": spec.Cmd}
+	}
 	config, err := json.Marshal(map[string]any{
 		"architecture": "amd64",
 		"os":           "linux",
-		"config":       map[string]any{"Entrypoint": append([]string{path}, spec.Args...)},
+		"config":       run,
 		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + layerDigest}},
 	})
 	if err != nil {

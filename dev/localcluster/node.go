@@ -18,7 +18,8 @@ import (
 const (
 	KwokTaintKey  = KwokNodeAnnotation
 	RealNodeLabel = "node.corral.dev/real"
-	nodeDir       = "node"
+	// NodeDir is the real node's directory, inside the cluster's.
+	NodeDir = "node"
 )
 
 // KwokToleration is what a pod meant for kwok's nodes tolerates.
@@ -37,7 +38,7 @@ func (c *Cluster) node() *realnode.Node {
 	name := NodeName(c.Name)
 	return &realnode.Node{
 		Name:            name,
-		Dir:             filepath.Join(c.Dir, nodeDir),
+		Dir:             filepath.Join(c.Dir, NodeDir),
 		BinDir:          c.opts.BinDir,
 		CNIBinDir:       cniBinDir(),
 		Net:             *c.opts.RealNode,

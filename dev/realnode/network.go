@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -109,6 +110,12 @@ func freeOctet() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return pickOctet(used)
+}
+
+// pickOctet is the first 10.x.0.0/16 of the range that none of used
+// overlaps.
+func pickOctet(used []*net.IPNet) (int, error) {
 	for o := firstOctet; o <= lastOctet; o++ {
 		_, mine, _ := net.ParseCIDR(fmt.Sprintf("10.%d.0.0/16", o))
 		free := true
@@ -133,15 +140,23 @@ func usedNets() ([]*net.IPNet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ip %s: %w", strings.Join(args, " "), err)
 		}
-		for _, f := range strings.Fields(string(out)) {
-			if _, n, err := net.ParseCIDR(f); err == nil && n.IP.To4() != nil {
-				nets = append(nets, n)
-			} else if i := net.ParseIP(f); i != nil && i.To4() != nil && !i.IsUnspecified() {
-				nets = append(nets, &net.IPNet{IP: i, Mask: net.CIDRMask(32, 32)})
-			}
-		}
+		nets = append(nets, parseNets(string(out))...)
 	}
 	return nets, nil
+}
+
+// parseNets picks the IPv4 networks and addresses out of ip(8)'s output; an
+// address alone counts as its /32.
+func parseNets(out string) []*net.IPNet {
+	var nets []*net.IPNet
+	for _, f := range strings.Fields(out) {
+		if _, n, err := net.ParseCIDR(f); err == nil && n.IP.To4() != nil {
+			nets = append(nets, n)
+		} else if i := net.ParseIP(f); i != nil && i.To4() != nil && !i.IsUnspecified() {
+			nets = append(nets, &net.IPNet{IP: i, Mask: net.CIDRMask(32, 32)})
+		}
+	}
+	return nets
 }
 
 // wire creates the node's namespace and veth pair: the node's end is eth0
@@ -175,15 +190,14 @@ func (nn NodeNet) wire() error {
 // route to its pods.
 func (nn NodeNet) unwire() error { return removeNetNS(nn.NetNS()) }
 
+// removeNetNS deletes the network namespace name, if there is one.
 func removeNetNS(name string) error {
-	out, err := exec.Command("ip", "netns", "list").Output()
+	names, err := netNSes(name)
 	if err != nil {
-		return fmt.Errorf("ip netns list: %w", err)
+		return err
 	}
-	for _, f := range strings.Fields(string(out)) {
-		if f == name {
-			return ip("netns", "delete", name)
-		}
+	if slices.Contains(names, name) {
+		return ip("netns", "delete", name)
 	}
 	return nil
 }
