@@ -262,6 +262,11 @@ func Howto(state *State) string {
 		s += fmt.Sprintf("# The sample app: where it runs, why there, and the addons that put it there:\n"+
 			"%[1]s work get %[2]s --kubeconfig %[3]s\n%[1]s placement explain %[4]s/%[2]s --kubeconfig %[3]s\n%[1]s addon list --kubeconfig %[3]s\n\n",
 			corral, SampleApp, hub.Kubeconfig, SampleNamespace)
+		if state.Network != nil && len(state.Clusters) > 1 {
+			s += fmt.Sprintf("# The sample app answering on %s's real node (kill %%1 to stop forwarding):\n"+
+				"kubectl --kubeconfig %s port-forward deployment/%s 8080 &\ncurl localhost:8080\n\n",
+				state.Clusters[1].Name, state.Clusters[1].Kubeconfig, SampleApp)
+		}
 	}
 	s += fmt.Sprintf("# What runs, and stopping it:\n%s dev status --dir %s\n%s dev down --dir %s\n", corral, state.Dir, corral, state.Dir)
 	return s

@@ -2,9 +2,9 @@
 // imports — the format `docker save` writes and `ctr images import` reads —
 // so that the local fleet runs programs built here, with no registry.
 //
-// An image is one layer holding one program and, when the program is
-// dynamically linked, the shared libraries it loads (as ldd lists them);
-// a statically linked program makes an image FROM scratch.
+// An image is one layer holding one program, an empty /tmp and, when the
+// program is dynamically linked, the shared libraries it loads (as ldd
+// lists them); a statically linked program makes an image FROM scratch.
 package image
 
 import (
@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -68,7 +69,7 @@ func Write(w io.Writer, spec Spec) error {
 		run = map[string]any{"Cmd": spec.Cmd}
 	}
 	config, err := json.Marshal(map[string]any{
-		"architecture": "amd64",
+		"architecture": runtime.GOARCH,
 		"os":           "linux",
 		"config":       run,
 		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + layerDigest}},
@@ -106,10 +107,14 @@ func WriteFile(path string, spec Spec) error {
 		return fmt.Errorf("image %s: %w", spec.Ref, err)
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
+	err := os.WriteFile(tmp, buf.Bytes(), 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }
 
 // programFiles are the program at path and the shared libraries it loads.
@@ -138,6 +143,9 @@ func programFiles(binary, path string) ([]file, error) {
 // (0x…)".
 var lddPath = regexp.MustCompile(`(?m)(?:=>\s+|^\s+)(/\S+)\s+\(0x`)
 
+// lddMissing matches a library ldd could not find: "libfoo.so => not found".
+var lddMissing = regexp.MustCompile(`(?m)^\s*(\S+) => not found`)
+
 // sharedLibraries lists what a dynamically linked program loads; a static
 // one loads nothing.
 func sharedLibraries(binary string) ([]string, error) {
@@ -147,6 +155,9 @@ func sharedLibraries(binary string) ([]string, error) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("ldd %s: %w: %s", binary, err, strings.TrimSpace(string(out)))
+	}
+	if missing := lddMissing.FindStringSubmatch(string(out)); missing != nil {
+		return nil, fmt.Errorf("%s needs %s, which this machine lacks", binary, missing[1])
 	}
 	var libs []string
 	for _, m := range lddPath.FindAllStringSubmatch(string(out), -1) {
@@ -158,11 +169,15 @@ func sharedLibraries(binary string) ([]string, error) {
 	return libs, nil
 }
 
-// layerTar is a tar of files with every directory above them.
+// layerTar is a tar of files with every directory above them, and an
+// empty /tmp (as distroless images have): programs expect one to write to.
 func layerTar(files []file) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	dirs := map[string]bool{}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777}); err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{"/tmp": true}
 	for _, f := range files {
 		var parents []string
 		for d := filepath.Dir(f.path); d != "/" && !dirs[d]; d = filepath.Dir(d) {

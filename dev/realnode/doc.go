@@ -20,6 +20,11 @@
 //     cleaning up after a crash, is killing what that cgroup holds and
 //     removing it.
 //
+// ClusterIP Services work (kube-proxy in nftables mode, masquerading all
+// Service traffic so a pod may reach a Service backed by its own bridge);
+// there is no cluster DNS, so a pod reaches a Service by its ClusterIP, and
+// the API server by KUBERNETES_SERVICE_HOST, not by name.
+//
 // Remove and RemoveLeftovers undo all of it, and only it: what they touch is
 // named with the fleet's id.
 package realnode

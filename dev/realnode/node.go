@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -89,7 +90,12 @@ type Command struct {
 func (n Node) enter(extra string) string {
 	var b strings.Builder
 	b.WriteString("set -e\n")
-	roots, _ := hierarchies()
+	roots, err := hierarchies()
+	if err != nil {
+		// Prepare found them; should they be gone, run nothing outside
+		// the node's cgroup, where no cleanup would find it.
+		fmt.Fprintf(&b, "echo %q >&2; exit 1\n", err.Error())
+	}
 	for _, r := range roots {
 		fmt.Fprintf(&b, "echo $$ > %s/cgroup.procs\n", filepath.Join(r, cgroupName(n.Net.Network.ID, n.Name), systemCgroup))
 	}
@@ -134,6 +140,7 @@ func (n Node) Kubelet(containerdPID int) Command {
 		for k, v := range n.Labels {
 			l = append(l, k+"="+v)
 		}
+		sort.Strings(l)
 		args = append(args, "--node-labels="+strings.Join(l, ","))
 	}
 	if len(n.Taints) > 0 {

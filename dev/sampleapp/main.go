@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -35,7 +36,11 @@ const (
 
 func main() {
 	addr := flag.String("listen", ":8080", "the address to serve on")
+	get := flag.String("get", "", "instead of serving, GET this URL, print the body and exit (non-zero unless 200): a client for images with no other")
 	flag.Parse()
+	if *get != "" {
+		os.Exit(fetch(*get))
+	}
 	app := &app{lookup: lookupClusterName}
 	srv := &http.Server{Addr: *addr, Handler: app, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -135,4 +140,24 @@ func lookupClusterName(ctx context.Context) (string, error) {
 		return "", errors.New("ClusterClaim id.k8s.io has no value")
 	}
 	return claim.Spec.Value, nil
+}
+
+// fetch GETs url and prints its body; it returns the exit code.
+func fetch(url string) int {
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(os.Stdout, resp.Body); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, resp.Status)
+		return 1
+	}
+	return 0
 }
