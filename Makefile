@@ -75,7 +75,7 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
-e2e: kube-tools host-packages build images examples ## End-to-end tests: the corral binary (and the example addon) against a local fleet.
+e2e: tools host-packages build images examples ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/realnode"
 )
 
 // statusReport is the part of `corral dev status -o json` the specs read.
@@ -147,8 +149,10 @@ spec:
 		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
-	itRunsTheHelloAddon(&dir)  // examples/hello-addon, while work runs on both clusters
-	itRunsTheHealthAddon(&dir) // health and properties: a frozen API server, a NotReady node, placement on properties
+	itRunsPodsOnRealNodes(&dir)    // the sample app answers; logs, exec, port-forward; kwok's taint
+	itRunsTheHelloAddon(&dir)      // examples/hello-addon, while work runs on both clusters
+	itRunsTheHelloworldAddon(&dir) // addon-framework's own example, as upstream ships it
+	itRunsTheHealthAddon(&dir)     // health and properties: a frozen API server, a NotReady node, placement on properties
 
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
 		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--kubeconfig", hubKubeconfig)
@@ -168,7 +172,8 @@ spec:
 	})
 
 	It("runs a Deployment on cluster1 until it is Available with 3 Running pods", func() {
-		r := kubectl(cluster1Kubeconfig, "create", "deployment", "web", "--image=nginx", "--replicas=3")
+		// An image the fleet loaded: nothing is pulled here.
+		r := kubectl(cluster1Kubeconfig, "create", "deployment", "web", "--image="+fleet.SampleImage, "--replicas=3")
 		Expect(r.code).To(Equal(0), "%s", r)
 
 		r = kubectl(cluster1Kubeconfig, "wait", "--for=condition=Available", "deployment/web", "--timeout=120s")
@@ -321,23 +326,34 @@ var _ = Describe("corral dev, given bad input,", func() {
 	})
 })
 
-var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() {
-	var dir string
+var _ = Describe("corral dev, after kill -9 of its whole fleet,", Ordered, func() {
+	var dir, id string
+	var before machineState
 
 	BeforeAll(func() {
+		before = readMachineState()
 		dir = newFleetDir()
-		startFleet(dir, "--clusters", "1", "--no-sample-app")
+		id = realnode.IDFor(dir)
+		startFleet(dir, "--clusters", "1")
 	})
 
-	It("loses every component process too", func() {
+	It("the real node's containers outlive the supervisor and every process that names the fleet", func() {
 		record, err := fleet.ReadState(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(record.Supervisor).To(BeNumerically(">", 1), "fleet.json: %+v", record)
-		// More than the supervisor: the components run.
-		Expect(len(processesMentioning(dir))).To(BeNumerically(">", 1))
-
+		// The control planes, the nodes' containerd, kubelet and
+		// kube-proxy, and the shims, whose --address is in the fleet's
+		// directory.
+		procs := processesMentioning(dir)
+		Expect(len(procs)).To(BeNumerically(">", 10), "%v", procs)
 		Expect(syscall.Kill(record.Supervisor, syscall.SIGKILL)).To(Succeed())
+		for _, p := range procs {
+			pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0])
+			Expect(err).NotTo(HaveOccurred())
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		expectNoProcessLeft(dir)
+		Expect(fleetCgroupProcesses(id)).NotTo(BeEmpty(), "the sample app's containers (and pause) are still running")
 	})
 
 	It("dev status exits non-zero", func() {
@@ -346,18 +362,27 @@ var _ = Describe("corral dev, after its supervisor is killed,", Ordered, func() 
 		Expect(r.errOut).To(ContainSubstring("not running"))
 	})
 
-	It("dev up starts again, removing the data of the clusters that did not shut down cleanly", func() {
-		r := corral(upTimeout, "dev", "up", "--clusters", "1", "--no-sample-app", "--dir", dir)
+	It("dev up removes what the killed fleet left, comes up clean and runs the sample app again", func() {
+		r := corral(upTimeout, "dev", "up", "--clusters", "1", "--dir", dir)
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(ContainSubstring("did not shut down cleanly"))
 		Expect(r.out).To(ContainSubstring("removing the data"))
-		Expect(r.out).To(ContainSubstring("The fleet is up"))
+		Expect(r.out).To(ContainSubstring("sample app: ready on 1 of 1 clusters"))
+		Expect(portForwardGet(filepath.Join(dir, "cluster1", "kubeconfig"), "deployment/hello", "8080", "/")).To(Equal("hello from cluster1\n"))
 	})
 
-	It("dev down then leaves no process", func() {
+	It("dev down leaves nothing behind: no process, mount, cgroup, network namespace, link or nft/iptables rule it made", func() {
 		r := corral(downTimeout, "dev", "down", "--dir", dir)
 		Expect(r.code).To(Equal(0), "%s", r)
 		expectNoProcessLeft(dir)
+		Expect(fleetCgroupProcesses(id)).To(BeEmpty())
 		Expect(exists(dir)).To(BeFalse(), "%s is still there", dir)
+		after := readMachineState()
+		Expect(after.Mounts).To(Equal(before.Mounts), "mounts")
+		Expect(after.Cgroups).To(Equal(before.Cgroups), "cgroups")
+		Expect(after.NetNS).To(Equal(before.NetNS), "network namespaces")
+		Expect(after.Links).To(Equal(before.Links), "network links")
+		Expect(after.NFT).To(Equal(before.NFT), "nftables rules")
+		Expect(after.IPTables).To(Equal(before.IPTables), "iptables rules")
 	})
 })

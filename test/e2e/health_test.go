@@ -40,8 +40,8 @@ type healthState struct {
 
 // itRunsTheHealthAddon adds, to the Ordered container of a running fleet
 // of a hub and cluster1 and cluster2 (both in the default set, the health
-// and properties addons enabled, 3 kwok nodes of 8 CPUs each per
-// cluster), the specs of the health and properties addons as a user
+// and properties addons enabled, a real node and 3 kwok nodes of 8 CPUs
+// each per cluster), the specs of the health and properties addons as a user
 // meets them: a bad config refused, fast probes configured through the
 // CLI, a placement moving away from a cluster whose kube-apiserver is
 // frozen and the cluster selectable again once it runs, a NotReady node
@@ -87,7 +87,7 @@ spec:
 		Expect(r.code).To(Equal(0), "%s", r)
 		for _, cluster := range clusters {
 			expectHealthSettings(hub(), cluster, "probing every 2s, stale after 20s, at least 80% of nodes Ready")
-			expectHealth(hub(), cluster, "True", false, "3/3 nodes Ready")
+			expectHealth(hub(), cluster, "True", false, "4/4 nodes Ready")
 		}
 	})
 
@@ -135,13 +135,13 @@ spec: {}
 
 		By("resuming " + sick + "'s kube-apiserver with SIGCONT")
 		Expect(syscall.Kill(pid, syscall.SIGCONT)).To(Succeed())
-		expectHealth(hub(), sick, "True", false, "API server live and ready", "3/3 nodes Ready")
+		expectHealth(hub(), sick, "True", false, "API server live and ready", "4/4 nodes Ready")
 		expectDecisions(hub(), "all", "cluster1", "cluster2")
 		Eventually(func(g Gomega) { g.Expect(decisions(g, hub(), "one")).To(HaveLen(1)) }).
 			WithTimeout(healthTimeout).WithPolling(time.Second).Should(Succeed())
 	})
 
-	It("reports the share of Ready nodes: one fake node NotReady of 3 is below the 80% wanted", func() {
+	It("reports the share of Ready nodes: one fake node NotReady of 4 nodes is below the 80% wanted", func() {
 		const cluster, node = "cluster1", "cluster1-node-2"
 		orig := getNode(managed(cluster), node)
 		byKwok, notByKwok := nodeFile(orig, true), nodeFile(orig, false)
@@ -152,12 +152,12 @@ spec: {}
 				g.Expect(r.code).To(Equal(0), "%s", r)
 				g.Expect(r.out).To(Equal("True"))
 			}).WithTimeout(healthTimeout).WithPolling(time.Second).Should(Succeed(), "kwok makes %s Ready again", node)
-			expectHealth(hub(), cluster, "True", false, "3/3 nodes Ready")
+			expectHealth(hub(), cluster, "True", false, "4/4 nodes Ready")
 		})
 		By("replacing " + node + " with one kwok does not run (kwok would make it Ready again), NotReady as if its kubelet died")
 		replaceNode(managed(cluster), node, notByKwok)
 
-		h := expectHealth(hub(), cluster, "False", true, "2/3 nodes Ready (67%), not Ready: "+node+", below the 80% required")
+		h := expectHealth(hub(), cluster, "False", true, "3/4 nodes Ready (75%), not Ready: "+node+", below the 80% required")
 		Expect(h.Reason).To(Equal("NodesNotReady"))
 		r := corral(cliTimeout, "get", "clusters", cluster, "--kubeconfig", hub())
 		Expect(r.code).To(Equal(0), "%s", r)
@@ -213,7 +213,7 @@ spec:
 		}
 		for _, cluster := range clusters {
 			expectHealthSettings(hub(), cluster, "probing every 30s, stale after 1m30s, at least 50% of nodes Ready")
-			expectHealth(hub(), cluster, "True", false, "3/3 nodes Ready")
+			expectHealth(hub(), cluster, "True", false, "4/4 nodes Ready")
 		}
 		r = kubectl(hub(), "delete", "namespace", healthNS, "--wait=false")
 		Expect(r.code).To(Equal(0), "%s", r)

@@ -12,6 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/corral-dev/corral/dev/fleet"
 )
 
 // helloDeploy holds the example's manifests, relative to this package.
@@ -22,13 +24,13 @@ const helloAddonTimeout = 3 * time.Minute
 
 // itRunsTheHelloAddon adds, to the Ordered container of a running fleet of
 // a hub and cluster1 and cluster2 (both in the default set, with the work
-// addon enabled), the spec that follows examples/hello-addon/README.md:
-// the example's manager runs against the hub, the addon is enabled on the
-// set, its agent arrives on each cluster as a ManifestWork and gets its
-// own hub credentials; an agent run beside each cluster with them (the
-// fleet's nodes are kwok's: the Deployment's pod never really runs) reports
-// to the hub and makes the addon Available; disabling the addon takes the
-// credentials away. *dir is the fleet's directory.
+// addon enabled, and real nodes), the spec that follows
+// examples/hello-addon/README.md: the example's manager runs against the
+// hub with the agent image the fleet loaded, the addon is enabled on the
+// set, its agent arrives on each cluster as a ManifestWork, gets its own
+// hub credentials, runs on the cluster's real node with no step by hand,
+// reports to the hub and makes the addon Available; disabling the addon
+// takes the credentials away. *dir is the fleet's directory.
 func itRunsTheHelloAddon(dir *string) {
 	It("runs the hello-addon example: its agent arrives on every cluster of the set, reports with its own credentials, and is Available", func() {
 		helloBin := filepath.Join(binDir, "hello-addon")
@@ -40,7 +42,7 @@ func itRunsTheHelloAddon(dir *string) {
 		By("applying the addon's ClusterManagementAddOn and starting its manager against the hub")
 		r := kubectl(hubKubeconfig, "apply", "-f", filepath.Join(helloDeploy, "clustermanagementaddon.yaml"))
 		Expect(r.code).To(Equal(0), "%s", r)
-		startProcess("hello-addon manager", helloBin, "manager", "--kubeconfig", hubKubeconfig, "--agent-image", "example.com/hello-addon:e2e")
+		startProcess("hello-addon manager", helloBin, "manager", "--kubeconfig", hubKubeconfig, "--agent-image", fleet.HelloAddonImage)
 
 		By("enabling the addon on the default set")
 		r = corral(cliTimeout, "addon", "enable", "hello", "--clusterset", "default", "--kubeconfig", hubKubeconfig)
@@ -58,15 +60,14 @@ func itRunsTheHelloAddon(dir *string) {
 			Eventually(func(g Gomega) {
 				r := kubectl(managed, "-n", addonNS, "get", "deployment", "hello-agent", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
 				g.Expect(r.code).To(Equal(0), "%s", r)
-				g.Expect(r.out).To(Equal("example.com/hello-addon:e2e"))
+				g.Expect(r.out).To(Equal(fleet.HelloAddonImage))
 			}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "the agent's Deployment on %s", cluster)
 			Eventually(func(g Gomega) {
 				creds[cluster] = secretToDir(g, managed, addonNS, "hello-hub-kubeconfig")
 			}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "the hello-hub-kubeconfig Secret on %s", cluster)
 
-			By("running the agent beside " + cluster + " with those credentials, as a hosted agent would")
-			startProcess("hello-addon agent "+cluster, helloBin, "agent", "--cluster-name", cluster,
-				"--hub-kubeconfig", filepath.Join(creds[cluster], "kubeconfig"), "--kubeconfig", managed, "--addon-namespace", addonNS)
+			By("running the agent's pod on " + cluster + "'s real node, whose log kubectl logs shows")
+			expectAgentRunning(managed, addonNS, "deployment/hello-agent", cluster+"-node")
 		}
 
 		for _, cluster := range clusters {
@@ -168,6 +169,27 @@ func itRunsTheHelloAddon(dir *string) {
 			}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "the hub Role of %s's agent", cluster)
 		}
 	})
+}
+
+// expectAgentRunning waits until the addon agent Deployment target in ns on
+// the cluster of kubeconfig is Available, its pod on node, and until
+// kubectl logs of it answers.
+func expectAgentRunning(kubeconfig, ns, target, node string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		r := kubectl(kubeconfig, "-n", ns, "get", target, "-o", "name")
+		g.Expect(r.code).To(Equal(0), "%s", r)
+	}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "%s delivered", target)
+	r := kubectl(kubeconfig, "-n", ns, "wait", "--for=condition=Available", target, "--timeout=180s")
+	Expect(r.code).To(Equal(0), "%s", r)
+	r = kubectl(kubeconfig, "-n", ns, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
+	Expect(r.code).To(Equal(0), "%s", r)
+	Expect(strings.Fields(r.out)).To(ContainElement(node), "%s runs on the real node", target)
+	Eventually(func(g Gomega) {
+		r := kubectl(kubeconfig, "-n", ns, "logs", target)
+		g.Expect(r.code).To(Equal(0), "%s", r)
+		g.Expect(r.out).NotTo(BeEmpty())
+	}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "kubectl logs %s", target)
 }
 
 // startProcess starts bin with args, its output going to the GinkgoWriter

@@ -36,7 +36,7 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 
 		r = corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
-		Expect(r.out).To(MatchRegexp(`corral join --hub-apiserver https://127\.0\.0\.1:\d+ --hub-token \S{100,} --cluster-name <cluster-name>`))
+		Expect(r.out).To(MatchRegexp(`corral join --hub-apiserver https://[0-9.]+:\d+ --hub-token \S{100,} --cluster-name <cluster-name>`))
 		Expect(r.out).To(MatchRegexp(`the token is valid for 1h0m0s \(until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)`), "the lifetime the API server gave it")
 
 		r = kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "serviceaccount", "cluster-bootstrap")
