@@ -43,12 +43,12 @@ host-packages: ## Install what real nodes run on, when missing: containerd, runc
 
 .PHONY: images
 images: ## Build the programs of the local fleet's images: bin/pause (the pods' sandbox) and bin/sample-app (static, for images FROM scratch).
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/pause ./dev/pause
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/sample-app ./dev/sampleapp
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o $(BIN)/pause ./dev/pause
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o $(BIN)/sample-app ./dev/sampleapp
 
 .PHONY: examples
 examples: ## Build the example third-party addon, bin/hello-addon (examples/hello-addon).
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
 
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,13 +41,16 @@ const (
 
 // fleetImage is one image of the fleet and whether the fleet needs it.
 type fleetImage struct {
-	spec     image.Spec
+	spec image.Spec
+	// required images are loaded before a node starts: the pods' sandbox
+	// and the sample app. The others, the example addons' agents, are
+	// loaded while the clusters register, when `make examples` and `make
+	// ocm-tools` have built them.
 	required bool
 }
 
 // fleetImages are the images a fleet loads; the program of each is a file
-// of the bin dir. The optional ones are loaded when `make examples` and
-// `make ocm-tools` have built them.
+// of the bin dir.
 func fleetImages(binDir string) []fleetImage {
 	bin := func(name string) string { return filepath.Join(binDir, name) }
 	return []fleetImage{
@@ -57,15 +61,18 @@ func fleetImages(binDir string) []fleetImage {
 	}
 }
 
-// buildImages writes the archive of every fleet image into <dir>/images
-// and returns their paths.
-func buildImages(binDir, dir string) ([]string, error) {
+// buildImages writes the archives of the fleet images that are required,
+// or not, into <dir>/images and returns their paths.
+func buildImages(binDir, dir string, required bool) ([]string, error) {
 	out := filepath.Join(dir, imagesDir)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
 	var archives []string
 	for _, fi := range fleetImages(binDir) {
+		if fi.required != required {
+			continue
+		}
 		if _, err := os.Stat(fi.spec.Binary); errors.Is(err, fs.ErrNotExist) && !fi.required {
 			continue
 		} else if err != nil {
@@ -80,10 +87,11 @@ func buildImages(binDir, dir string) ([]string, error) {
 	return archives, nil
 }
 
-// nodeSetup is what the fleet's real nodes share: the network and the
-// image archives.
+// nodeSetup is what the fleet's real nodes share: the network, the bin dir
+// the images' programs are in, and the archives of the required images.
 type nodeSetup struct {
 	network realnode.Network
+	binDir  string
 	images  []string
 }
 
@@ -98,7 +106,7 @@ func setUpNodes(opts Options, state *State) (*nodeSetup, error) {
 			return nil, err
 		}
 	}
-	images, err := buildImages(binDir, opts.Dir)
+	images, err := buildImages(binDir, opts.Dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +116,58 @@ func setUpNodes(opts Options, state *State) (*nodeSetup, error) {
 	}
 	state.Network = &network
 	fmt.Fprintf(opts.Progress, "fleet: real nodes on %s (bridge %s), with images %s\n", network.HostIP(), network.Bridge(), strings.Join(imageNames(images), ", "))
-	return &nodeSetup{network: network, images: images}, state.write()
+	return &nodeSetup{network: network, binDir: binDir, images: images}, state.write()
+}
+
+// aside is work the fleet does while its clusters register.
+type aside struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+func (a *aside) do(f func() error) {
+	a.wg.Go(func() {
+		if err := f(); err != nil {
+			a.mu.Lock()
+			a.errs = append(a.errs, err)
+			a.mu.Unlock()
+		}
+	})
+}
+
+// wait waits for all of it and says what failed.
+func (a *aside) wait() error {
+	a.wg.Wait()
+	return errors.Join(a.errs...)
+}
+
+// startAside sets each managed cluster's id.k8s.io claim and, with real
+// nodes, builds the addons' images and loads them into every node.
+func startAside(ctx context.Context, opts Options, clusters []*localcluster.Cluster, nodes *nodeSetup) *aside {
+	a := &aside{}
+	for _, m := range clusters[1:] {
+		a.do(func() error { return claimClusterID(ctx, m) })
+	}
+	if nodes == nil {
+		return a
+	}
+	a.do(func() error {
+		archives, err := buildImages(nodes.binDir, opts.Dir, false)
+		if err != nil || len(archives) == 0 {
+			return err
+		}
+		var load aside
+		for _, c := range clusters {
+			load.do(func() error { return c.Import(ctx, archives...) })
+		}
+		if err := load.wait(); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.Progress, "fleet: images %s loaded into every real node\n", strings.Join(imageNames(archives), ", "))
+		return nil
+	})
+	return a
 }
 
 func imageNames(archives []string) []string {

@@ -98,13 +98,14 @@ func Run(ctx context.Context, opts Options) error {
 		registration.Wait()
 		return stopAll(clusters)
 	}
+	// While the clusters register: the managed clusters get their
+	// id.k8s.io claims, and the real nodes the addons' images.
+	aside := startAside(regCtx, opts, clusters, nodes)
 	if err := register(regCtx, clusters[0], clusters[1:], opts.Addons, opts.Progress, &registration); err != nil {
-		return fail(state, errors.Join(err, stop()))
+		return fail(state, errors.Join(err, aside.wait(), stop()))
 	}
-	for _, m := range clusters[1:] {
-		if err := claimClusterID(regCtx, m); err != nil {
-			return fail(state, errors.Join(err, stop()))
-		}
+	if err := aside.wait(); err != nil {
+		return fail(state, errors.Join(err, stop()))
 	}
 	if err := enableFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {
 		return fail(state, errors.Join(err, stop()))

@@ -141,9 +141,24 @@ func (c *Cluster) componentNames() []string {
 // does, and so does a hub with a real node.
 func (c *Cluster) schedules() bool { return c.Profile == ProfileManaged || c.opts.RealNode != nil }
 
-// start runs the components in order: etcd, the apiserver (on apiserver,
-// or a free port when 0), then the rest side by side.
+// start runs the control plane and, beside it from the first, the real
+// node's containerd; the node's kubelet and kube-proxy once both are up.
 func (c *Cluster) start(ctx context.Context, apiserver int) error {
+	if c.opts.RealNode == nil {
+		return c.startControlPlane(ctx, apiserver)
+	}
+	runtime := make(chan error, 1)
+	go func() { runtime <- c.startRuntime(ctx) }()
+	err := c.startControlPlane(ctx, apiserver)
+	if err := errors.Join(err, <-runtime); err != nil {
+		return err
+	}
+	return c.startNodeAgents(ctx)
+}
+
+// startControlPlane runs the components in order: etcd, the apiserver (on
+// apiserver, or a free port when 0), then the rest side by side.
+func (c *Cluster) startControlPlane(ctx context.Context, apiserver int) error {
 	nums, err := freePortsBut(6, apiserver)
 	if err != nil {
 		return err
@@ -178,26 +193,26 @@ func (c *Cluster) start(ctx context.Context, apiserver int) error {
 	if c.Profile == ProfileManaged {
 		others = append(others, kwokComponent(c.opts.BinDir, c.layout, p))
 	}
-	errs := make(chan error, len(others))
-	for _, comp := range others {
-		go func() { errs <- c.run(ctx, comp) }()
-	}
-	var all []error
-	for range others {
-		all = append(all, <-errs)
-	}
-	if err := errors.Join(all...); err != nil {
+	if err := c.runAll(ctx, others...); err != nil {
 		return err
 	}
 	if c.Profile == ProfileManaged {
-		if err := c.createNodes(ctx); err != nil {
-			return err
-		}
-	}
-	if c.opts.RealNode != nil {
-		return c.startNode(ctx)
+		return c.createNodes(ctx)
 	}
 	return nil
+}
+
+// runAll starts comps side by side and waits until every one is ready.
+func (c *Cluster) runAll(ctx context.Context, comps ...component) error {
+	errs := make(chan error, len(comps))
+	for _, comp := range comps {
+		go func() { errs <- c.run(ctx, comp) }()
+	}
+	var all []error
+	for range comps {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
 }
 
 // run starts comp and waits until it is ready.
@@ -318,12 +333,13 @@ func (c *Cluster) Stop() error {
 
 func (c *Cluster) stopProcesses() error {
 	c.stopping.Store(true)
+	// The real node goes first, and at once: its cgroup holds its
+	// kubelet, kube-proxy, containerd, the shims and the containers, which
+	// a stopped containerd would leave running.
+	errs := []error{c.removeNode()}
 	procs := c.processes()
-	var errs []error
 	for i := len(procs) - 1; i >= 0; i-- {
 		errs = append(errs, procs[i].stop())
 	}
-	// The real node's containers and shims outlive its containerd.
-	errs = append(errs, c.removeNode())
 	return errors.Join(errs...)
 }

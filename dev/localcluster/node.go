@@ -80,9 +80,10 @@ func cniBinDir() string {
 	return ""
 }
 
-// startNode wires the real node, starts its containerd, imports the images,
-// then starts its kubelet and kube-proxy, and waits until the node is Ready.
-func (c *Cluster) startNode(ctx context.Context) error {
+// startRuntime wires the real node, starts its containerd and imports the
+// images: what needs no API server, so it runs beside the control plane's
+// start.
+func (c *Cluster) startRuntime(ctx context.Context) error {
 	n := c.node()
 	if err := n.Prepare(); err != nil {
 		return err
@@ -91,23 +92,24 @@ func (c *Cluster) startNode(ctx context.Context) error {
 	if err := c.run(ctx, component{name: cd.Name, path: cd.Path, args: cd.Args, ready: n.ContainerdReady}); err != nil {
 		return err
 	}
-	if len(c.opts.Images) > 0 {
-		if err := n.Import(ctx, c.opts.Images...); err != nil {
-			return err
-		}
-	}
-	pid := c.pidOf(cd.Name)
+	return n.Import(ctx, c.opts.Images...)
+}
+
+// startNodeAgents starts the real node's kubelet and kube-proxy, in the
+// namespaces of its containerd, and waits until the node is Ready and
+// kube-proxy has synced.
+func (c *Cluster) startNodeAgents(ctx context.Context) error {
+	n := c.node()
+	pid := c.pidOf("containerd")
 	kubelet, proxy := n.Kubelet(pid), n.Proxy(pid)
 	client, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return err
 	}
-	if err := c.run(ctx, component{name: kubelet.Name, path: kubelet.Path, args: kubelet.Args, ready: func(ctx context.Context) error {
-		return readyNode(ctx, client, n.Name)
-	}}); err != nil {
-		return err
-	}
-	return c.run(ctx, component{name: proxy.Name, path: proxy.Path, args: proxy.Args, ready: httpReady(n.ProxyHealthURL(), nil)})
+	nodeReady := func(ctx context.Context) error { return readyNode(ctx, client, n.Name) }
+	return c.runAll(ctx,
+		component{name: kubelet.Name, path: kubelet.Path, args: kubelet.Args, ready: nodeReady},
+		component{name: proxy.Name, path: proxy.Path, args: proxy.Args, ready: httpReady(n.ProxyHealthURL(), nil)})
 }
 
 // Import loads image archives into the cluster's real node.
