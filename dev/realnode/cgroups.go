@@ -1,9 +1,11 @@
 package realnode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // cgroupMount is where the machine's cgroup hierarchies are mounted.
@@ -133,17 +137,15 @@ func removeCgroups(prefix string) error {
 // removeCgroupDir removes an emptied cgroup; the kernel may take a moment
 // to let go of the last exited task.
 func removeCgroupDir(dir string) error {
-	deadline := time.Now().Add(cgroupKillTimeout)
-	for {
-		err := syscall.Rmdir(dir)
-		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
-			return fmt.Errorf("removing cgroup %s: %w", dir, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var last error
+	err := poll(func() bool {
+		last = syscall.Rmdir(dir)
+		return last == nil || errors.Is(last, fs.ErrNotExist) || !errors.Is(last, syscall.EBUSY)
+	})
+	if err != nil || (last != nil && !errors.Is(last, fs.ErrNotExist)) {
+		return fmt.Errorf("removing cgroup %s: %w", dir, errors.Join(last, err))
 	}
+	return nil
 }
 
 // cgroupTree is dir and every cgroup below it.
@@ -166,42 +168,44 @@ func cgroupTree(dir string) ([]string, error) {
 
 // killAll sends SIGKILL to every process in dirs until none is left (a
 // process may fork while its siblings are being killed), then waits until
-// every one it killed is gone from the process table.
+// every one it killed is gone from the process table, not even a zombie
+// its new parent has yet to reap.
 func killAll(dirs []string) error {
-	deadline := time.Now().Add(cgroupKillTimeout)
 	killed := map[int]bool{}
-	for {
-		pids := cgroupPIDs(dirs)
-		if len(pids) == 0 {
-			return waitGone(killed, deadline)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("processes %v are still alive %s after SIGKILL", pids, cgroupKillTimeout)
-		}
-		for _, pid := range pids {
+	var left []int
+	if err := poll(func() bool {
+		left = cgroupPIDs(dirs)
+		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			killed[pid] = true
 		}
-		time.Sleep(50 * time.Millisecond)
+		return len(left) == 0
+	}); err != nil {
+		return fmt.Errorf("processes %v are still alive %s after SIGKILL", left, cgroupKillTimeout)
 	}
-}
-
-// waitGone waits until no process of pids is left, not even as a zombie
-// its new parent has yet to reap.
-func waitGone(pids map[int]bool, deadline time.Time) error {
-	for pid := range pids {
-		for {
-			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, fs.ErrNotExist) {
-				break
+	if err := poll(func() bool {
+		for pid := range killed {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); !errors.Is(err, fs.ErrNotExist) {
+				return false
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("process %d was killed but is still in the process table", pid)
-			}
-			time.Sleep(20 * time.Millisecond)
+			delete(killed, pid)
 		}
+		return true
+	}); err != nil {
+		return fmt.Errorf("processes %v were killed but are still in the process table", slices.Collect(maps.Keys(killed)))
 	}
 	return nil
 }
+
+// poll calls done every pollInterval until it says so, for at most
+// cgroupKillTimeout.
+func poll(done func() bool) error {
+	return wait.PollUntilContextTimeout(context.Background(), pollInterval, cgroupKillTimeout, true,
+		func(context.Context) (bool, error) { return done(), nil })
+}
+
+// pollInterval is how often poll looks.
+const pollInterval = 20 * time.Millisecond
 
 // cgroupPIDs lists the processes in dirs, each once.
 func cgroupPIDs(dirs []string) []int {
