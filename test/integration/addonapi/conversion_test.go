@@ -2,6 +2,7 @@ package addonapi_test
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -185,8 +186,14 @@ var _ = Describe("ClusterManagementAddOn in both versions", func() {
 		}))
 
 		By("writing it back as v1beta1")
-		beta.Spec.AddOnMeta.Description = "says hello, from v1beta1"
-		Expect(admin.Update(ctx, beta)).To(Succeed())
+		// The hub's addon controllers may write the object meanwhile (its
+		// status, its managed-by annotation): a conflict is theirs, read
+		// it again.
+		Eventually(func(g Gomega) {
+			g.Expect(admin.Get(ctx, client.ObjectKey{Name: name}, beta)).To(Succeed())
+			beta.Spec.AddOnMeta.Description = "says hello, from v1beta1"
+			g.Expect(admin.Update(ctx, beta)).To(Succeed())
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 		back := &addonv1alpha1.ClusterManagementAddOn{}
 		Expect(admin.Get(ctx, client.ObjectKey{Name: name}, back)).To(Succeed())
 		want := stored.Spec.DeepCopy()
