@@ -12,9 +12,10 @@ import (
 	"github.com/corral-dev/corral/dev/realnode"
 )
 
-// Where pods go on a cluster with a real node: kwok's nodes carry
-// KwokTaint, so that only a pod that tolerates it (a scale test's) lands
-// there, and everything else runs on the real node, labelled RealNodeLabel.
+// Where pods go on a cluster with a real node: kwok's nodes carry the taint
+// KwokTaintKey=KwokNodeValue:NoSchedule, so that only a pod that tolerates
+// it (KwokToleration: a scale test's) lands there, and everything else runs
+// on the real node, labelled RealNodeLabel.
 const (
 	KwokTaintKey  = KwokNodeAnnotation
 	RealNodeLabel = "node.corral.dev/real"

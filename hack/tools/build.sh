@@ -37,7 +37,7 @@ fi
 
 if ! complete "$cache"; then
   echo "tools: building ${kube_cmds[*]} ($KUBE_VERSION), etcd and kwok ($KWOK_VERSION)"
-  echo "tools: a cold build takes about 5 minutes on 2 cores; later runs reuse $cache_root"
+  echo "tools: a cold build takes about 8 minutes on 2 cores; later runs reuse $cache_root"
   mkdir -p "$cache_root"
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
