@@ -14,6 +14,12 @@ TOOLS_CACHE           ?= $(or $(CORRAL_TOOLS_CACHE),$(HOME)/.cache/corral/tools)
 GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT         := $(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
+# What `corral version` says: the nearest tag (else the commit), and the
+# commit, "-dirty" when the tree has uncommitted changes.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+VERSION_LDFLAGS := -X github.com/corral-dev/corral/internal/version.version=$(VERSION) -X github.com/corral-dev/corral/internal/version.commit=$(COMMIT)
+
 TEST_FLAGS  ?=
 UNIT_PKGS    = $$($(GO) list ./... | grep -v '/test/')
 
@@ -35,7 +41,7 @@ down: build ## Stop the local fleet started by `make run`.
 
 .PHONY: build
 build: ## Build bin/corral.
-	$(GO) build -o $(BIN)/corral ./cmd/corral
+	$(GO) build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN)/corral ./cmd/corral
 
 .PHONY: host-packages
 host-packages: ## Install what real nodes run on, when missing: containerd, runc, the CNI plugins (apt-get).

@@ -21,6 +21,7 @@ import (
 	corralhub "github.com/corral-dev/corral/hub"
 	"github.com/corral-dev/corral/internal/clientgates"
 	"github.com/corral-dev/corral/internal/rsstrim"
+	"github.com/corral-dev/corral/internal/version"
 	placementcli "github.com/corral-dev/corral/placement/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	workcli "github.com/corral-dev/corral/work/cli"
@@ -71,6 +72,7 @@ everything beyond registration is an addon you install on demand.`,
 		get,
 		corralhub.NewCommand(builtin.All()...),
 		corralagent.NewCommand(streams.Out, builtin.All()...),
+		version.NewCommand(streams.Out),
 	)
 	refuseUnknownSubcommands(root)
 	return root
