@@ -212,17 +212,8 @@ func CheckRealNodes(binDir string) error {
 	if os.Geteuid() != 0 {
 		return errors.New("real nodes need root (network namespaces, cgroups, mounts): run as root, or pass --real-nodes=false")
 	}
-	var missing []string
-	for _, p := range []string{"containerd", "containerd-shim-runc-v2", "runc", "ctr", "ip", "nsenter", "unshare", "nft", "iptables"} {
-		if _, err := exec.LookPath(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := missingPrograms(); len(missing) > 0 {
 		return fmt.Errorf("real nodes need %s: apt-get install containerd runc containernetworking-plugins iproute2 nftables iptables, or pass --real-nodes=false", strings.Join(missing, ", "))
-	}
-	if !slices.ContainsFunc(realnode.CNIBinDirs, func(d string) bool { return fileExists(filepath.Join(d, "bridge")) }) {
-		return fmt.Errorf("real nodes need the CNI plugins in %s: apt-get install containernetworking-plugins, or pass --real-nodes=false", strings.Join(realnode.CNIBinDirs, " or "))
 	}
 	for _, fi := range fleetImages(binDir) {
 		if fi.required && !fileExists(fi.spec.Binary) {
@@ -235,6 +226,21 @@ func CheckRealNodes(binDir string) error {
 		}
 	}
 	return nil
+}
+
+// missingPrograms lists what real nodes run that this machine lacks: the
+// programs on PATH, and the CNI plugins.
+func missingPrograms() []string {
+	var missing []string
+	for _, p := range []string{"containerd", "containerd-shim-runc-v2", "runc", "ctr", "ip", "nsenter", "unshare", "nft", "iptables"} {
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	if !slices.ContainsFunc(realnode.CNIBinDirs, func(d string) bool { return fileExists(filepath.Join(d, "bridge")) }) {
+		missing = append(missing, "the CNI plugins (in "+strings.Join(realnode.CNIBinDirs, " or ")+")")
+	}
+	return missing
 }
 
 func fileExists(path string) bool {
