@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -237,7 +236,7 @@ func missingPrograms() []string {
 			missing = append(missing, p)
 		}
 	}
-	if !slices.ContainsFunc(realnode.CNIBinDirs, func(d string) bool { return fileExists(filepath.Join(d, "bridge")) }) {
+	if realnode.FindCNIBinDir() == "" {
 		missing = append(missing, "the CNI plugins (in "+strings.Join(realnode.CNIBinDirs, " or ")+")")
 	}
 	return missing

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -143,7 +142,7 @@ func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
 	}
 	st.Nodes = len(nodes.Items)
 	for _, n := range nodes.Items {
-		ready := nodeReady(n)
+		ready := localcluster.NodeReady(&n)
 		if ready {
 			st.ReadyNodes++
 		}
@@ -163,15 +162,6 @@ func apiReady(ctx context.Context, cs ClusterState, st *ClusterStatus) error {
 		return fmt.Errorf("%d of %d nodes are not Ready", st.Nodes-st.ReadyNodes, st.Nodes)
 	}
 	return nil
-}
-
-func nodeReady(n corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // podsOn lists the pods on node.

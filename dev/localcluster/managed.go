@@ -100,13 +100,14 @@ func readyNode(ctx context.Context, client kubernetes.Interface, name string) er
 	if err != nil {
 		return err
 	}
-	if !nodeReady(node) {
+	if !NodeReady(node) {
 		return fmt.Errorf("node %s is not Ready", name)
 	}
 	return nil
 }
 
-func nodeReady(node *corev1.Node) bool {
+// NodeReady says whether node reports its Ready condition True.
+func NodeReady(node *corev1.Node) bool {
 	for _, cond := range node.Status.Conditions {
 		if cond.Type == corev1.NodeReady {
 			return cond.Status == corev1.ConditionTrue

@@ -41,7 +41,7 @@ func (c *Cluster) node() *realnode.Node {
 		Name:            name,
 		Dir:             filepath.Join(c.Dir, NodeDir),
 		BinDir:          c.opts.BinDir,
-		CNIBinDir:       cniBinDir(),
+		CNIBinDir:       realnode.FindCNIBinDir(),
 		Net:             *c.opts.RealNode,
 		Kubeconfig:      c.layout.componentKubeconfig(kubeletIdentity(name)),
 		ProxyKubeconfig: c.layout.componentKubeconfig(proxyIdentity),
@@ -71,15 +71,6 @@ func kubeletIdentity(node string) identity {
 }
 
 var proxyIdentity = identity{file: "kube-proxy", cn: "system:kube-proxy"}
-
-func cniBinDir() string {
-	for _, d := range realnode.CNIBinDirs {
-		if exists(filepath.Join(d, "bridge")) {
-			return d
-		}
-	}
-	return ""
-}
 
 // startRuntime wires the real node, starts its containerd and imports the
 // images: what needs no API server, so it runs beside the control plane's

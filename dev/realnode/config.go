@@ -19,7 +19,7 @@ const (
 
 // Ports a node's components listen on, on the node's own address.
 const (
-	KubeletPort       = 10250
+	kubeletPort       = 10250
 	kubeletHealthPort = 10248
 	proxyHealthPort   = 10256
 )
@@ -147,7 +147,7 @@ func (n Node) values() configValues {
 	return configValues{
 		Node: n, Socket: n.Socket(), Cgroup: cgroupName(n.Net.Network.ID, n.Name), PauseImage: PauseImage,
 		CNIBinDir: n.CNIBinDir, CNIConfigDir: cniConfigDir, PodLogsDir: podLogsDir,
-		KubeletPort: KubeletPort, KubeletHealthPort: kubeletHealthPort, ProxyHealthPort: proxyHealthPort,
+		KubeletPort: kubeletPort, KubeletHealthPort: kubeletHealthPort, ProxyHealthPort: proxyHealthPort,
 	}
 }
 

@@ -81,7 +81,7 @@ func TestWriteConfigsYAML(t *testing.T) {
 				"imageServiceEndpoint":             "unix://" + socket,
 				"podLogsDir":                       filepath.Join(n.Dir, "pod-logs"),
 				"address":                          "10.201.0.11",
-				"port":                             float64(KubeletPort),
+				"port":                             float64(kubeletPort),
 				"readOnlyPort":                     float64(0),
 				"healthzBindAddress":               "10.201.0.11",
 				"podCIDR":                          "10.201.2.0/24",

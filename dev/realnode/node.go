@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -34,6 +35,17 @@ type Node struct {
 // CNIBinDirs are where Debian's containernetworking-plugins and the
 // upstream layout put the CNI plugins; the first that has bridge is used.
 var CNIBinDirs = []string{"/usr/lib/cni", "/opt/cni/bin"}
+
+// FindCNIBinDir is the first of CNIBinDirs that holds the bridge plugin, or
+// "" when none does.
+func FindCNIBinDir() string {
+	for _, d := range CNIBinDirs {
+		if _, err := os.Stat(filepath.Join(d, "bridge")); err == nil {
+			return d
+		}
+	}
+	return ""
+}
 
 // IP is the node's address; the ones below are shorthands of Net's.
 func (n Node) IP() string      { return n.Net.IP }

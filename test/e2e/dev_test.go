@@ -176,7 +176,7 @@ spec:
 		r := kubectl(cluster1Kubeconfig, "create", "deployment", "web", "--image="+fleet.SampleImage, "--replicas=3")
 		Expect(r.code).To(Equal(0), "%s", r)
 
-		r = kubectl(cluster1Kubeconfig, "wait", "--for=condition=Available", "deployment/web", "--timeout=120s")
+		r = kubectl(cluster1Kubeconfig, "wait", "--for=condition=Available", "deployment/web", "--timeout=100s")
 		Expect(r.code).To(Equal(0), "%s", r)
 
 		Eventually(func(g Gomega) {

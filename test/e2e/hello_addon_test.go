@@ -180,7 +180,10 @@ func expectAgentRunning(kubeconfig, ns, target, node string) {
 		r := kubectl(kubeconfig, "-n", ns, "get", target, "-o", "name")
 		g.Expect(r.code).To(Equal(0), "%s", r)
 	}).WithTimeout(helloAddonTimeout).WithPolling(time.Second).Should(Succeed(), "%s delivered", target)
-	r := kubectl(kubeconfig, "-n", ns, "wait", "--for=condition=Available", target, "--timeout=180s")
+	// kubectl's own timeout, under the one the command runs with, so that a
+	// failure is its message and not a killed process.
+	r := command{bin: kubectlBin, timeout: helloAddonTimeout + time.Minute,
+		args: []string{"--kubeconfig", kubeconfig, "-n", ns, "wait", "--for=condition=Available", target, "--timeout=" + helloAddonTimeout.String()}}.run()
 	Expect(r.code).To(Equal(0), "%s", r)
 	r = kubectl(kubeconfig, "-n", ns, "get", "pods", "-o", "jsonpath={.items[*].spec.nodeName}")
 	Expect(r.code).To(Equal(0), "%s", r)

@@ -44,8 +44,9 @@ func itRunsPodsOnRealNodes(dir *string) {
 		r := kubectl(managed("cluster1"), "-n", "default", "logs", "deployment/hello")
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(ContainSubstring("sampleapp: serving on :8080"))
-		r = kubectl(managed("cluster1"), "-n", "default", "exec", "deployment/hello", "--", "/sample-app", "-h")
-		Expect(r.errOut).To(ContainSubstring("-listen"), "%s", r)
+		r = kubectl(managed("cluster1"), "-n", "default", "exec", "deployment/hello", "--", "/sample-app", "-get", "http://localhost:8080/healthz")
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(Equal("ok\n"), "the app, asked from inside its own container")
 	})
 
 	It("reaches the sample app through its ClusterIP Service from a pod on the node", func() {
@@ -80,7 +81,7 @@ spec:
 `)
 		r = kubectl(managed("cluster1"), "apply", "-f", manifest)
 		Expect(r.code).To(Equal(0), "%s", r)
-		r = kubectl(managed("cluster1"), "-n", "default", "wait", "--for=condition=Available", "deployment/scale", "--timeout=120s")
+		r = kubectl(managed("cluster1"), "-n", "default", "wait", "--for=condition=Available", "deployment/scale", "--timeout=100s")
 		Expect(r.code).To(Equal(0), "%s", r)
 		r = kubectl(managed("cluster1"), "-n", "default", "get", "pods", "-l", "app=scale", "-o", "jsonpath={.items[*].spec.nodeName}")
 		Expect(r.code).To(Equal(0), "%s", r)
