@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
@@ -41,7 +42,7 @@ func (o *Options) validateNoRegistration() error {
 
 // Run validates o and runs the agent until ctx ends: the registration
 // agent and the addon host, or, with --no-registration, only the addons'
-// agent halves.
+// agent halves; with --leader-elect, once this copy leads.
 func (o *Options) Run(ctx context.Context) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -53,6 +54,21 @@ func (o *Options) Run(ctx context.Context) error {
 	if _, err := servePprof(ctx, o.PprofAddr); err != nil {
 		return err
 	}
+	if _, err := serveProbes(ctx, o.ProbeAddr); err != nil {
+		return err
+	}
+	if !o.LeaderElect {
+		return o.run(ctx, managed)
+	}
+	kube, err := kubernetes.NewForConfig(managed)
+	if err != nil {
+		return err
+	}
+	return runElected(ctx, kube, o.LeaderElectNamespace, defaultTiming, func(ctx context.Context) error { return o.run(ctx, managed) })
+}
+
+// run runs what Run does, in this copy.
+func (o *Options) run(ctx context.Context, managed *rest.Config) error {
 	if o.NoRegistration {
 		hub, err := clientcmd.BuildConfigFromFlags("", o.HubKubeconfig)
 		if err != nil {

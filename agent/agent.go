@@ -37,8 +37,14 @@ type Options struct {
 	NoRegistration bool
 	HubKubeconfig  string
 	AddonNamespace string
-	// PprofAddr serves /debug/pprof there ("0": not at all).
+	// PprofAddr serves /debug/pprof there, ProbeAddr /healthz and /readyz
+	// ("0": not at all).
 	PprofAddr string
+	ProbeAddr string
+	// LeaderElect runs the agent only in the copy that holds the Lease
+	// LeaseName in LeaderElectNamespace on the managed cluster.
+	LeaderElect          bool
+	LeaderElectNamespace string
 
 	// ManagedConfig reaches the managed cluster instead of the
 	// --kubeconfig flags, and Bootstrap is the bootstrap identity instead
@@ -55,7 +61,8 @@ type Options struct {
 func NewOptions(out io.Writer, builtins ...addons.Addon) *Options {
 	return &Options{
 		ClusterFlags: NewClusterFlags(out), LeaseSeconds: common.DefaultLeaseDurationSeconds,
-		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace, PprofAddr: "0",
+		Builtins: builtins, AddonNamespace: host.DefaultInstallNamespace, PprofAddr: "0", ProbeAddr: "0",
+		LeaderElectNamespace: regagent.DefaultSecretNamespace,
 	}
 }
 
@@ -81,7 +88,11 @@ as its Available condition; the agent halves of the built-in addons named by
 --addons (default: all) run in-process with their own hub identity.
 
 With --no-registration it runs only the named addons' agent halves, with
---hub-kubeconfig as their hub identity: for hosted deployments and debugging.`,
+--hub-kubeconfig as their hub identity: for hosted deployments and debugging.
+
+With --leader-elect, several copies may run (the replicas of the agent
+Deployment 'corral join' installs): the one holding the Lease corral-agent
+on the managed cluster runs, another takes over when it goes.`,
 		Example: `  corral agent --cluster-name cluster1 --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig managed.kubeconfig
   corral agent --addons work --no-registration --cluster-name c1 --hub-kubeconfig hub.kubeconfig --kubeconfig managed.kubeconfig`,
 		Args: cobra.NoArgs,
@@ -106,6 +117,9 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "with --no-registration: the kubeconfig the addons' agents reach the hub with")
 	f.StringVar(&o.AddonNamespace, "addon-namespace", o.AddonNamespace, "with --no-registration: the addons' install namespace on the managed cluster")
 	f.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address of /debug/pprof for profiling, such as 127.0.0.1:6060 (unauthenticated: keep it on loopback; 0 disables)")
+	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz, such as :8081 (0 disables)")
+	f.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "run only while holding the Lease "+LeaseName+" on the managed cluster, so that one of several copies runs")
+	f.StringVar(&o.LeaderElectNamespace, "leader-elect-namespace", o.LeaderElectNamespace, "namespace of that Lease on the managed cluster")
 }
 
 // Validate checks the flags.

@@ -61,3 +61,25 @@ func TestServePprofOffServesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestServeProbesAnswersOK(t *testing.T) {
+	addr, err := serveProbes(t.Context(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := client.Get(fmt.Sprintf("http://%s%s", addr, path)) //nolint:noctx // a loopback test
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != "ok" {
+			t.Errorf("%s: %d %q, want 200 ok", path, resp.StatusCode, body)
+		}
+	}
+	if _, err := serveProbes(t.Context(), addr); err == nil || !strings.HasPrefix(err.Error(), "--health-probe-bind-address: ") {
+		t.Errorf("serving probes on a busy address: %v, want an error naming --health-probe-bind-address", err)
+	}
+}
