@@ -192,6 +192,9 @@ func (o *Options) servesWebhooks() bool { return o.Webhook.Port != 0 && !o.NoReg
 func (o *Options) webhookOptions() webhook.Options {
 	w := o.Webhook
 	w.Addons = o.selected
+	if w.LeaseNamespace == "" {
+		w.LeaseNamespace = o.LeaderElectNamespace // one namespace for the hub's Leases
+	}
 	if o.FreeWebhookPort {
 		w.Port = 0
 	}
@@ -266,6 +269,9 @@ func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.leaderElectionID(),
 		LeaderElectionNamespace: o.LeaderElectNamespace,
+		// A replica that stops (an upgrade, a drain) hands over at once
+		// rather than after the lease expires.
+		LeaderElectionReleaseOnCancel: true,
 		// In-process callers (the dev fleet, the suites) may run a hub
 		// again, or two, in one process: the controllers' names repeat.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},

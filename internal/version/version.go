@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Set at build time with -ldflags "-X <this package>.version=… -X …commit=…".
@@ -50,6 +51,9 @@ func get(stampedVersion, stampedCommit string, read func() (*debug.BuildInfo, bo
 	if i.Version == "" {
 		i.Version = "dev"
 	}
+	// The version is an image tag and a label value, where '+' (semver
+	// build metadata, as Go's "+dirty") is not allowed.
+	i.Version = strings.ReplaceAll(i.Version, "+", "-")
 	if i.Commit == "" {
 		i.Commit = "unknown"
 	}

@@ -36,6 +36,10 @@ func TestGet(t *testing.T) {
 			read: built("(devel)", rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"}),
 			want: Info{Version: "dev", Commit: "abc123-dirty"},
 		},
+		"a pseudo-version with build metadata, made a valid image tag": {
+			read: built("v0.0.0-20261129050000-abcdef123456+dirty", rev),
+			want: Info{Version: "v0.0.0-20261129050000-abcdef123456-dirty", Commit: "abc123"},
+		},
 		"nothing known": {
 			read: func() (*debug.BuildInfo, bool) { return nil, false },
 			want: Info{Version: "dev", Commit: "unknown"},

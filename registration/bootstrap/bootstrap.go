@@ -1,64 +1,59 @@
 // Package bootstrap owns the hub's bootstrap identity: the service account
 // whose token a new cluster's agent uses to ask to join, and what it may do
 // — create CSRs and ManagedClusters, and nothing that accepts a cluster.
-// Names and rules are OCM's, so clusteradm and OCM agents find them.
+// Names and rules are OCM's, as `clusteradm init` makes them, so that
+// clusteradm and OCM agents find them and `clusteradm accept` approves the
+// joins; the hub chart (deploy/charts/corral-hub) installs them.
 package bootstrap
 
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	rbacac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
 // Names of the bootstrap identity, as OCM has them.
 const (
 	Namespace      = "open-cluster-management"
-	ServiceAccount = "cluster-bootstrap"
+	ServiceAccount = "agent-registration-bootstrap"
 	ClusterRole    = "system:open-cluster-management:bootstrap"
-	Binding        = "cluster-bootstrap-sa"
-	fieldManager   = "corral-init"
+	// TokenGroup is the group of the bootstrap-token users
+	// (system:bootstrap:<token id>) that may ask to join, as with
+	// `clusteradm init --use-bootstrap-token`.
+	TokenGroup = "system:bootstrappers:managedcluster"
+	// LegacyServiceAccount is the bootstrap service account of corral
+	// hubs before they took OCM's name; the joins it asked for are still
+	// accepted.
+	LegacyServiceAccount = "cluster-bootstrap"
+	fieldManager         = "corral-init"
 )
 
 // User is the user name the bootstrap token authenticates as.
-var User = fmt.Sprintf("system:serviceaccount:%s:%s", Namespace, ServiceAccount)
+var User = serviceAccountUser(ServiceAccount)
 
-func role() *rbacac.ClusterRoleApplyConfiguration {
-	rule := func(group, resource string, verbs ...string) *rbacac.PolicyRuleApplyConfiguration {
-		return rbacac.PolicyRule().WithAPIGroups(group).WithResources(resource).WithVerbs(verbs...)
-	}
-	return rbacac.ClusterRole(ClusterRole).WithRules(
-		rule("certificates.k8s.io", "certificatesigningrequests", "create", "get", "list", "watch"),
-		rule("cluster.open-cluster-management.io", "managedclusters", "get", "create"),
-		rule("cluster.open-cluster-management.io", "managedclustersets/join", "create"),
-	)
+// Requesters are the users whose join requests `corral accept` approves by
+// default: the bootstrap service account's, and the one of older corral
+// hubs.
+func Requesters() []string { return []string{User, serviceAccountUser(LegacyServiceAccount)} }
+
+func serviceAccountUser(name string) string {
+	return fmt.Sprintf("system:serviceaccount:%s:%s", Namespace, name)
 }
 
-// Install applies the namespace, service account, role and binding.
-func Install(ctx context.Context, client kubernetes.Interface) error {
-	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
-	if _, err := client.CoreV1().Namespaces().Apply(ctx, corev1ac.Namespace(Namespace), opts); err != nil {
-		return fmt.Errorf("namespace %s: %w", Namespace, err)
+// IsJoinRequester says whether a CSR asked for by username in groups comes
+// from a bootstrap identity: one of requesters, or, as clusteradm accepts
+// them, a bootstrap-token user in TokenGroup.
+func IsJoinRequester(username string, groups, requesters []string) bool {
+	if slices.Contains(requesters, username) {
+		return true
 	}
-	if _, err := client.CoreV1().ServiceAccounts(Namespace).Apply(ctx, corev1ac.ServiceAccount(ServiceAccount, Namespace), opts); err != nil {
-		return fmt.Errorf("service account %s/%s: %w", Namespace, ServiceAccount, err)
-	}
-	if _, err := client.RbacV1().ClusterRoles().Apply(ctx, role(), opts); err != nil {
-		return fmt.Errorf("cluster role %s: %w", ClusterRole, err)
-	}
-	binding := rbacac.ClusterRoleBinding(Binding).
-		WithRoleRef(rbacac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(ClusterRole)).
-		WithSubjects(rbacac.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(ServiceAccount).WithNamespace(Namespace))
-	if _, err := client.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
-		return fmt.Errorf("cluster role binding %s: %w", Binding, err)
-	}
-	return nil
+	return strings.HasPrefix(username, "system:bootstrap:") && slices.Contains(groups, TokenGroup)
 }
 
 // Token issues a bootstrap token valid for ttlSeconds.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,7 +52,7 @@ const askPoll = 500 * time.Millisecond
 
 // NewAcceptOptions approves join requests from the bootstrap identity only.
 func NewAcceptOptions(out io.Writer) *AcceptOptions {
-	return &AcceptOptions{Out: out, Hub: hubclient.New(), Requesters: []string{bootstrap.User}, Timeout: DefaultAcceptTimeout}
+	return &AcceptOptions{Out: out, Hub: hubclient.New(), Requesters: bootstrap.Requesters(), Timeout: DefaultAcceptTimeout}
 }
 
 // NewCmdAccept returns `corral accept`.
@@ -85,7 +84,7 @@ created its ManagedCluster or its request yet.`,
 // AddFlags registers the hub's flags, --requesters, --wait and --timeout.
 func (o *AcceptOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
-	fs.StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved")
+	fs.StringSliceVar(&o.Requesters, "requesters", o.Requesters, "users whose join requests are approved (bootstrap-token users in group "+bootstrap.TokenGroup+" are too)")
 	fs.BoolVar(&o.Wait, "wait", false, "wait until every cluster has asked to join before accepting")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long --wait waits")
 }
@@ -244,8 +243,9 @@ func (o *AcceptOptions) plan(ctx context.Context, name string) (acceptPlan, erro
 			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: %v", csr.Name, err))
 		case req.Cluster != name:
 			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: it is for cluster %s", csr.Name, req.Cluster))
-		case !slices.Contains(o.Requesters, csr.Spec.Username):
-			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: requested by %s, not a bootstrap identity (--requesters)", csr.Name, csr.Spec.Username))
+		case !bootstrap.IsJoinRequester(csr.Spec.Username, csr.Spec.Groups, o.Requesters):
+			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: requested by %s, not a bootstrap identity (--requesters, or a bootstrap-token user in %s)",
+				csr.Name, csr.Spec.Username, bootstrap.TokenGroup))
 		case held:
 			plan.skipped = append(plan.skipped, fmt.Sprintf("%s pending: %s is joined and its agent is heartbeating, so a request for %s is not approved "+
 				"(deny it with 'kubectl certificate deny %s', or unjoin the cluster first)", csr.Name, name, req.CommonName, csr.Name))

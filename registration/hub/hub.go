@@ -4,12 +4,10 @@
 package hub
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/apimachinery/pkg/util/wait"
+
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -27,7 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/corral-dev/corral/registration/hub/clocksync"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
@@ -157,19 +154,12 @@ const (
 	ControllerClusterSetBinding = "clustersetbinding"
 )
 
-// SetupWithManager registers the registration hub's controllers and
-// installs, once the manager starts, the ClusterRoles every cluster
-// namespace binds.
+// SetupWithManager registers the registration hub's controllers. The
+// ClusterRole every cluster namespace binds (RegistrationClusterRole) is
+// installed with the hub (deploy/charts), not by them: they only bind it.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
-	}
-	if opts.Only == nil {
-		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-			return applySharedRoles(ctx, mgr.GetClient())
-		})); err != nil {
-			return err
-		}
 	}
 	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
@@ -222,19 +212,4 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func Controllers() []string {
 	return []string{ControllerCSRApproval, ControllerManagedCluster, ControllerLease, ControllerClockSync,
 		ControllerTaint, ControllerClusterSet, ControllerClusterSetBinding}
-}
-
-// applySharedRoles applies the shared ClusterRoles, retrying while the API
-// server is not ready.
-func applySharedRoles(ctx context.Context, c client.Client) error {
-	return wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 8, Cap: 10 * time.Second},
-		func(ctx context.Context) (bool, error) {
-			for _, role := range managedcluster.SharedClusterRoles() {
-				if err := c.Apply(ctx, role, client.FieldOwner(managedcluster.FieldOwner), client.ForceOwnership); err != nil {
-					ctrl.LoggerFrom(ctx).V(1).Info("Applying shared cluster roles failed; retrying", "err", err)
-					return false, nil
-				}
-			}
-			return true, nil
-		})
 }

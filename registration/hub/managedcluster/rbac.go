@@ -79,22 +79,6 @@ func RBAC(cluster string) []runtime.ApplyConfiguration {
 	return []runtime.ApplyConfiguration{clusterRole(cluster), clusterRoleBinding(cluster), roleBinding(cluster)}
 }
 
-// SharedClusterRoles are the roles every cluster namespace binds; the hub
-// installs them once.
-func SharedClusterRoles() []*rbacac.ClusterRoleApplyConfiguration {
-	return []*rbacac.ClusterRoleApplyConfiguration{
-		rbacac.ClusterRole(RegistrationClusterRole).WithRules(
-			rule("coordination.k8s.io", []string{"leases"}, "get", "list", "watch", "update"),
-			rule("addon.open-cluster-management.io", []string{"managedclusteraddons"}, "get", "list", "watch"),
-			rule("addon.open-cluster-management.io", []string{"managedclusteraddons/status"}, "patch", "update"),
-			rule("", []string{"events"}, "create", "patch", "update"),
-			rule("events.k8s.io", []string{"events"}, "create", "list", "watch", "patch", "update"),
-			rule("work.open-cluster-management.io", []string{"manifestworks"}, "get", "list", "watch", "update", "patch", "delete"),
-			rule("work.open-cluster-management.io", []string{"manifestworks/status"}, "patch", "update"),
-		),
-	}
-}
-
 // rbacObjects are the per-cluster RBAC objects, for deletion.
 func rbacObjects(cluster string) []client.Object {
 	if common.ReservedClusterName(cluster) != "" {

@@ -36,6 +36,7 @@ func newJoin(ctx context.Context, cluster string, out *bytes.Buffer) *registrati
 	o := registrationcli.NewJoinOptions(out)
 	o.Managed.Kubeconfig = managedCluster.Kubeconfig
 	o.HubAPIServer, o.HubToken, o.ClusterName = hubCluster.Config.Host, token, cluster
+	o.Deploy = false // the suite has no nodes: run the agent here
 	return o
 }
 
