@@ -32,6 +32,8 @@ type UpOptions struct {
 	Timeout  time.Duration
 	// RealNodes gives every cluster a real node.
 	RealNodes bool
+	// NoCorral starts the clusters alone, for `corral init` and `join`.
+	NoCorral bool
 	// Addons are the built-in addons to enable on every managed cluster;
 	// none named means all.
 	Addons []string
@@ -71,10 +73,15 @@ containernetworking-plugins); --real-nodes=false runs kwok's nodes only.
 The fleet's images (the sample app, the example addons' agents) are loaded
 into every real node; 'corral dev load' loads more.
 
+With --no-corral only the clusters start: nothing of corral runs in them,
+and 'corral init' and 'corral join' install it (README: "Install on your
+clusters").
+
 Data an earlier run left in --dir is removed, or kept with --reuse.`,
 		Example: `  corral dev up
   corral dev up --clusters 3 --dir /tmp/fleet
-  corral dev up --addons work`,
+  corral dev up --addons work
+  corral dev up --no-corral`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if v := cmd.Flag("v"); v != nil {
@@ -103,6 +110,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
 	f.BoolVar(&o.RealNodes, "real-nodes", o.RealNodes, "give every cluster a real node (kubelet, containerd) where pods really run")
 	f.BoolVar(&o.NoSample, "no-sample-app", o.NoSample, "do not deploy the sample app (a Deployment placed on every managed cluster)")
+	f.BoolVar(&o.NoCorral, "no-corral", o.NoCorral, "start the clusters alone: no hub, agents, addons or sample app run, for installing corral into them with 'corral init' and 'corral join'")
 	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated, or none (default: all: "+
 		strings.Join(addons.Names(builtinAddons()), ",")+")")
 }
@@ -124,6 +132,9 @@ func (o *UpOptions) Validate() error {
 	}
 	if _, err := fleet.SelectAddons(builtinAddons(), o.Addons); err != nil {
 		return err
+	}
+	if o.NoCorral && len(o.Addons) > 0 {
+		return fmt.Errorf("--addons enables addons, and --no-corral runs none: drop one of them")
 	}
 	if o.Nodes < 1 {
 		return fmt.Errorf("--nodes is %d: a managed cluster needs at least 1 node", o.Nodes)
@@ -213,6 +224,9 @@ func (o *UpOptions) startSupervisor(log *os.File) (*exec.Cmd, error) {
 	}
 	if o.RealNodes {
 		args = append(args, "--real-nodes")
+	}
+	if o.NoCorral {
+		args = append(args, "--no-corral")
 	}
 	if len(o.Addons) > 0 {
 		args = append(args, "--addons", strings.Join(o.Addons, ","))

@@ -34,6 +34,10 @@ type Options struct {
 	// NoSample skips the sample app (deploySample), which a fleet with the
 	// work and placement addons otherwise ends with.
 	NoSample bool
+	// NoCorral starts the clusters alone: no hub controllers, agents,
+	// addons or sample app, for installing corral into them with `corral
+	// init` and `corral join`.
+	NoCorral bool
 	// RealNodes gives every cluster, the hub included, a real node
 	// (dev/realnode) beside kwok's, and loads the fleet's images into it.
 	RealNodes bool
@@ -62,7 +66,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
-	state := &State{Dir: opts.Dir, Supervisor: os.Getpid(), Phase: PhaseStarting, Started: time.Now()}
+	state := &State{Dir: opts.Dir, Supervisor: os.Getpid(), Phase: PhaseStarting, Started: time.Now(), NoCorral: opts.NoCorral}
 	for i, name := range ClusterNames(opts.Clusters) {
 		profile := localcluster.ProfileManaged
 		if i == 0 {
@@ -101,6 +105,12 @@ func Run(ctx context.Context, opts Options) error {
 	// While the clusters register: the managed clusters get their
 	// id.k8s.io claims, and the real nodes the addons' images.
 	aside := startAside(regCtx, opts, clusters, nodes)
+	if opts.NoCorral {
+		if err := aside.wait(); err != nil {
+			return fail(state, errors.Join(err, stop()))
+		}
+		return runUntilDone(ctx, opts, state, clusters, stop, "clusters only: no corral runs in them")
+	}
 	if err := register(regCtx, clusters[0], clusters[1:], opts.Addons, opts.Progress, &registration); err != nil {
 		return fail(state, errors.Join(err, aside.wait(), stop()))
 	}
@@ -116,18 +126,24 @@ func Run(ctx context.Context, opts Options) error {
 			return fail(state, errors.Join(err, stop()))
 		}
 	}
+	return runUntilDone(ctx, opts, state, clusters, stop, "joined")
+}
+
+// runUntilDone records the fleet running, with its how-to, and keeps it so
+// until ctx ends; then it stops it with stop.
+func runUntilDone(ctx context.Context, opts Options, state *State, clusters []*localcluster.Cluster, stop func() error, what string) error {
 	state.Phase = PhaseRunning
 	if err := errors.Join(state.write(), writeHowto(opts.Dir, state)); err != nil {
 		return errors.Join(err, stop())
 	}
-	fmt.Fprintf(opts.Progress, "fleet: running (hub and %s, joined)\n", ManagedClusters(opts.Clusters))
+	fmt.Fprintf(opts.Progress, "fleet: running (hub and %s, %s)\n", ManagedClusters(opts.Clusters), what)
 
 	watchDeaths(ctx, clusters, opts.Progress)
 
 	state.Phase = PhaseStopping
 	_ = state.write()
 	fmt.Fprintln(opts.Progress, "fleet: stopping")
-	err = stop()
+	err := stop()
 	state.Phase = PhaseStopped
 	return errors.Join(err, state.write())
 }
@@ -258,7 +274,12 @@ func Howto(state *State) string {
 		s += "\n"
 	}
 	corral := corralCommand()
-	s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corral, hub.Kubeconfig)
+	if state.NoCorral {
+		s += fmt.Sprintf("# Nothing of corral runs yet: install it (README: \"Install on your clusters\"), starting with\n"+
+			"%s init --kubeconfig %s --image <the image 'make image' built and '%[1]s dev load' loaded>\n\n", corral, hub.Kubeconfig)
+	} else {
+		s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corral, hub.Kubeconfig)
+	}
 	if state.Sample {
 		s += fmt.Sprintf("# The sample app: where it runs, why there, and the addons that put it there:\n"+
 			"%[1]s work get %[2]s --kubeconfig %[3]s\n%[1]s placement explain %[4]s/%[2]s --kubeconfig %[3]s\n%[1]s addon list --kubeconfig %[3]s\n\n",

@@ -47,6 +47,8 @@ type State struct {
 	Clusters   []ClusterState `json:"clusters"`
 	// Sample says the fleet deploys the sample app (SampleApp).
 	Sample bool `json:"sample,omitempty"`
+	// NoCorral says that only the clusters run (dev up --no-corral).
+	NoCorral bool `json:"noCorral,omitempty"`
 	// Network is the real nodes' network; nil without real nodes.
 	Network *realnode.Network `json:"network,omitempty"`
 }

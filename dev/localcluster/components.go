@@ -86,6 +86,11 @@ func apiserverComponent(l layout, p ports) component {
 			"--kubelet-client-key=" + k.key(adminIdentity),
 			"--kubelet-preferred-address-types=InternalIP,Hostname",
 			"--allow-privileged=true",
+			// Webhooks and aggregated APIs behind a Service are called at
+			// their pods' addresses, which the host routes to the nodes:
+			// there is no kube-proxy in the API server's namespace to make
+			// a ClusterIP reachable.
+			"--enable-aggregator-routing=true",
 			// The API server's own default: /debug/pprof, for cluster
 			// admins only, is where a benchmark sees what a write costs
 			// (CORRAL_BENCH_PROFILE_DIR).
