@@ -56,11 +56,13 @@ everything beyond registration is an addon you install on demand.`,
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	root.PersistentFlags().AddGoFlag(klogFlags.Lookup("v"))
-	get := &cobra.Command{Use: "get", Short: "Show hub resources: clusters, token"}
-	get.AddCommand(registrationcli.NewCmdGetClusters(streams.Out), registrationcli.NewCmdGetToken(streams.Out))
+	get := &cobra.Command{Use: "get", Short: "Show clusters, a join token, and the installed hub and agents"}
+	get.AddCommand(registrationcli.NewCmdGetClusters(streams.Out), registrationcli.NewCmdGetToken(streams.Out),
+		registrationcli.NewCmdGetHubInfo(streams.Out), registrationcli.NewCmdGetAgentInfo(streams.Out))
 	root.AddCommand(
 		fleetcli.NewCmdDev(streams),
 		registrationcli.NewCmdInit(streams.Out),
+		registrationcli.NewCmdClean(streams.Out),
 		registrationcli.NewCmdAccept(streams.Out),
 		registrationcli.NewCmdDeny(streams.Out),
 		registrationcli.NewCmdJoin(streams.Out, builtin.All()...),

@@ -59,6 +59,12 @@ const (
 	AgentDeployment = "corral-agent"
 )
 
+// Names of the ServiceAccounts the hub and the agent run as.
+const (
+	HubServiceAccount   = "corral-hub"
+	AgentServiceAccount = "corral-agent"
+)
+
 // ManagedBy is .Release.Service when corral renders a chart: the
 // app.kubernetes.io/managed-by label of what `corral init` and `corral
 // join` install (Helm's own releases say Helm).

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,8 +18,11 @@ import (
 	"k8s.io/client-go/util/retry"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	corralagent "github.com/corral-dev/corral/agent"
+	"github.com/corral-dev/corral/deploy/charts"
+	"github.com/corral-dev/corral/install"
 	"github.com/corral-dev/corral/registration/agent"
 )
 
@@ -29,13 +34,17 @@ type UnjoinOptions struct {
 	LocalOnly bool
 	// Timeout bounds the wait for the hub's cleanup.
 	Timeout time.Duration
+	// Namespace is where 'corral join' installed the agent.
+	Namespace string
 
 	managed kubernetes.Interface
+	// installed reads and deletes what 'corral join' installed.
+	installed client.Client
 }
 
 // NewUnjoinOptions returns the defaults.
 func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
-	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute}
+	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute, Namespace: charts.AgentNamespace}
 }
 
 // NewCmdUnjoin returns `corral unjoin`.
@@ -54,7 +63,10 @@ the managed cluster. A cluster the hub never accepted has no such identity:
 only its agent's state goes, and its join request stays on the hub until a
 hub admin runs 'corral deny'.
 
-Stop the cluster's agent first: a running agent would ask to join again.
+The agent 'corral join' installed is stopped first, and what it installed
+goes last (its RBAC, ServiceAccount and namespaces). An agent run another
+way ('corral agent', 'corral join --deploy=false') must be stopped first:
+a running agent would ask to join again.
 With the agent stopped, what the cluster's ManifestWorks applied stays on
 the managed cluster: delete the works (corral work delete) while the agent
 runs to have it removed.
@@ -75,7 +87,8 @@ ManagedCluster and --local-only removes what is left here.`,
 	f := cmd.Flags()
 	o.AddFlags(f)
 	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub's cleanup")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the agent to stop and for the hub's cleanup")
+	f.StringVar(&o.Namespace, "namespace", o.Namespace, "namespace 'corral join' installed the agent in")
 	return cmd
 }
 
@@ -96,7 +109,10 @@ func (o *UnjoinOptions) Complete() error {
 	if err != nil {
 		return err
 	}
-	o.managed, err = kubernetes.NewForConfig(cfg)
+	if o.managed, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	o.installed, err = install.NewClient(cfg)
 	return err
 }
 
@@ -113,6 +129,13 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	case err == nil && string(secret.Data[agent.KeyClusterName]) != o.ClusterName:
 		return fmt.Errorf("the managed cluster joined as %q, not %q: nothing was changed", secret.Data[agent.KeyClusterName], o.ClusterName)
 	}
+	installed, err := o.isInstalled(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.stopInstalledAgent(ctx); err != nil {
+		return err
+	}
 	switch {
 	case o.LocalOnly:
 	case len(secret.Data[agent.KeyKubeconfig]) == 0:
@@ -128,7 +151,63 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		}
 	}
 	fmt.Fprintf(o.Out, "%s: removed the agent's hub and bootstrap kubeconfigs from the managed cluster\n", o.ClusterName)
+	if !installed {
+		return nil
+	}
+	return o.removeInstall(ctx)
+}
+
+// isInstalled says whether 'corral join' installed the agent: its
+// ServiceAccount is there (its Deployment may be gone already, deleted by
+// an unjoin that then waited too long for the hub).
+func (o *UnjoinOptions) isInstalled(ctx context.Context) (bool, error) {
+	err := o.installed.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: charts.AgentServiceAccount}, &corev1.ServiceAccount{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading serviceaccount %s/%s on the managed cluster: %w", o.Namespace, charts.AgentServiceAccount, err)
+	}
+	return true, nil
+}
+
+// agentSelector selects the pods of the agent 'corral join' installs.
+var agentSelector = client.MatchingLabels{"app.kubernetes.io/name": charts.AgentDeployment, "app.kubernetes.io/component": "agent"}
+
+// stopInstalledAgent deletes the agent's Deployment, when 'corral join'
+// installed one, and waits until its pods are gone, so that it can neither
+// heartbeat nor ask to join again.
+func (o *UnjoinOptions) stopInstalledAgent(ctx context.Context) error {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: charts.AgentDeployment}}
+	err := o.installed.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationForeground))
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("stopping the agent (deleting deployment %s/%s): %w", o.Namespace, charts.AgentDeployment, err)
+	}
+	fmt.Fprintf(o.Out, "%s: stopping the agent (deployment %s/%s)\n", o.ClusterName, o.Namespace, charts.AgentDeployment)
+	err = wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		pods := &corev1.PodList{}
+		if err := o.installed.List(ctx, pods, client.InNamespace(o.Namespace), agentSelector); err != nil {
+			return false, nil
+		}
+		return len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the agent's pods in %s did not stop within %s: nothing else was changed; run unjoin again to wait more", o.Namespace, o.Timeout)
+	}
 	return nil
+}
+
+// removeInstall deletes the rest of what 'corral join' installed: its
+// RBAC, ServiceAccount, Secrets and namespaces.
+func (o *UnjoinOptions) removeInstall(ctx context.Context) error {
+	objs, err := install.Agent{Namespace: o.Namespace, ClusterName: o.ClusterName, BootstrapKubeconfig: []byte("-")}.Objects()
+	if err != nil {
+		return err
+	}
+	return install.Delete(ctx, o.installed, objs, o.Out)
 }
 
 // leaveHub deletes the cluster's ManagedCluster with its own identity and

@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/deploy/charts"
+	"github.com/corral-dev/corral/install"
+	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/registration/webhook"
+)
+
+// CleanOptions are the options of `corral clean`.
+type CleanOptions struct {
+	Out       io.Writer
+	Hub       hubclient.Hub
+	Namespace string
+	// Force deletes the clusters that remain, and waits until the hub has
+	// removed them, instead of refusing.
+	Force   bool
+	Timeout time.Duration
+}
+
+// NewCmdClean returns `corral clean`.
+func NewCmdClean(out io.Writer) *cobra.Command {
+	o := &CleanOptions{Out: out, Hub: hubclient.New(), Namespace: charts.HubNamespace, Timeout: DefaultInstallTimeout}
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Remove the corral hub from a cluster: its controllers, webhooks, bootstrap identity and CRDs",
+		Long: `Remove what 'corral init' installed on the hub (--kubeconfig): the hub's
+Deployment, RBAC and namespace, the admission webhook configurations it
+registered, the bootstrap identity, and the Open Cluster Management CRDs
+with every object of theirs (placements, works, addons…). Nothing of corral
+is left behind, except kube-public/cluster-info, the cluster's public
+address and CA, which other tools read.
+
+It refuses while clusters remain: unjoin them first ('corral unjoin' on each,
+which also removes their agents), or pass --force to delete them here — the
+hub then removes each one's namespace, RBAC and works before it goes
+itself, and their agents, left running, are refused from then on.`,
+		Example: "  corral clean --kubeconfig hub.kubeconfig\n  corral clean --force --kubeconfig hub.kubeconfig",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
+	}
+	o.Hub.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.Namespace, "namespace", o.Namespace, "namespace the hub was installed in")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "delete the clusters that remain, waiting for the hub to remove each, instead of refusing")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub to remove the clusters")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *CleanOptions) Validate() error {
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout is %s: give a positive time, such as 5m", o.Timeout)
+	}
+	return nil
+}
+
+// Complete builds the hub's clients.
+func (o *CleanOptions) Complete() error { return o.Hub.Complete() }
+
+// Run removes the clusters (with --force), then the hub.
+func (o *CleanOptions) Run(ctx context.Context) error {
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := o.Hub.Client.List(ctx, clusters); client.IgnoreNotFound(err) != nil && !meta.IsNoMatchError(err) {
+		return fmt.Errorf("listing the hub's clusters: %w", err)
+	}
+	names := make([]string, len(clusters.Items))
+	for i, mc := range clusters.Items {
+		names[i] = mc.Name
+	}
+	slices.Sort(names)
+	if len(names) > 0 && !o.Force {
+		return fmt.Errorf("%d clusters remain on the hub (%s): unjoin them first ('corral unjoin' on each), or pass --force to delete them here; nothing was changed",
+			len(names), strings.Join(names, ", "))
+	}
+	s := steps{out: o.Out, total: 4}
+	fmt.Fprintf(o.Out, "Removing the corral hub from %s\n", o.Hub.Config.Host)
+	if err := s.do(fmt.Sprintf("deleting %d clusters, the hub removing each one's namespace, RBAC and works", len(names)), func() error {
+		return o.deleteClusters(ctx, clusters.Items)
+	}); err != nil {
+		return err
+	}
+	hubObjs, err := install.Hub{Namespace: o.Namespace, Deployment: true}.Objects()
+	if err != nil {
+		return err
+	}
+	crds, rest := splitCRDs(hubObjs)
+	c, err := install.NewClient(o.Hub.Config)
+	if err != nil {
+		return err
+	}
+	if crds, err = withRuntimeCRDs(ctx, c, crds); err != nil {
+		return err
+	}
+	if err := s.do("removing the hub's Deployment, RBAC, bootstrap identity and admission webhooks", func() error {
+		if err := install.Delete(ctx, c, rest, o.Out); err != nil {
+			return err
+		}
+		return deleteWebhookConfigurations(ctx, c, o.Out)
+	}); err != nil {
+		return err
+	}
+	if err := s.do("releasing what no controller will finalize any more", func() error {
+		return install.ReleaseFinalizers(ctx, c, crds, o.Out)
+	}); err != nil {
+		return err
+	}
+	if err := s.do(fmt.Sprintf("deleting the %d CRDs and every object of theirs", len(crds)), func() error {
+		return install.Delete(ctx, c, crds, o.Out)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out, "\nThe hub is removed.")
+	return nil
+}
+
+// deleteClusters deletes clusters and waits until the hub has removed
+// them (their namespaces, RBAC and works first).
+func (o *CleanOptions) deleteClusters(ctx context.Context, clusters []clusterv1.ManagedCluster) error {
+	for i := range clusters {
+		if err := o.Hub.Client.Delete(ctx, &clusters[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting cluster %s: %w", clusters[i].Name, err)
+		}
+	}
+	var left []string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, mc := range clusters {
+			err := o.Hub.Client.Get(ctx, client.ObjectKeyFromObject(&mc), &clusterv1.ManagedCluster{})
+			if !apierrors.IsNotFound(err) {
+				left = append(left, mc.Name)
+			}
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the hub has not removed %s after %s: is it running ('corral get hub-info')? run clean again to wait more", strings.Join(left, ", "), o.Timeout)
+	}
+	return nil
+}
+
+// deleteWebhookConfigurations deletes the admission webhook
+// configurations the hub registered: without the hub they would refuse
+// every write they cover.
+func deleteWebhookConfigurations(ctx context.Context, c client.Client, progress io.Writer) error {
+	selector := client.MatchingLabels{webhook.ManagedByLabel: webhook.ManagedByValue}
+	for _, list := range []client.ObjectList{&admissionregistrationv1.MutatingWebhookConfigurationList{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}} {
+		if err := c.List(ctx, list, selector); err != nil {
+			return fmt.Errorf("listing the hub's webhook configurations: %w", err)
+		}
+		var objs []client.Object
+		switch l := list.(type) {
+		case *admissionregistrationv1.MutatingWebhookConfigurationList:
+			for i := range l.Items {
+				objs = append(objs, &l.Items[i])
+			}
+		case *admissionregistrationv1.ValidatingWebhookConfigurationList:
+			for i := range l.Items {
+				objs = append(objs, &l.Items[i])
+			}
+		}
+		for _, obj := range objs {
+			if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("deleting webhook configuration %s: %w", obj.GetName(), err)
+			}
+			fmt.Fprintf(progress, "  deleted %s %s\n", strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", list), "*v1."), "List"), obj.GetName())
+		}
+	}
+	return nil
+}
+
+// RuntimeCRDs are the CRDs the hub's addons install as they start (the
+// properties addon's ClusterProfile), beside those 'corral init' installs.
+var RuntimeCRDs = []string{"clusterprofiles.multicluster.x-k8s.io"}
+
+// withRuntimeCRDs adds to crds those of RuntimeCRDs the hub serves.
+func withRuntimeCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	for _, name := range RuntimeCRDs {
+		crd := &unstructured.Unstructured{}
+		crd.SetAPIVersion("apiextensions.k8s.io/v1")
+		crd.SetKind("CustomResourceDefinition")
+		err := c.Get(ctx, client.ObjectKey{Name: name}, crd)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("reading CRD %s: %w", name, err)
+		default:
+			crds = append(crds, crd)
+		}
+	}
+	return crds, nil
+}
+
+// splitCRDs separates the CRDs from the other objects.
+func splitCRDs(objs []*unstructured.Unstructured) (crds, rest []*unstructured.Unstructured) {
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return crds, rest
+}
