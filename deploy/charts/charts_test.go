@@ -12,12 +12,16 @@ import (
 
 func render(t *testing.T, c Chart, values map[string]any) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := c.Render(Release{Name: string(c), Namespace: "corral-ns", Version: "v9.8.7", Values: values})
+	objs, err := c.Render(Release{Name: string(c), Namespace: namespaceOf[c], Version: "v9.8.7", Values: values})
 	if err != nil {
 		t.Fatalf("rendering %s: %v", c, err)
 	}
 	return objs
 }
+
+// namespaceOf is where the tests install each chart: the hub anywhere, the
+// agent where it must be.
+var namespaceOf = map[Chart]string{Hub: "corral-ns", Agent: AgentNamespace}
 
 var agentValues = map[string]any{"clusterName": "cluster1", "bootstrapHubKubeconfig": "apiVersion: v1\nkind: Config\n"}
 
@@ -37,7 +41,7 @@ func TestDeploymentsAreRestrictedHAAndOfTheVersion(t *testing.T) {
 		name := map[Chart]string{Hub: HubDeployment, Agent: AgentDeployment}[chart]
 		objs := render(t, chart, values)
 		d := find(t, objs, "Deployment", name)
-		if d.GetNamespace() != "corral-ns" {
+		if d.GetNamespace() != namespaceOf[chart] {
 			t.Errorf("%s: Deployment in %q, want the release namespace", chart, d.GetNamespace())
 		}
 		if r, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); r != 2 {
@@ -63,7 +67,7 @@ func TestDeploymentsAreRestrictedHAAndOfTheVersion(t *testing.T) {
 			}
 		}
 		args := strings.Join(toStrings(container["args"]), " ")
-		for _, want := range []string{"--leader-elect ", "--leader-elect-namespace=corral-ns", "--health-probe-bind-address=:8081"} {
+		for _, want := range []string{"--leader-elect ", "--leader-elect-namespace=" + namespaceOf[chart], "--health-probe-bind-address=:8081"} {
 			if !strings.Contains(args, want) {
 				t.Errorf("%s: args %q lack %q", chart, args, want)
 			}
@@ -114,11 +118,16 @@ func TestAgentRefusesMissingOrBadValuesInOneLine(t *testing.T) {
 		values map[string]any
 		want   string
 	}{
-		"no cluster name": {map[string]any{"bootstrapHubKubeconfig": "x"}, "clusterName is required"},
-		"a bad name":      {map[string]any{"clusterName": "Cluster_1", "bootstrapHubKubeconfig": "x"}, `clusterName "Cluster_1" is not a DNS-1123 label`},
-		"no bootstrap":    {map[string]any{"clusterName": "c1"}, "bootstrapHubKubeconfig is required"},
+		"no cluster name":   {map[string]any{"bootstrapHubKubeconfig": "x"}, "clusterName is required"},
+		"a bad name":        {map[string]any{"clusterName": "Cluster_1", "bootstrapHubKubeconfig": "x"}, `clusterName "Cluster_1" is not a DNS-1123 label`},
+		"no bootstrap":      {map[string]any{"clusterName": "c1"}, "bootstrapHubKubeconfig is required"},
+		"another namespace": {map[string]any{"clusterName": "c1", "bootstrapHubKubeconfig": "x", "ns": "agents"}, `the agent is installed in open-cluster-management-agent, where it keeps its hub identity`},
 	} {
-		_, err := Agent.Render(Release{Name: "a", Namespace: "ns", Values: tc.values})
+		ns := AgentNamespace
+		if n, ok := tc.values["ns"].(string); ok {
+			ns = n
+		}
+		_, err := Agent.Render(Release{Name: "a", Namespace: ns, Values: tc.values})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "templates/") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line saying %q without template positions", name, err, tc.want)
 		}

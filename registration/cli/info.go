@@ -108,7 +108,6 @@ cluster's name, the hub's address, and when its client certificate expires
 		},
 	}
 	o.Managed.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.Namespace, "namespace", o.Namespace, "namespace the agent was installed in")
 	output.AddFlag(cmd.Flags(), &o.Output)
 	return cmd
 }

@@ -76,7 +76,7 @@ func NewCmdJoin(out io.Writer, builtins ...addons.Addon) *cobra.Command {
 hub to let the cluster join as --cluster-name, with the line 'corral init' or
 'corral get token' printed on the hub, then keeps the cluster's lease and
 status and runs the built-in addons' agents. The agent is a Deployment in
---namespace (2 replicas, one leading) with the RBAC it needs; the bootstrap
+open-cluster-management-agent (2 replicas, one leading) with the RBAC it needs; the bootstrap
 kubeconfig is stored beside it (bootstrap-hub-kubeconfig), and the agent's
 own hub identity, once accepted, in hub-kubeconfig-secret. A hub admin
 accepts the cluster with 'corral accept'; --wait waits for that and for the
@@ -121,7 +121,6 @@ stored.`,
 	corralagent.AddClusterURLFlag(f, &o.ClusterURL)
 	o.AddMetaFlags(f)
 	addInstallFlags(f, &o.Install.Image, &o.Install.Replicas, &o.Install.Addons, &o.Output, &o.Timeout, "agent")
-	f.StringVar(&o.Install.Namespace, "namespace", o.Install.Namespace, "namespace the agent runs in")
 	f.BoolVar(&o.Deploy, "deploy", o.Deploy, "install the agent into the cluster; false runs it here, in the foreground, until stopped")
 	f.BoolVar(&o.Wait, "wait", false, "wait until a hub admin accepted the cluster and it is Available")
 	return cmd

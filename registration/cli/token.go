@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
 
@@ -19,6 +21,10 @@ type TokenOptions struct {
 	Out      io.Writer
 	Hub      hubclient.Hub
 	TokenTTL time.Duration
+	// KubeconfigFile, when set, also receives the bootstrap kubeconfig
+	// (the hub's address and CA, and the token), for the agent chart's
+	// bootstrapHubKubeconfig.
+	KubeconfigFile string
 }
 
 // NewTokenOptions returns the defaults: a one-hour bootstrap token.
@@ -32,7 +38,12 @@ func NewCmdGetToken(out io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Print the 'corral join' line, with a fresh bootstrap token, that a cluster joins with",
-		Args:  cobra.NoArgs,
+		Long: `Print the 'corral join' line, with a fresh bootstrap token, that a cluster
+joins with. --bootstrap-kubeconfig also writes the kubeconfig the agent
+joins with (the hub's address and CA, and the token), for installing the
+agent with Helm: helm install ... --set-file bootstrapHubKubeconfig=FILE.`,
+		Example: "  corral get token\n  corral get token --bootstrap-kubeconfig bootstrap.kubeconfig",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return hubclient.Run(cmd.Context(), o)
 		},
@@ -44,6 +55,7 @@ func NewCmdGetToken(out io.Writer) *cobra.Command {
 // AddFlags registers the hub's flags and --token-ttl.
 func (o *TokenOptions) AddFlags(fs *pflag.FlagSet) {
 	o.addFlags(fs, "how long the token is valid (at least 10m)")
+	fs.StringVar(&o.KubeconfigFile, "bootstrap-kubeconfig", "", "also write the bootstrap kubeconfig (hub address, CA, token) to this file, for the agent chart")
 }
 
 // addFlags registers the hub's flags and --token-ttl, saying ttlHelp.
@@ -70,11 +82,37 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.Out, "  corral join --hub-apiserver %s --hub-token %s --cluster-name <cluster-name>\n", o.Hub.Config.Host, token)
+	if o.KubeconfigFile != "" {
+		if err := o.writeKubeconfig(token); err != nil {
+			return err
+		}
+	}
 	left := time.Until(until).Round(time.Minute)
 	valid := fmt.Sprintf("for %s (until %s)", left, until.UTC().Format(time.RFC3339))
 	if left < o.TokenTTL-time.Minute {
 		valid += fmt.Sprintf(", not the %s asked for: the hub's API server caps its tokens' lifetime", o.TokenTTL)
 	}
 	fmt.Fprintf(o.Out, "(run it against the managed cluster; the token is valid %s, 'corral get token' issues another)\n", valid)
+	return nil
+}
+
+// writeKubeconfig writes the bootstrap kubeconfig of token to
+// KubeconfigFile, readable by its owner only: it holds the token.
+func (o *TokenOptions) writeKubeconfig(token string) error {
+	ca := o.Hub.Config.CAData
+	if len(ca) == 0 && o.Hub.Config.CAFile != "" {
+		var err error
+		if ca, err = os.ReadFile(o.Hub.Config.CAFile); err != nil {
+			return fmt.Errorf("reading the hub's CA: %w", err)
+		}
+	}
+	kubeconfig, err := agent.BootstrapKubeconfig(o.Hub.Config.Host, ca, token)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.KubeconfigFile, kubeconfig, 0o600); err != nil {
+		return fmt.Errorf("--bootstrap-kubeconfig: %w", err)
+	}
+	fmt.Fprintf(o.Out, "(the bootstrap kubeconfig, with the same token, is in %s)\n", o.KubeconfigFile)
 	return nil
 }

@@ -34,7 +34,7 @@ type UnjoinOptions struct {
 	LocalOnly bool
 	// Timeout bounds the wait for the hub's cleanup.
 	Timeout time.Duration
-	// Namespace is where 'corral join' installed the agent.
+	// Namespace is where 'corral join' installs the agent.
 	Namespace string
 
 	managed kubernetes.Interface
@@ -88,7 +88,6 @@ ManagedCluster and --local-only removes what is left here.`,
 	o.AddFlags(f)
 	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the agent to stop and for the hub's cleanup")
-	f.StringVar(&o.Namespace, "namespace", o.Namespace, "namespace 'corral join' installed the agent in")
 	return cmd
 }
 
