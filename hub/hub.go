@@ -116,14 +116,20 @@ managedclustersets/join may put a cluster in a set, managedclusters/accept
 accept it, managedclustersets/bind bind a set) and registers them with the
 hub's API server, pointing at itself: one hub process, elected by the Lease
 corral-hub-webhook, keeps the webhook configurations pointing at it; another
-takes over when it stops. Without --webhook-cert-dir each process makes its
-own CA. The API server calls --webhook-url (default
+takes over when it stops. The API server calls --webhook-url (default
 https://127.0.0.1:<webhook-port>, for a hub on the API server's machine) or,
-for a hub running in the cluster, --webhook-service, which needs a
---webhook-cert-dir every replica shares. The configurations stay when the
-hub stops, so ManagedCluster writes are refused until a hub serves again.`,
+for a hub running in the cluster, --webhook-service. The certificate comes
+from --webhook-cert-dir (kept by you), or from --webhook-cert-secret, a
+Secret on the hub that the hub keeps itself: the process holding the Lease
+creates it and renews its CA and serving certificate before they expire,
+and every process serves what it holds. With --webhook-service and neither,
+that Secret is corral-hub-webhook-cert in the Service's namespace, so
+replicas behind the Service share one certificate; with neither and a URL,
+each process makes its own CA. The configurations stay when the hub stops,
+so ManagedCluster writes are refused until a hub serves again.`,
 		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
   corral hub --addons work --no-registration --kubeconfig hub.kubeconfig
+  corral hub --webhook-service open-cluster-management/corral-hub-webhook:443
   corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.Run(cmd.Context()) },
@@ -148,7 +154,8 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.LeaseGraceMultiplier, "lease-grace-multiplier", o.LeaseGraceMultiplier, "a cluster is unreachable after leaseDurationSeconds × this")
 	f.IntVar(&o.Webhook.Port, "webhook-port", o.Webhook.Port, "port of the admission webhook server (0 serves no webhooks, and so no addon API conversion: another hub must)")
 	f.StringVar(&o.Webhook.BindAddress, "webhook-bind-address", "", "address the webhook server listens on (default 127.0.0.1 for a loopback --webhook-url, else every address)")
-	f.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server (default: a CA generated for this process)")
+	f.StringVar(&o.Webhook.CertDir, "webhook-cert-dir", "", "directory with tls.crt, tls.key and ca.crt for the webhook server, kept by you (instead of --webhook-cert-secret)")
+	f.StringVar(&o.Webhook.CertSecret, "webhook-cert-secret", "", "namespace/name of a Secret on the hub in which the hub keeps and renews the webhook server's CA and certificate (default with --webhook-service and no --webhook-cert-dir: <service namespace>/"+webhook.DefaultCertSecretName+")")
 	f.StringVar(&o.Webhook.URL, "webhook-url", "", "base URL the hub's API server calls the webhooks at (default https://127.0.0.1:<webhook-port>)")
 	f.StringVar(&o.WebhookService, "webhook-service", "", "namespace/name[:port] of a Service the API server calls the webhooks through, instead of --webhook-url")
 	o.addonFlags = map[string]*pflag.FlagSet{}

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -26,10 +27,12 @@ const (
 const generatedValidity = 10 * 365 * 24 * time.Hour
 
 // certSource is where the server's certificate and the caBundle the API
-// server trusts come from: a directory, or a CA generated for this process.
+// server trusts come from: a directory, a Secret the hub keeps, or a CA
+// generated for this process.
 type certSource struct {
-	dir string
-	// Generated, when dir is empty.
+	dir    string
+	secret *secretSource
+	// Generated, when there is neither.
 	ca   []byte
 	cert *tls.Certificate
 }
@@ -44,22 +47,37 @@ func newCertSource(dir, host string, now time.Time) (certSource, error) {
 	return certSource{ca: ca, cert: cert}, err
 }
 
-// apply sets how the server finds its certificate: the generated one, or
-// the files in dir, reloaded when they change.
+// apply sets how the server finds its certificate: the generated one, the
+// one the Secret holds now, or the files in dir, reloaded when they
+// change.
 func (s certSource) apply(o *ctrlwebhook.Options) {
 	if s.dir != "" {
 		o.CertDir, o.CertName, o.KeyName = s.dir, CertFile, KeyFile
 		return
 	}
-	cert := s.cert
-	o.TLSOpts = append(o.TLSOpts, func(c *tls.Config) {
-		c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return cert, nil }
-	})
+	get := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.cert, nil }
+	if s.secret != nil {
+		get = s.secret.getCertificate
+	}
+	o.TLSOpts = append(o.TLSOpts, func(c *tls.Config) { c.GetCertificate = get })
+}
+
+// keep, while this process holds the Lease, creates and renews the
+// certificates of a Secret source; the other sources need nothing.
+func (s certSource) keep(ctx context.Context, trusted published) error {
+	if s.secret == nil {
+		return nil
+	}
+	return s.secret.keep(ctx, trusted)
 }
 
 // caBundle is the PEM the API server verifies the server with; from a
-// directory it is read anew each time, so a rotated CA is picked up.
+// directory it is read anew each time, so a rotated CA is picked up, and
+// from a Secret it is what keep last saw.
 func (s certSource) caBundle() ([]byte, error) {
+	if s.secret != nil {
+		return s.secret.caBundle()
+	}
 	if s.dir == "" {
 		return s.ca, nil
 	}

@@ -57,9 +57,26 @@
 // # Serving and registration
 //
 // Every hub process serves the webhooks over TLS on Options.Port. The
-// certificate comes from Options.CertDir (tls.crt, tls.key and ca.crt, the
-// CA that signed tls.crt; reloaded when they change) or, without one, from
-// a CA generated in memory at start for this process alone.
+// certificate comes from one of three sources:
+//   - Options.CertDir: tls.crt, tls.key and ca.crt, the CA that signed
+//     tls.crt, reloaded when they change; kept by someone else.
+//   - Options.CertSecret: a Secret on the hub (type kubernetes.io/tls:
+//     tls.crt, tls.key, ca.crt and ca.key) that the hub keeps itself. The
+//     holder of the Lease below creates it when missing and renews it:
+//     the serving certificate (30 days, for the Service's DNS names or the
+//     URL's host) after 80% of its life, or at once when it is unusable or
+//     for other names; the CA (a year) after 80% of its life. ca.crt holds
+//     the current CA then the previous one until it expires, and is the
+//     caBundle of the configurations; a serving certificate signed by a
+//     new CA is written only once the configurations have trusted that CA
+//     for publishGrace, so the API server can verify every certificate
+//     served during a rotation. Every hub process watches that one Secret
+//     (a field-selected informer, so RBAC by resourceNames suffices) and
+//     serves what it holds, with no restart; it keeps the last usable
+//     certificate when the Secret is deleted or spoiled, until the holder
+//     writes a new one. A hub reached through a Service with no CertDir
+//     uses the Secret DefaultCertSecretName in the Service's namespace.
+//   - neither: a CA generated in memory at start for this process alone.
 //
 // The three webhook configurations (named as OCM names them), and the
 // spec.conversion of the two addon CRDs, point the hub's API server at one
@@ -74,7 +91,7 @@
 // When the holder stops it gives up the Lease and another live hub takes over, pointing the configurations at
 // itself; so processes with certificates of their own never fight over the
 // caBundle. With a Service, requests reach every replica, so replicas must
-// share one certificate: SetupWithManager refuses a Service without CertDir.
+// share one certificate: a directory, or the Secret.
 //
 // Nothing removes the configurations when the last hub stops: their
 // failurePolicy is Fail, so while no hub serves, ManagedCluster and binding

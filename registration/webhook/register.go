@@ -15,6 +15,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/addons"
@@ -30,7 +31,8 @@ const (
 	renewDeadline = 10 * time.Second
 	retryPeriod   = 2 * time.Second
 	// caResync is how often the holder re-reads a CA from a certificate
-	// directory, which may have been rotated.
+	// directory, which may have been rotated, and checks whether the
+	// certificates of a Secret source are due for renewal.
 	caResync = time.Minute
 	// applyRetry is the wait after a failed apply.
 	applyRetry = 2 * time.Second
@@ -51,6 +53,13 @@ type registrar struct {
 	extra []addons.ValidatingWebhook
 	// serving reports nil once the webhook server accepts connections.
 	serving func() error
+	clock   clock.PassiveClock
+	// changed is signalled when a configuration, a converted CRD or the
+	// certificate Secret changes.
+	changed chan struct{}
+	// trusted is since when the configurations, as applied while this
+	// process leads, trust each CA.
+	trusted published
 }
 
 func newIdentity() string {
@@ -66,11 +75,10 @@ func (r *registrar) NeedLeaderElection() bool { return false }
 func (r *registrar) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("webhook-registrar")
 	ctx = ctrl.LoggerInto(ctx, log)
-	changed := make(chan struct{}, 1)
-	if err := r.watchConfigurations(ctx, changed); err != nil {
+	if err := r.watchConfigurations(ctx, r.changed); err != nil {
 		return err
 	}
-	if err := watchConvertedCRDs(ctx, r.crds, changed); err != nil {
+	if err := watchConvertedCRDs(ctx, r.crds, r.changed); err != nil {
 		return err
 	}
 	for ctx.Err() == nil {
@@ -86,7 +94,8 @@ func (r *registrar) Start(ctx context.Context) error {
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(ctx context.Context) {
 					log.Info("Pointing the admission webhook configurations at this hub", "lease", r.leaseNamespace+"/"+LeaseName)
-					r.keepApplied(ctx, changed)
+					r.trusted = published{}
+					r.keepApplied(ctx, r.changed)
 				},
 				OnStoppedLeading: func() { log.V(1).Info("No longer keeping the admission webhook configurations") },
 			},
@@ -137,7 +146,18 @@ func signal(ch chan<- struct{}) {
 // ctx ends.
 func (r *registrar) keepApplied(ctx context.Context, changed <-chan struct{}) {
 	log := ctrl.LoggerFrom(ctx)
-	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+	// A certificate Secret is made first: the server serves none before.
+	err := wait.PollUntilContextCancel(ctx, applyRetry, true, func(ctx context.Context) (bool, error) {
+		err := r.certs.keep(ctx, r.trusted)
+		if err != nil {
+			log.Error(err, "Keeping the webhook certificate failed; retrying")
+		}
+		return err == nil, nil
+	})
+	if err != nil {
+		return
+	}
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		return r.serving() == nil, nil
 	})
 	if err != nil {
@@ -162,9 +182,15 @@ func (r *registrar) keepApplied(ctx context.Context, changed <-chan struct{}) {
 	}
 }
 
-// apply server-side applies the three configurations and the addon CRDs'
-// conversion webhook.
+// apply renews a certificate Secret as due, then server-side applies the
+// configurations and the addon CRDs' conversion webhook with the CAs to
+// trust, and notes that they trust them from now: a serving certificate
+// signed by a new CA is issued only on a later apply, once the
+// configurations have trusted it for a while.
 func (r *registrar) apply(ctx context.Context) error {
+	if err := r.certs.keep(ctx, r.trusted); err != nil {
+		return err
+	}
 	caBundle, err := r.certs.caBundle()
 	if err != nil {
 		return err
@@ -183,6 +209,7 @@ func (r *registrar) apply(ctx context.Context) error {
 	if err := applyConversion(ctx, r.crds, r.endpoint, caBundle); err != nil {
 		return err
 	}
+	r.trusted.record(caBundle, r.clock.Now())
 	ctrl.LoggerFrom(ctx).V(4).Info("Applied the admission webhook configurations and the addon CRDs' conversion webhook")
 	return nil
 }

@@ -45,13 +45,20 @@ type Options struct {
 	// 127.0.0.1 when URL is a loopback address, else every address.
 	BindAddress string
 	// CertDir holds tls.crt, tls.key and ca.crt (the CA that signed
-	// tls.crt). Empty generates a CA and certificate for this process.
+	// tls.crt). Empty generates a CA and certificate for this process,
+	// unless CertSecret is given.
 	CertDir string
+	// CertSecret, namespace/name, is a Secret on the hub that the holder
+	// of the Lease keeps a CA and a serving certificate in, creating and
+	// renewing them, and that every hub process serves from. With a
+	// Service and no CertDir it defaults to DefaultCertSecretName in the
+	// Service's namespace.
+	CertSecret string
 	// URL is the base URL the API server calls this process at; the
 	// default is https://127.0.0.1:<Port>.
 	URL string
 	// Service, instead of URL, is the Service the API server calls; its
-	// endpoints must be every hub process, sharing CertDir.
+	// endpoints must be every hub process, sharing CertDir or CertSecret.
 	Service *ServiceRef
 	// LeaseNamespace holds the Lease that elects the hub process whose
 	// endpoint the configurations name; default open-cluster-management.
@@ -77,10 +84,15 @@ func (o Options) Validate() error {
 			return fmt.Errorf("webhook URL %q is not an https URL with a host (and no query): the API server calls it", o.URL)
 		}
 	}
-	if o.Service != nil {
-		if o.CertDir == "" {
-			return errors.New("a webhook Service reaches every hub replica, so they must share one certificate: give the webhook certificate directory too")
+	if o.CertDir != "" && o.CertSecret != "" {
+		return errors.New("give the webhook certificate directory or the webhook certificate Secret, not both")
+	}
+	if o.CertSecret != "" {
+		if _, err := ParseSecret(o.CertSecret); err != nil {
+			return err
 		}
+	}
+	if o.Service != nil {
 		if err := o.Service.validate(); err != nil {
 			return err
 		}
@@ -99,6 +111,10 @@ func (o *Options) complete() error {
 	if o.LeaseNamespace == "" {
 		o.LeaseNamespace = bootstrap.Namespace
 	}
+	// A Service reaches every replica, so they share one certificate.
+	if o.Service != nil && o.CertDir == "" && o.CertSecret == "" {
+		o.CertSecret = o.Service.Namespace + "/" + DefaultCertSecretName
+	}
 	if o.BindAddress == "" && o.Service == nil && isLoopback(o.host()) {
 		o.BindAddress = "127.0.0.1"
 	}
@@ -113,6 +129,15 @@ func (o *Options) complete() error {
 		o.URL = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port))
 	}
 	return nil
+}
+
+// hosts are the names a serving certificate kept in a Secret is for: a
+// Service's DNS names, or the URL's host.
+func (o Options) hosts() []string {
+	if s := o.Service; s != nil {
+		return []string{s.Name + "." + s.Namespace + ".svc", s.Name + "." + s.Namespace + ".svc.cluster.local", s.Name + "." + s.Namespace, s.Name}
+	}
+	return []string{o.host()}
 }
 
 // host is the name the serving certificate is for.
@@ -182,13 +207,21 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := opts.complete(); err != nil {
 		return err
 	}
-	certs, err := newCertSource(opts.CertDir, opts.host(), opts.Clock.Now())
-	if err != nil {
-		return err
-	}
 	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return err
+	}
+	// changed wakes the registrar: a configuration, a converted CRD or
+	// the certificate Secret changed.
+	changed := make(chan struct{}, 1)
+	certs, err := certSourceOf(opts, kube, changed)
+	if err != nil {
+		return err
+	}
+	if certs.secret != nil {
+		if err := mgr.Add(certs.secret); err != nil {
+			return err
+		}
 	}
 	crds, err := apiextensionsclient.NewForConfig(mgr.GetConfig())
 	if err != nil {
@@ -218,9 +251,22 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	return mgr.Add(&registrar{
 		kube: kube, crds: crds, certs: certs, endpoint: endpoint{url: opts.URL, service: opts.Service},
-		leaseNamespace: opts.LeaseNamespace, identity: newIdentity(), extra: extra,
+		leaseNamespace: opts.LeaseNamespace, identity: newIdentity(), extra: extra, clock: opts.Clock, changed: changed,
 		serving: func() error { return started(nil) },
 	})
+}
+
+// certSourceOf is the certificate source opts name: a Secret kept by the
+// hub, a directory, or a CA generated for this process.
+func certSourceOf(opts Options, kube kubernetes.Interface, changed chan<- struct{}) (certSource, error) {
+	if opts.CertSecret == "" {
+		return newCertSource(opts.CertDir, opts.host(), opts.Clock.Now())
+	}
+	ref, err := ParseSecret(opts.CertSecret)
+	if err != nil {
+		return certSource{}, err
+	}
+	return certSource{secret: newSecretSource(kube, ref, opts.hosts(), opts.Clock, changed)}, nil
 }
 
 // AddonWebhooks are the validating webhooks the addons' hub halves

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/dev/localcluster"
+	corralhub "github.com/corral-dev/corral/hub"
 	"github.com/corral-dev/corral/internal/testenv"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 )
@@ -53,11 +54,11 @@ var stopHub func()
 
 // startHub starts a hub process on the hub, as corral hub runs: its
 // webhooks, on webhookPort (0: a free one), and, withControllers, the
-// registration controllers. It returns once the API server calls the
-// webhooks (this process's, or another's that holds their lease). The
-// returned func stops it and waits until it has stopped; calling it again
-// does nothing.
-func startHub(withControllers bool, webhookPort int) (stop func()) {
+// registration controllers; configure changes its options further. It
+// returns once the API server calls the webhooks (this process's, or
+// another's that holds their lease). The returned func stops it and waits
+// until it has stopped; calling it again does nothing.
+func startHub(withControllers bool, webhookPort int, configure ...func(*corralhub.Options)) (stop func()) {
 	GinkgoHelper()
 	o := testenv.HubOptions(hubCluster.Config)
 	if !withControllers {
@@ -65,6 +66,9 @@ func startHub(withControllers bool, webhookPort int) (stop func()) {
 	}
 	if webhookPort != 0 {
 		o.FreeWebhookPort, o.Webhook.Port = false, webhookPort
+	}
+	for _, c := range configure {
+		c(o)
 	}
 	stopHub, err := testenv.StartHub(context.Background(), o)
 	Expect(err).NotTo(HaveOccurred())
