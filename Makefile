@@ -13,6 +13,8 @@ export KUBEBUILDER_ASSETS := $(BIN)
 TOOLS_CACHE           ?= $(or $(CORRAL_TOOLS_CACHE),$(HOME)/.cache/corral/tools)
 GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT         := $(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+HELM_VERSION          := v3.22.0
+HELM                  := $(TOOLS_CACHE)/helm-$(HELM_VERSION)/helm
 
 # What `corral version` says: the nearest tag (else the commit), and the
 # commit, "-dirty" when the tree has uncommitted changes.
@@ -56,6 +58,11 @@ images: ## Build the programs of the local fleet's images: bin/pause (the pods' 
 examples: ## Build the example third-party addon, bin/hello-addon (examples/hello-addon).
 	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
 
+.PHONY: helm
+helm: ## Build bin/helm (Helm $(HELM_VERSION) from the Go module proxy, cached per machine), to install the charts in deploy/charts.
+	@test -x $(HELM) || { echo "building helm $(HELM_VERSION) (a few minutes, once per machine)"; GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION); }
+	@mkdir -p $(BIN) && ln -sf $(HELM) $(BIN)/helm
+
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).
 
@@ -81,7 +88,7 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
-e2e: tools host-packages build images examples ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
+e2e: tools host-packages build images examples helm ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint

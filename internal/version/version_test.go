@@ -77,6 +77,16 @@ func TestCommand(t *testing.T) {
 		t.Errorf("corral version -o json = %q (%v), want an Info with a version and a commit", out.String(), err)
 	}
 
+	out.Reset()
+	cmd = NewCommand(&out)
+	cmd.SetArgs([]string{"--short"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out.String()); got != Get().Version {
+		t.Errorf("corral version --short = %q, want the version alone, %q", got, Get().Version)
+	}
+
 	cmd = NewCommand(&out)
 	cmd.SetArgs([]string{"-o", "xml"})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
