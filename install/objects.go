@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/deploy/charts"
-	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/deploy/charts/corral-hub/crds"
 )
 
 // namespace is a Namespace object with the labels of a release.
@@ -24,7 +24,8 @@ func namespace(name string, labels map[string]string) *unstructured.Unstructured
 	return ns
 }
 
-// crdObjects are the CRDs of deploy/crds, as objects to apply.
+// crdObjects are the CRDs of the hub chart (package crds), as objects to
+// apply.
 func crdObjects() ([]*unstructured.Unstructured, error) {
 	all, err := crds.All()
 	if err != nil {

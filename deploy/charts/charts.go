@@ -3,9 +3,10 @@
 // does, so that `corral init`, `corral join`, their `--output yaml` and
 // `helm install` make the same objects from one source.
 //
-// The charts' crds/ directories link to deploy/crds, which holds the CRDs
-// (Helm installs them before the templates); Render returns the templates'
-// objects only, and callers take the CRDs from package crds.
+// The hub chart's crds/ directory holds the CRDs (Helm installs them before
+// the templates) and is package crds, which reads them for corral; Render
+// returns the templates' objects only, and callers take the CRDs from
+// package crds.
 package charts
 
 import (

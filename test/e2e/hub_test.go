@@ -25,27 +25,27 @@ var _ = Describe("corral init and corral hub, on a fleet's hub", Ordered, func()
 		startFleet(dir, "--clusters", "0")
 	})
 
-	It("corral init, on a hub dev up prepared, puts back the bootstrap identity it lost and prints the join line", func() {
-		// dev up ran init in its own process; what init installs is there
-		// already. Take the bootstrap identity away so that this run has
-		// something to do.
-		r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "delete", "serviceaccount", "cluster-bootstrap")
+	It("corral init --deploy=false, on a hub dev up prepared, puts back the bootstrap identity it lost and prints the join line", func() {
+		// dev up ran init --deploy=false in its own process (its hub runs
+		// in the supervisor); what that installs is there already. Take
+		// the bootstrap identity away so that this run has something to do.
+		r := kubectl(hubKubeconfig, "-n", "open-cluster-management", "delete", "serviceaccount", "agent-registration-bootstrap")
 		Expect(r.code).To(Equal(0), "%s", r)
 		r = kubectl(hubKubeconfig, "delete", "clusterrole", "system:open-cluster-management:bootstrap")
 		Expect(r.code).To(Equal(0), "%s", r)
 
-		r = corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
+		r = corral(cliTimeout, "init", "--deploy=false", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(MatchRegexp(`corral join --hub-apiserver https://[0-9.]+:\d+ --hub-token \S{100,} --cluster-name <cluster-name>`))
 		Expect(r.out).To(MatchRegexp(`the token is valid for 1h0m0s \(until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)`), "the lifetime the API server gave it")
 
-		r = kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "serviceaccount", "cluster-bootstrap")
+		r = kubectl(hubKubeconfig, "-n", "open-cluster-management", "get", "serviceaccount", "agent-registration-bootstrap")
 		Expect(r.code).To(Equal(0), "%s", r)
 		r = kubectl(hubKubeconfig, "get", "clusterrole", "system:open-cluster-management:bootstrap")
 		Expect(r.code).To(Equal(0), "%s", r)
 
 		By("being safe to run again")
-		r = corral(cliTimeout, "init", "--kubeconfig", hubKubeconfig)
+		r = corral(cliTimeout, "init", "--deploy=false", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 	})
 

@@ -35,7 +35,7 @@ import (
 
 	"github.com/corral-dev/corral/addons/host"
 	corralagent "github.com/corral-dev/corral/agent"
-	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/deploy/charts/corral-hub/crds"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/webhook"

@@ -49,7 +49,7 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
-	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/deploy/charts/corral-hub/crds"
 	"github.com/corral-dev/corral/dev/localcluster"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	"github.com/corral-dev/corral/registration/common"

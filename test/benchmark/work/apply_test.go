@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/corral-dev/corral/addons/host"
-	"github.com/corral-dev/corral/deploy/crds"
+	"github.com/corral-dev/corral/deploy/charts/corral-hub/crds"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 	"github.com/corral-dev/corral/test/benchmark/setup"
 )

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// TestMatchesAPIModule fails when deploy/crds and the pinned api module
+// TestMatchesAPIModule fails when the chart's CRDs and the pinned api module
 // disagree: run hack/update-crds.sh.
 func TestMatchesAPIModule(t *testing.T) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "open-cluster-management.io/api").Output()
@@ -31,7 +31,7 @@ func TestMatchesAPIModule(t *testing.T) {
 		}
 	}
 	if len(crds) != len(want) {
-		t.Errorf("deploy/crds has %d CRDs, the api module %d distinct files: run hack/update-crds.sh", len(crds), len(want))
+		t.Errorf("the chart has %d CRDs, the api module %d distinct files: run hack/update-crds.sh", len(crds), len(want))
 	}
 	for name := range want {
 		embedded, err := files.ReadFile(name)
