@@ -19,12 +19,12 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 	var last, state string
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		d := &appsv1.Deployment{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
-			state = err.Error()
-			return false, nil
-		}
 		var done bool
-		state, done = rolloutState(d)
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err == nil {
+			state, done = rolloutState(d)
+		} else {
+			state = err.Error() // not yet: said if the wait ends
+		}
 		if progress != nil && state != last {
 			fmt.Fprintf(progress, "  %s\n", state)
 		}

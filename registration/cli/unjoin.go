@@ -188,10 +188,8 @@ func (o *UnjoinOptions) stopInstalledAgent(ctx context.Context) error {
 	fmt.Fprintf(o.Out, "%s: stopping the agent (deployment %s/%s)\n", o.ClusterName, o.Namespace, charts.AgentDeployment)
 	err = wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
 		pods := &corev1.PodList{}
-		if err := o.installed.List(ctx, pods, client.InNamespace(o.Namespace), agentSelector); err != nil {
-			return false, nil
-		}
-		return len(pods.Items) == 0, nil
+		err := o.installed.List(ctx, pods, client.InNamespace(o.Namespace), agentSelector)
+		return err == nil && len(pods.Items) == 0, nil
 	})
 	if err != nil {
 		return fmt.Errorf("the agent's pods in %s did not stop within %s: nothing else was changed; run unjoin again to wait more", o.Namespace, o.Timeout)

@@ -156,7 +156,7 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		r := kubectl(hub, "-n", hubNamespace, "delete", "pod", pod, "--grace-period=0", "--force")
 		Expect(r.code).To(Equal(0), "%s", r)
 		Eventually(func() string { return leaseHolder(hub, hubNamespace, "corral-hub") }).
-			WithTimeout(takeoverTimeout).WithPolling(500*time.Millisecond).ShouldNot(HavePrefix(pod+"_"))
+			WithTimeout(takeoverTimeout).WithPolling(500 * time.Millisecond).ShouldNot(HavePrefix(pod + "_"))
 		fmt.Fprintf(GinkgoWriter, "MEASURE hub takeover after kill: %s (lease 15s)\n", time.Since(killed).Round(100*time.Millisecond))
 		for _, c := range clusters {
 			expectConfigMap(kubeconfigOf(c), "two")
@@ -176,7 +176,7 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		r := kubectl(c, "-n", agentNamespace, "delete", "pod", pod, "--grace-period=0", "--force")
 		Expect(r.code).To(Equal(0), "%s", r)
 		Eventually(func() string { return leaseHolder(c, agentNamespace, "corral-agent") }).
-			WithTimeout(takeoverTimeout).WithPolling(500*time.Millisecond).ShouldNot(HavePrefix(pod+"_"))
+			WithTimeout(takeoverTimeout).WithPolling(500 * time.Millisecond).ShouldNot(HavePrefix(pod + "_"))
 		fmt.Fprintf(GinkgoWriter, "MEASURE agent takeover after kill: %s (lease 15s)\n", time.Since(killed).Round(100*time.Millisecond))
 		applyYAML(hub, installSample("three"))
 		expectConfigMap(c, "three")
@@ -290,7 +290,9 @@ func objectNames(stream string) []string {
 }
 
 // chartDir is the directory of one of the charts.
-func chartDir(name string) string { return filepath.Join(filepath.Dir(binDir), "deploy", "charts", name) }
+func chartDir(name string) string {
+	return filepath.Join(filepath.Dir(binDir), "deploy", "charts", name)
+}
 
 // joinArgs are the arguments of the join line init printed, without the
 // cluster name placeholder.
@@ -321,7 +323,9 @@ func leaseHolder(kubeconfig, namespace, name string) string {
 // kubeconfig holds value.
 func expectConfigMap(kubeconfig, value string) {
 	GinkgoHelper()
-	Eventually(func() string { return jsonpath(kubeconfig, "-n", "default", "get", "configmap", "installed", "{.data.value}") }).
+	Eventually(func() string {
+		return jsonpath(kubeconfig, "-n", "default", "get", "configmap", "installed", "{.data.value}")
+	}).
 		WithTimeout(installTimeout).WithPolling(time.Second).Should(Equal(value))
 }
 
