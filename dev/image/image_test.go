@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -82,7 +83,7 @@ type manifestEntry struct {
 type imageConfig struct {
 	Architecture string `json:"architecture"`
 	OS           string `json:"os"`
-	Config       map[string][]string
+	Config       json.RawMessage
 	RootFS       struct {
 		Type    string   `json:"type"`
 		DiffIDs []string `json:"diff_ids"`
@@ -119,7 +120,14 @@ func openArchive(t *testing.T, b []byte) archive {
 	if !ok {
 		t.Fatalf("the manifest's layer %q is not in the archive", a.manifest[0].Layers[0])
 	}
-	a.layer = l.body
+	// The layer is gzipped, and the config names it by what it holds.
+	zr, err := gzip.NewReader(bytes.NewReader(l.body))
+	if err != nil {
+		t.Fatalf("layer %s: %v", a.manifest[0].Layers[0], err)
+	}
+	if a.layer, err = io.ReadAll(zr); err != nil {
+		t.Fatalf("layer %s: %v", a.manifest[0].Layers[0], err)
+	}
 	return a
 }
 
@@ -146,10 +154,10 @@ func TestWrite(t *testing.T) {
 		"the program is the entrypoint at /<base name>": {
 			spec:       Spec{Ref: "localhost/corral/prog:dev", Binary: prog},
 			wantConfig: map[string][]string{"Entrypoint": {"/prog"}},
-			wantLayer:  []string{"tmp/", "prog"},
+			wantLayer:  []string{"prog", "tmp/"},
 			wantPath:   "prog",
 		},
-		"a path of its own comes after its directories": {
+		"a path of its own comes after its directories, in order": {
 			spec:       Spec{Ref: "localhost/corral/prog:v2", Binary: prog, Path: "/usr/local/bin/app"},
 			wantConfig: map[string][]string{"Entrypoint": {"/usr/local/bin/app"}},
 			wantLayer:  []string{"tmp/", "usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/app"},
@@ -158,7 +166,7 @@ func TestWrite(t *testing.T) {
 		"a command and no entrypoint": {
 			spec:       Spec{Ref: "localhost/corral/prog:cmd", Binary: prog, Cmd: []string{"/prog", "--serve"}},
 			wantConfig: map[string][]string{"Cmd": {"/prog", "--serve"}},
-			wantLayer:  []string{"tmp/", "prog"},
+			wantLayer:  []string{"prog", "tmp/"},
 			wantPath:   "prog",
 		},
 	}
@@ -179,7 +187,11 @@ func TestWrite(t *testing.T) {
 			if a.config.RootFS.Type != "layers" || a.config.OS != "linux" {
 				t.Errorf("rootfs.type = %q, os = %q; want layers, linux", a.config.RootFS.Type, a.config.OS)
 			}
-			if diff := cmp.Diff(tc.wantConfig, a.config.Config); diff != "" {
+			var config map[string][]string
+			if err := json.Unmarshal(a.config.Config, &config); err != nil {
+				t.Fatalf("config: %v\n%s", err, a.config.Config)
+			}
+			if diff := cmp.Diff(tc.wantConfig, config); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			layer := readTar(t, a.layer)

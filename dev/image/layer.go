@@ -4,15 +4,18 @@ import (
 	"archive/tar"
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 )
 
-// file is one entry of the layer.
+// file is one entry of the layer: a regular file, or a directory when its
+// path ends in "/".
 type file struct {
 	path string // absolute, in the image
 	body []byte
@@ -67,31 +70,37 @@ func sharedLibraries(binary string) ([]string, error) {
 		// a symlink; the image holds the file itself at that path.
 		libs = append(libs, m[1])
 	}
-	sort.Strings(libs)
+	slices.Sort(libs)
 	return libs, nil
 }
 
 // layerTar is a tar of files with every directory above them, and an
-// empty /tmp (as distroless images have): programs expect one to write to.
-func layerTar(files []file) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777}); err != nil {
-		return nil, err
-	}
-	dirs := map[string]bool{"/tmp": true}
+// empty /tmp that anyone may write to (as distroless images have):
+// programs expect one, and it is where a read-only root lets them write.
+// Entries are sorted by name, so a directory comes before what it holds,
+// and dated mtime.
+func layerTar(files []file, mtime time.Time) ([]byte, error) {
+	entries := map[string]file{"/tmp/": {path: "/tmp/", mode: 0o1777}}
 	for _, f := range files {
-		var parents []string
-		for d := filepath.Dir(f.path); d != "/" && !dirs[d]; d = filepath.Dir(d) {
-			parents = append(parents, d)
-			dirs[d] = true
-		}
-		for i := len(parents) - 1; i >= 0; i-- {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.TrimPrefix(parents[i], "/") + "/", Mode: 0o755}); err != nil {
-				return nil, err
+		entries[f.path] = f
+		for d := filepath.Dir(strings.TrimSuffix(f.path, "/")); d != "/"; d = filepath.Dir(d) {
+			if _, ok := entries[d+"/"]; !ok {
+				entries[d+"/"] = file{path: d + "/", mode: 0o755}
 			}
 		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: strings.TrimPrefix(f.path, "/"), Mode: f.mode, Size: int64(len(f.body))}); err != nil {
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, p := range slices.Sorted(maps.Keys(entries)) {
+		f := entries[p]
+		h := &tar.Header{
+			Typeflag: tar.TypeReg, Name: strings.TrimPrefix(p, "/"), Mode: f.mode, Size: int64(len(f.body)),
+			ModTime: mtime,
+		}
+		if strings.HasSuffix(p, "/") {
+			h.Typeflag, h.Size = tar.TypeDir, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
 		}
 		if _, err := tw.Write(f.body); err != nil {
