@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -262,7 +263,7 @@ func TestWriteBringsTheLibrariesOfADynamicProgram(t *testing.T) {
 	if !libc {
 		t.Errorf("the layer has no libc, which ldd names:\n%s\nmembers: %v", out, names(layer))
 	}
-	libs, err := sharedLibraries(prog)
+	libs, err := sharedLibraries(prog, runtime.GOARCH, false)
 	if err != nil {
 		t.Fatalf("sharedLibraries(%s): %v", prog, err)
 	}
@@ -404,7 +405,7 @@ func TestSharedLibraries(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := sharedLibraries(tc.binary)
+			got, err := sharedLibraries(tc.binary, runtime.GOARCH, false)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("sharedLibraries(%s) error = %v, want error: %v", tc.binary, err, tc.wantErr)
 			}
@@ -420,7 +421,7 @@ func TestSharedLibrariesOfADynamicProgramAreSorted(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "=>") {
 		t.Skipf("/bin/true is not dynamically linked here: ldd says %v: %s", err, out)
 	}
-	got, err := sharedLibraries("/bin/true")
+	got, err := sharedLibraries("/bin/true", runtime.GOARCH, false)
 	if err != nil {
 		t.Fatal(err)
 	}
