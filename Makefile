@@ -25,6 +25,7 @@ VERSION_LDFLAGS := -X github.com/corral-dev/corral/internal/version.version=$(VE
 # the commit's, so that a commit makes the same digest every time.
 REGISTRY          ?= ghcr.io/corral-dev
 IMAGE             ?= $(REGISTRY)/corral:$(VERSION)
+EXAMPLE_IMAGE     ?= $(REGISTRY)/hello-addon:$(VERSION)
 IMAGE_ARCHES      := amd64 arm64
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 PUSH_FLAGS        ?=
@@ -77,12 +78,18 @@ define release-image
 	  --layout $(BIN)/image/$(1) --archive $(BIN)/image/$(1).tar $(foreach a,$(IMAGE_ARCHES),$(a)=$(BIN)/$(1)-linux-$(a))
 endef
 
-.PHONY: image push
+.PHONY: image push example-image example-push
 image: ## Build the corral image REGISTRY/corral:VERSION (linux/amd64, linux/arm64; no Docker): bin/image/corral, an OCI layout, and bin/image/corral.tar, this machine's, for corral dev load.
 	$(call release-image,corral,./cmd/corral,$(IMAGE))
 
 push: image ## Push the corral image: make push REGISTRY=registry.example.com/me (default ghcr.io/corral-dev; PUSH_FLAGS=--insecure for plain HTTP).
 	$(GO) run ./hack/image push --ref $(IMAGE) $(PUSH_FLAGS) $(BIN)/image/corral
+
+example-image: ## Build the example addon's image REGISTRY/hello-addon:VERSION as make image does: bin/image/hello-addon, bin/image/hello-addon.tar.
+	$(call release-image,hello-addon,./examples/hello-addon/cmd/hello-addon,$(EXAMPLE_IMAGE))
+
+example-push: example-image ## Push the example addon's image, as make push does.
+	$(GO) run ./hack/image push --ref $(EXAMPLE_IMAGE) $(PUSH_FLAGS) $(BIN)/image/hello-addon
 
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).
