@@ -22,12 +22,22 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 VERSION_LDFLAGS := -X github.com/corral-dev/corral/internal/version.version=$(VERSION) -X github.com/corral-dev/corral/internal/version.commit=$(COMMIT)
 
+# The release images (make image, make push): REGISTRY/corral:VERSION, the
+# name an install of corral defaults to. Their time, and their files', is
+# the commit's, so that a commit makes the same digest every time.
+REGISTRY          ?= ghcr.io/corral-dev
+IMAGE             ?= $(REGISTRY)/corral:$(VERSION)
+EXAMPLE_IMAGE     ?= $(REGISTRY)/hello-addon:$(VERSION)
+IMAGE_ARCHES      := amd64 arm64
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+PUSH_FLAGS        ?=
+
 TEST_FLAGS  ?=
 UNIT_PKGS    = $$($(GO) list ./... | grep -v '/test/')
 
 .PHONY: help
 help: ## Show the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: run
 run: kube-tools host-packages build images examples ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
@@ -62,6 +72,31 @@ examples: ## Build the example third-party addon, bin/hello-addon (examples/hell
 helm: ## Build bin/helm (Helm $(HELM_VERSION) from the Go module proxy, cached per machine), to install the charts in deploy/charts.
 	@test -x $(HELM) || { echo "building helm $(HELM_VERSION) (a few minutes, once per machine)"; GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION); }
 	@mkdir -p $(BIN) && ln -sf $(HELM) $(BIN)/helm
+
+# release-image builds the program $(1) from the package $(2) statically for
+# each of IMAGE_ARCHES (bin/$(1)-linux-ARCH), then the image $(3) of them:
+# the OCI layout bin/image/$(1) and this machine's archive bin/image/$(1).tar.
+define release-image
+	for arch in $(IMAGE_ARCHES); do \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(VERSION_LDFLAGS)" -o $(BIN)/$(1)-linux-$$arch $(2); \
+	done
+	@mkdir -p $(BIN)/image
+	$(GO) run ./hack/image build --title $(1) --ref $(3) --version $(VERSION) --revision $(COMMIT) --created $(SOURCE_DATE_EPOCH) \
+	  --layout $(BIN)/image/$(1) --archive $(BIN)/image/$(1).tar $(foreach a,$(IMAGE_ARCHES),$(a)=$(BIN)/$(1)-linux-$(a))
+endef
+
+.PHONY: image push example-image example-push
+image: ## Build the corral image REGISTRY/corral:VERSION (linux/amd64, linux/arm64; no Docker): bin/image/corral, an OCI layout, and bin/image/corral.tar, this machine's, for corral dev load.
+	$(call release-image,corral,./cmd/corral,$(IMAGE))
+
+push: image ## Push the corral image: make push REGISTRY=registry.example.com/me (default ghcr.io/corral-dev; PUSH_FLAGS=--insecure for plain HTTP).
+	$(GO) run ./hack/image push --ref $(IMAGE) $(PUSH_FLAGS) $(BIN)/image/corral
+
+example-image: ## Build the example addon's image REGISTRY/hello-addon:VERSION as make image does: bin/image/hello-addon, bin/image/hello-addon.tar.
+	$(call release-image,hello-addon,./examples/hello-addon/cmd/hello-addon,$(EXAMPLE_IMAGE))
+
+example-push: example-image ## Push the example addon's image, as make push does.
+	$(GO) run ./hack/image push --ref $(EXAMPLE_IMAGE) $(PUSH_FLAGS) $(BIN)/image/hello-addon
 
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).

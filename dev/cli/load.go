@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/image"
 	"github.com/corral-dev/corral/dev/localcluster"
 )
 
@@ -35,13 +37,16 @@ func newCmdLoad(streams Streams) *cobra.Command {
 (or of those --cluster names), as 'kind load' does: nothing is pulled on
 this machine, so a pod runs only an image loaded here. Give it an image
 archive (the tar 'docker save', 'podman save' or 'ctr images export'
-writes), or the name of an image in podman's store, which is saved first.
+writes, or bin/image/corral.tar, which 'make image' writes), an OCI layout
+'make image' wrote (bin/image/corral: this machine's image of it), or the
+name of an image in podman's store, which is saved first.
 
 A pod then runs it by that name; give it imagePullPolicy: IfNotPresent or
 Never, or a tag other than latest.`,
 		Example: `  podman build --storage-driver vfs -t localhost/me/app:v1 .
   corral dev load localhost/me/app:v1
-  corral dev load app.tar --cluster cluster1`,
+  corral dev load app.tar --cluster cluster1
+  make image && corral dev load bin/image/corral.tar`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Images = args
@@ -124,20 +129,37 @@ func (o *LoadOptions) targets(state *fleet.State) ([]fleet.ClusterState, error) 
 	return out, nil
 }
 
-// archive is img if it is a file; otherwise img is an image in podman's
-// store, saved to an archive in dir.
+// archive is img if it is a file, or the archive of this machine's image
+// of the OCI layout img names, written in dir; otherwise img is an image
+// in podman's store, saved to an archive in dir.
 func archive(ctx context.Context, img, dir string, i int) (string, error) {
+	path := filepath.Join(dir, fmt.Sprintf("image-%d.tar", i))
 	if st, err := os.Stat(img); err == nil && !st.IsDir() {
 		return img, nil
+	} else if err == nil {
+		return path, layoutArchive(img, path)
 	}
 	podman, err := exec.LookPath("podman")
 	if err != nil {
 		return "", fmt.Errorf("%s is not a file, and without podman it cannot be an image name: give an image archive (docker save, podman save)", img)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("image-%d.tar", i))
 	out, err := exec.CommandContext(ctx, podman, "save", "--format", "docker-archive", "-o", path, img).CombinedOutput()
 	if err != nil {
 		return "", errors.New(img + " is neither a file nor an image podman has: " + firstLine(strings.TrimSpace(string(out))))
 	}
 	return path, nil
+}
+
+// layoutArchive writes the archive of this machine's image of the OCI
+// layout in dir (as `make image` writes) to path, named as it was built.
+func layoutArchive(dir, path string) error {
+	ref, idx, err := image.ReadLayout(dir)
+	if err != nil {
+		return fmt.Errorf("%s is a directory but no OCI layout of one image: %w", dir, err)
+	}
+	img, err := image.ImageFor(idx, runtime.GOARCH)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return image.WriteArchive(path, ref, img)
 }

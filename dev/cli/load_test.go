@@ -2,14 +2,19 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/corral-dev/corral/dev/fleet"
+	"github.com/corral-dev/corral/dev/image"
 )
 
 func TestLoadTargets(t *testing.T) {
@@ -67,6 +72,43 @@ func TestLoadArchive(t *testing.T) {
 	_, err = archive(context.Background(), "localhost/me/app:v1", t.TempDir(), 0)
 	if err == nil || !strings.Contains(err.Error(), "give an image archive") {
 		t.Errorf("archive(a name, no podman) = %v, want it to say to give an archive", err)
+	}
+}
+
+func TestLoadArchiveOfALayout(t *testing.T) {
+	const ref = "ghcr.io/corral-dev/corral:v1"
+	prog := filepath.Join(t.TempDir(), "corral")
+	if err := os.WriteFile(prog, []byte("#!/bin/true\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := image.Release{Title: "corral", Binaries: map[string]string{runtime.GOARCH: prog}, Version: "v1", Revision: "abc"}.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := filepath.Join(t.TempDir(), "corral")
+	if err := image.WriteLayout(layout, ref, idx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := archive(context.Background(), layout, t.TempDir(), 3)
+	if err != nil {
+		t.Fatalf("archive(a layout) = %v", err)
+	}
+	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(got) })
+	if err != nil {
+		t.Fatalf("archive(a layout) wrote %s, which is no image archive: %v", got, err)
+	}
+	if len(m) != 1 || !slices.Equal(m[0].RepoTags, []string{ref}) {
+		t.Errorf("the archive's manifest is %+v, want one image named %s", m, ref)
+	}
+	want, _ := image.ImageFor(idx, runtime.GOARCH)
+	wantConfig, _ := want.ConfigName()
+	if len(m) == 1 && m[0].Config != wantConfig.String() {
+		t.Errorf("the archive holds config %s, want this machine's image's %s", m[0].Config, wantConfig)
+	}
+
+	_, err = archive(context.Background(), t.TempDir(), t.TempDir(), 0)
+	if err == nil || !strings.Contains(err.Error(), "no OCI layout") {
+		t.Errorf("archive(a directory) = %v, want it to say it is no OCI layout", err)
 	}
 }
 

@@ -1,32 +1,42 @@
-// Package image writes container images as archives a container runtime
-// imports — the format `docker save` writes and `ctr images import` reads —
-// so that the local fleet runs programs built here, with no registry.
+// Package image builds container images with no Docker and no registry,
+// with go-containerregistry's image model: archives a container runtime
+// imports (the format `docker save` writes and `ctr images import` reads),
+// so that the local fleet runs programs built here, and multi-platform
+// OCI layouts a release is pushed from (hack/image).
 //
 // An image is one layer holding one program, an empty /tmp and, when the
 // program is dynamically linked, the shared libraries it loads (as ldd
 // lists them); a statically linked program makes an image FROM scratch.
+// A release image (Release) is a static program per architecture, run as
+// user 65532 (nonroot) and labelled with its version and commit.
+//
+// Images are reproducible: the same programs and Spec make the same
+// digests. The layer's entries are sorted, owned by 0 (but nonroot's home)
+// and dated Spec.Created; gzip writes no name and no time.
 package image
 
 import (
-	"archive/tar"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"sort"
-	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // Spec says what image to make.
 type Spec struct {
 	// Ref names the image, as pods name it: "localhost/corral/pause:dev".
+	// Write names the archive's image so; Build does not need it.
 	Ref string
 	// Binary is the program, copied to /Path in the image.
 	Binary string
@@ -37,67 +47,103 @@ type Spec struct {
 	// programs whose pods give the whole command line as args. Otherwise
 	// the program is the entrypoint, and a pod's args are its arguments.
 	Cmd []string
+	// Arch is the architecture (GOARCH) the program is built for, and so
+	// the image's: linux/<Arch>. Empty means this machine's.
+	Arch string
+	// Static refuses a program that loads shared libraries, so that the
+	// image holds nothing of the machine that built it.
+	Static bool
+	// NonRoot runs the image as user and group 65532, which its
+	// /etc/passwd and /etc/group name nonroot (as distroless images do),
+	// in /.
+	NonRoot bool
+	// Labels are the image's labels.
+	Labels map[string]string
+	// Created is when the image was made and the time of every file in
+	// it: a commit's time makes the image the same every time it is built
+	// from that commit. Zero means the Unix epoch.
+	Created time.Time
+	// Compression is the gzip level of the layer; zero means
+	// gzip.BestSpeed, for images made and imported on the spot.
+	Compression int
 }
 
-// file is one entry of the layer.
-type file struct {
-	path string // absolute, in the image
-	body []byte
-	mode int64
-}
+// NonRootUser is the user and group a NonRoot image runs as.
+const NonRootUser = "65532:65532"
 
-// Write writes the image archive of spec to w.
-func Write(w io.Writer, spec Spec) error {
-	if spec.Ref == "" || spec.Binary == "" {
-		return fmt.Errorf("an image needs a name and a program")
+// Build makes the image of spec.
+func Build(spec Spec) (v1.Image, error) {
+	if spec.Binary == "" {
+		return nil, fmt.Errorf("an image needs a program")
 	}
+	arch := spec.arch()
 	path := spec.Path
 	if path == "" {
 		path = "/" + filepath.Base(spec.Binary)
 	}
-	files, err := programFiles(spec.Binary, path)
+	created := spec.Created
+	if created.IsZero() {
+		created = time.Unix(0, 0)
+	}
+	created = created.UTC().Truncate(time.Second)
+	files, err := programFiles(spec.Binary, path, arch, spec.Static)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	layer, err := layerTar(files)
+	if spec.NonRoot {
+		files = append(files, nonRootFiles()...)
+	}
+	layer, err := newLayer(files, created, spec.Compression)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	layerDigest := digest(layer)
-	run := map[string]any{"Entrypoint": []string{path}}
-	if len(spec.Cmd) > 0 {
-		run = map[string]any{"Cmd": spec.Cmd}
-	}
-	config, err := json.Marshal(map[string]any{
-		"architecture": runtime.GOARCH,
-		"os":           "linux",
-		"config":       run,
-		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + layerDigest}},
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.Append(img, mutate.Addendum{
+		Layer:     layer,
+		MediaType: types.OCILayer,
+		History:   v1.History{Created: v1.Time{Time: created}, CreatedBy: "corral dev/image: " + path},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	configName := digest(config) + ".json"
-	layerName := layerDigest + "/layer.tar"
-	manifest, err := json.Marshal([]map[string]any{{
-		"Config": configName, "RepoTags": []string{spec.Ref}, "Layers": []string{layerName},
-	}})
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture = "linux", arch
+	cf.Created = v1.Time{Time: created}
+	cf.Config = v1.Config{Entrypoint: []string{path}, Labels: spec.Labels}
+	if len(spec.Cmd) > 0 {
+		cf.Config.Entrypoint, cf.Config.Cmd = nil, spec.Cmd
+	}
+	if spec.NonRoot {
+		cf.Config.User, cf.Config.WorkingDir = NonRootUser, "/"
+	}
+	return mutate.ConfigFile(img, cf)
+}
+
+func (s Spec) arch() string {
+	if s.Arch == "" {
+		return runtime.GOARCH
+	}
+	return s.Arch
+}
+
+// Write writes the image archive of spec to w.
+func Write(w io.Writer, spec Spec) error {
+	if spec.Ref == "" {
+		return fmt.Errorf("an image needs a name")
+	}
+	tag, err := name.NewTag(spec.Ref)
 	if err != nil {
 		return err
 	}
-	tw := tar.NewWriter(w)
-	for _, e := range []struct {
-		name string
-		body []byte
-	}{{layerName, layer}, {configName, config}, {"manifest.json", manifest}} {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body))}); err != nil {
-			return err
-		}
-		if _, err := tw.Write(e.body); err != nil {
-			return err
-		}
+	img, err := Build(spec)
+	if err != nil {
+		return err
 	}
-	return tw.Close()
+	return tarball.Write(tag, img, w)
 }
 
 // WriteFile writes the image archive of spec to path.
@@ -106,8 +152,27 @@ func WriteFile(path string, spec Spec) error {
 	if err := Write(&buf, spec); err != nil {
 		return fmt.Errorf("image %s: %w", spec.Ref, err)
 	}
+	return writeAtomically(path, buf.Bytes())
+}
+
+// WriteArchive writes img, named ref, to path as an archive `ctr images
+// import`, `docker load` and `podman load` read.
+func WriteArchive(path, ref string, img v1.Image) error {
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := tarball.Write(tag, img, &buf); err != nil {
+		return fmt.Errorf("image %s: %w", ref, err)
+	}
+	return writeAtomically(path, buf.Bytes())
+}
+
+// writeAtomically replaces path with data, never leaving half of it.
+func writeAtomically(path string, data []byte) error {
 	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, buf.Bytes(), 0o644)
+	err := os.WriteFile(tmp, data, 0o644)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -117,92 +182,15 @@ func WriteFile(path string, spec Spec) error {
 	return err
 }
 
-// programFiles are the program at path and the shared libraries it loads.
-func programFiles(binary, path string) ([]file, error) {
-	body, err := os.ReadFile(binary)
+// newLayer is the gzipped layer of files, compressed once.
+func newLayer(files []file, mtime time.Time, level int) (v1.Layer, error) {
+	b, err := layerTar(files, mtime)
 	if err != nil {
 		return nil, err
 	}
-	files := []file{{path: path, body: body, mode: 0o755}}
-	libs, err := sharedLibraries(binary)
-	if err != nil {
-		return nil, err
+	if level == 0 {
+		level = gzip.BestSpeed
 	}
-	for _, lib := range libs {
-		b, err := os.ReadFile(lib)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, file{path: lib, body: b, mode: 0o755})
-	}
-	return files, nil
-}
-
-// lddPath matches the absolute paths in ldd's output: "libc.so.6 =>
-// /lib/x86_64-linux-gnu/libc.so.6 (0x…)" and "/lib64/ld-linux-x86-64.so.2
-// (0x…)".
-var lddPath = regexp.MustCompile(`(?m)(?:=>\s+|^\s+)(/\S+)\s+\(0x`)
-
-// lddMissing matches a library ldd could not find: "libfoo.so => not found".
-var lddMissing = regexp.MustCompile(`(?m)^\s*(\S+) => not found`)
-
-// sharedLibraries lists what a dynamically linked program loads; a static
-// one loads nothing.
-func sharedLibraries(binary string) ([]string, error) {
-	out, err := exec.Command("ldd", binary).CombinedOutput()
-	if err != nil {
-		if strings.Contains(string(out), "not a dynamic executable") {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("ldd %s: %w: %s", binary, err, strings.TrimSpace(string(out)))
-	}
-	if missing := lddMissing.FindStringSubmatch(string(out)); missing != nil {
-		return nil, fmt.Errorf("%s needs %s, which this machine lacks", binary, missing[1])
-	}
-	var libs []string
-	for _, m := range lddPath.FindAllStringSubmatch(string(out), -1) {
-		// The loader is linked by the path the program names, which may be
-		// a symlink; the image holds the file itself at that path.
-		libs = append(libs, m[1])
-	}
-	sort.Strings(libs)
-	return libs, nil
-}
-
-// layerTar is a tar of files with every directory above them, and an
-// empty /tmp (as distroless images have): programs expect one to write to.
-func layerTar(files []file) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777}); err != nil {
-		return nil, err
-	}
-	dirs := map[string]bool{"/tmp": true}
-	for _, f := range files {
-		var parents []string
-		for d := filepath.Dir(f.path); d != "/" && !dirs[d]; d = filepath.Dir(d) {
-			parents = append(parents, d)
-			dirs[d] = true
-		}
-		for i := len(parents) - 1; i >= 0; i-- {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.TrimPrefix(parents[i], "/") + "/", Mode: 0o755}); err != nil {
-				return nil, err
-			}
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: strings.TrimPrefix(f.path, "/"), Mode: f.mode, Size: int64(len(f.body))}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(f.body); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil },
+		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(level), tarball.WithCompressedCaching)
 }

@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -82,7 +84,7 @@ type manifestEntry struct {
 type imageConfig struct {
 	Architecture string `json:"architecture"`
 	OS           string `json:"os"`
-	Config       map[string][]string
+	Config       json.RawMessage
 	RootFS       struct {
 		Type    string   `json:"type"`
 		DiffIDs []string `json:"diff_ids"`
@@ -119,7 +121,14 @@ func openArchive(t *testing.T, b []byte) archive {
 	if !ok {
 		t.Fatalf("the manifest's layer %q is not in the archive", a.manifest[0].Layers[0])
 	}
-	a.layer = l.body
+	// The layer is gzipped, and the config names it by what it holds.
+	zr, err := gzip.NewReader(bytes.NewReader(l.body))
+	if err != nil {
+		t.Fatalf("layer %s: %v", a.manifest[0].Layers[0], err)
+	}
+	if a.layer, err = io.ReadAll(zr); err != nil {
+		t.Fatalf("layer %s: %v", a.manifest[0].Layers[0], err)
+	}
 	return a
 }
 
@@ -146,10 +155,10 @@ func TestWrite(t *testing.T) {
 		"the program is the entrypoint at /<base name>": {
 			spec:       Spec{Ref: "localhost/corral/prog:dev", Binary: prog},
 			wantConfig: map[string][]string{"Entrypoint": {"/prog"}},
-			wantLayer:  []string{"tmp/", "prog"},
+			wantLayer:  []string{"prog", "tmp/"},
 			wantPath:   "prog",
 		},
-		"a path of its own comes after its directories": {
+		"a path of its own comes after its directories, in order": {
 			spec:       Spec{Ref: "localhost/corral/prog:v2", Binary: prog, Path: "/usr/local/bin/app"},
 			wantConfig: map[string][]string{"Entrypoint": {"/usr/local/bin/app"}},
 			wantLayer:  []string{"tmp/", "usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/app"},
@@ -158,7 +167,7 @@ func TestWrite(t *testing.T) {
 		"a command and no entrypoint": {
 			spec:       Spec{Ref: "localhost/corral/prog:cmd", Binary: prog, Cmd: []string{"/prog", "--serve"}},
 			wantConfig: map[string][]string{"Cmd": {"/prog", "--serve"}},
-			wantLayer:  []string{"tmp/", "prog"},
+			wantLayer:  []string{"prog", "tmp/"},
 			wantPath:   "prog",
 		},
 	}
@@ -179,7 +188,11 @@ func TestWrite(t *testing.T) {
 			if a.config.RootFS.Type != "layers" || a.config.OS != "linux" {
 				t.Errorf("rootfs.type = %q, os = %q; want layers, linux", a.config.RootFS.Type, a.config.OS)
 			}
-			if diff := cmp.Diff(tc.wantConfig, a.config.Config); diff != "" {
+			var config map[string][]string
+			if err := json.Unmarshal(a.config.Config, &config); err != nil {
+				t.Fatalf("config: %v\n%s", err, a.config.Config)
+			}
+			if diff := cmp.Diff(tc.wantConfig, config); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			layer := readTar(t, a.layer)
@@ -250,7 +263,7 @@ func TestWriteBringsTheLibrariesOfADynamicProgram(t *testing.T) {
 	if !libc {
 		t.Errorf("the layer has no libc, which ldd names:\n%s\nmembers: %v", out, names(layer))
 	}
-	libs, err := sharedLibraries(prog)
+	libs, err := sharedLibraries(prog, runtime.GOARCH, false)
 	if err != nil {
 		t.Fatalf("sharedLibraries(%s): %v", prog, err)
 	}
@@ -392,7 +405,7 @@ func TestSharedLibraries(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := sharedLibraries(tc.binary)
+			got, err := sharedLibraries(tc.binary, runtime.GOARCH, false)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("sharedLibraries(%s) error = %v, want error: %v", tc.binary, err, tc.wantErr)
 			}
@@ -408,7 +421,7 @@ func TestSharedLibrariesOfADynamicProgramAreSorted(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "=>") {
 		t.Skipf("/bin/true is not dynamically linked here: ldd says %v: %s", err, out)
 	}
-	got, err := sharedLibraries("/bin/true")
+	got, err := sharedLibraries("/bin/true", runtime.GOARCH, false)
 	if err != nil {
 		t.Fatal(err)
 	}
