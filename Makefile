@@ -37,7 +37,7 @@ UNIT_PKGS    = $$($(GO) list ./... | grep -v '/test/')
 
 .PHONY: help
 help: ## Show the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: run
 run: kube-tools host-packages build images examples ## Build what is needed and bring up a local fleet (hub + 2 managed clusters).
@@ -69,7 +69,7 @@ examples: ## Build the example third-party addon, bin/hello-addon (examples/hell
 	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o $(BIN)/hello-addon ./examples/hello-addon/cmd/hello-addon
 
 .PHONY: helm
-helm: ## Build bin/helm (Helm $(HELM_VERSION) from the Go module proxy, cached per machine), to install the charts in deploy/charts.
+helm: ## Build bin/helm (Helm, of HELM_VERSION, from the Go module proxy; cached per machine), to install the charts in deploy/charts.
 	@test -x $(HELM) || { echo "building helm $(HELM_VERSION) (a few minutes, once per machine)"; GOBIN=$(dir $(HELM)) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION); }
 	@mkdir -p $(BIN) && ln -sf $(HELM) $(BIN)/helm
 
@@ -123,7 +123,7 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
-e2e: tools host-packages build images examples helm ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
+e2e: tools host-packages build images examples helm image ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 
 .PHONY: lint
