@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/addons"
@@ -285,6 +286,15 @@ func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the hub's controllers: %w", err)
+	}
+	// The kubelet's probes: the process answers (a replica waiting for the
+	// lead is alive and ready too); the webhook server adds its own
+	// readiness. Without a check the probe server answers 404.
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
 	}
 	if err := manager.SetupWithManager(mgr, manager.Options{Addons: o.selected, Builtins: addons.Names(o.Builtins), Lifecycle: !o.NoRegistration, Clock: o.Clock}); err != nil {
 		return nil, fmt.Errorf("setting up the addon manager: %w", err)

@@ -6,10 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -60,7 +62,9 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 	var dir, hub string
 	var clusters = []string{"cluster1", "cluster2"}
 	kubeconfigOf := func(cluster string) string { return filepath.Join(dir, cluster, "kubeconfig") }
-	var version, upgradeVersion string
+	// version is bin/corral's; upgrade is a second build of corral, of
+	// upgradeVersion, whose image the nodes hold too.
+	var version, upgradeVersion, upgrade string
 
 	BeforeAll(func() {
 		dir = newFleetDir()
@@ -71,10 +75,11 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		upgradeVersion = version + "-upgrade"
 		archive := filepath.Join(binDir, "image", "corral.tar")
 		Expect(exists(archive)).To(BeTrue(), "%s is missing: run make image", archive)
-		upgrade := buildUpgradeImage(upgradeVersion)
+		var upgradeArchive string
+		upgrade, upgradeArchive = buildUpgrade(upgradeVersion)
 
 		startFleet(dir, "--no-corral")
-		for _, a := range []string{archive, upgrade} {
+		for _, a := range []string{archive, upgradeArchive} {
 			r := corral(cliTimeout, "dev", "load", "--dir", dir, a)
 			Expect(r.code).To(Equal(0), "%s", r)
 		}
@@ -96,6 +101,11 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		Expect(jsonpath(hub, "-n", hubNamespace, "get", "pods", "-l", "app.kubernetes.io/name=corral-hub",
 			"{range .items[*]}{.spec.securityContext.runAsUser} {.spec.containers[0].securityContext.readOnlyRootFilesystem}\n{end}")).
 			To(Equal("65532 true\n65532 true"))
+
+		By("the hub's pods staying up: their liveness and readiness probes answer")
+		Consistently(func() string {
+			return jsonpath(hub, "-n", hubNamespace, "get", "pods", "-l", "app.kubernetes.io/name=corral-hub", "{.items[*].status.containerStatuses[0].restartCount}")
+		}).WithTimeout(45 * time.Second).WithPolling(5 * time.Second).Should(Equal("0 0"), "the kubelet restarts a hub whose probes fail (every 30 s)")
 
 		By("the API server reaching the validating webhook through the Service: a name that is no DNS label is refused")
 		bad := writeManifest("apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: not.a.label}\nspec: {hubAcceptsClient: false}\n")
@@ -147,17 +157,12 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		}
 	})
 
-	It("survives killing the leading hub pod: the other replica takes over within the lease, and accepts and works in flight complete", func() {
-		leader := leaseHolder(hub, hubNamespace, "corral-hub")
-		pod := strings.SplitN(leader, "_", 2)[0]
+	It("survives kill -9 of the leading hub pod: the other replica takes over within the lease, and accepts and works in flight complete", func() {
+		pod := leaderPod(hub, hubNamespace, "corral-hub")
 		applyYAML(hub, installSample("two"))
 		applyYAML(hub, "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: in-flight}\nspec: {hubAcceptsClient: true}\n")
-		killed := time.Now()
-		r := kubectl(hub, "-n", hubNamespace, "delete", "pod", pod, "--grace-period=0", "--force")
-		Expect(r.code).To(Equal(0), "%s", r)
-		Eventually(func() string { return leaseHolder(hub, hubNamespace, "corral-hub") }).
-			WithTimeout(takeoverTimeout).WithPolling(500 * time.Millisecond).ShouldNot(HavePrefix(pod + "_"))
-		fmt.Fprintf(GinkgoWriter, "MEASURE hub takeover after kill: %s (lease 15s)\n", time.Since(killed).Round(100*time.Millisecond))
+		killed := killPod(hub, hubNamespace, pod, "hub")
+		expectTakeover(hub, hubNamespace, "corral-hub", pod, killed)
 		for _, c := range clusters {
 			expectConfigMap(kubeconfigOf(c), "two")
 		}
@@ -167,32 +172,33 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		Expect(kubectl(hub, "delete", "managedcluster", "in-flight", "--wait=false").code).To(Equal(0))
 	})
 
-	It("survives killing the leading agent pod of a cluster: the other replica takes over, and the cluster stays Available", func() {
+	It("survives kill -9 of the leading agent pod of a cluster: the other replica takes over, and the cluster stays Available", func() {
 		c := kubeconfigOf(clusters[0])
-		leader := leaseHolder(c, agentNamespace, "corral-agent")
-		pod := strings.SplitN(leader, "_", 2)[0]
+		pod := leaderPod(c, agentNamespace, "corral-agent")
 		watch := watchAvailable(hub, clusters)
-		killed := time.Now()
-		r := kubectl(c, "-n", agentNamespace, "delete", "pod", pod, "--grace-period=0", "--force")
-		Expect(r.code).To(Equal(0), "%s", r)
-		Eventually(func() string { return leaseHolder(c, agentNamespace, "corral-agent") }).
-			WithTimeout(takeoverTimeout).WithPolling(500 * time.Millisecond).ShouldNot(HavePrefix(pod + "_"))
-		fmt.Fprintf(GinkgoWriter, "MEASURE agent takeover after kill: %s (lease 15s)\n", time.Since(killed).Round(100*time.Millisecond))
+		killed := killPod(c, agentNamespace, pod, "agent")
+		expectTakeover(c, agentNamespace, "corral-agent", pod, killed)
 		applyYAML(hub, installSample("three"))
 		expectConfigMap(c, "three")
 		Expect(watch()).To(BeEmpty(), "a cluster left Available while its agent was replaced")
 	})
 
-	It("upgrades the hub and the agents to a second build with init and join again, with no cluster going Unknown", func() {
+	It("upgrades the hub and the agents to a second build with its init and join, with no cluster going Unknown", func() {
 		watch := watchAvailable(hub, clusters)
 		image := "ghcr.io/corral-dev/corral:" + upgradeVersion
-		r := corral(installTimeout, "init", "--kubeconfig", hub, "--image", image, "--timeout", installTimeout.String())
+		newCorral := func(args ...string) result {
+			GinkgoHelper()
+			return command{bin: upgrade, args: args, timeout: installTimeout}.run()
+		}
+		r := newCorral("init", "--kubeconfig", hub, "--timeout", installTimeout.String())
 		Expect(r.code).To(Equal(0), "%s", r)
 		Expect(r.out).To(ContainSubstring("Upgrading the corral hub"))
+		Expect(r.out).To(ContainSubstring("from " + version + " to " + upgradeVersion))
 		joinLine = joinArgs(r.out)
 		for _, c := range clusters {
-			r := corral(installTimeout, append(joinLine, "--cluster-name", c, "--kubeconfig", kubeconfigOf(c), "--image", image, "--wait", "--timeout", installTimeout.String())...)
+			r := newCorral(append(joinLine, "--cluster-name", c, "--kubeconfig", kubeconfigOf(c), "--wait", "--timeout", installTimeout.String())...)
 			Expect(r.code).To(Equal(0), "%s", r)
+			Expect(r.out).To(ContainSubstring("from " + version + " to " + upgradeVersion))
 			Expect(jsonpath(kubeconfigOf(c), "-n", agentNamespace, "get", "deployment", "corral-agent", "{.spec.template.spec.containers[0].image}")).To(Equal(image))
 		}
 		Expect(jsonpath(hub, "-n", hubNamespace, "get", "deployment", "corral-hub", "{.spec.template.spec.containers[0].image}")).To(Equal(image))
@@ -252,22 +258,28 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 	})
 })
 
-// buildUpgradeImage builds a second corral image, of version, from the
-// binaries make image built, and returns its archive.
-func buildUpgradeImage(version string) string {
+// buildUpgrade builds a second corral, of version, for this machine's
+// platform, and its image as make image makes one; it returns the program
+// (whose init and join install that image by default) and the image's
+// archive.
+func buildUpgrade(version string) (program, archive string) {
 	GinkgoHelper()
 	root := filepath.Dir(binDir)
-	archive := filepath.Join(GinkgoT().TempDir(), "corral-upgrade.tar")
-	args := []string{"run", "./hack/image", "build", "--title", "corral", "--ref", "ghcr.io/corral-dev/corral:" + version,
-		"--version", version, "--revision", "e2e", "--created", "0", "--layout", filepath.Join(GinkgoT().TempDir(), "layout"), "--archive", archive}
-	for _, arch := range []string{"amd64", "arm64"} {
-		args = append(args, arch+"="+filepath.Join(binDir, "corral-linux-"+arch))
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "building the upgrade image:\n%s", out)
-	return archive
+	tmp := GinkgoT().TempDir()
+	program = filepath.Join(tmp, "corral-linux-"+runtime.GOARCH)
+	const pkg = "github.com/corral-dev/corral/internal/version"
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X "+pkg+".version="+version+" -X "+pkg+".commit=e2e", "-o", program, "./cmd/corral")
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building corral %s:\n%s", version, out)
+	archive = filepath.Join(tmp, "corral-upgrade.tar")
+	image := exec.Command("go", "run", "./hack/image", "build", "--title", "corral", "--ref", "ghcr.io/corral-dev/corral:"+version,
+		"--version", version, "--revision", "e2e", "--created", "0", "--layout", filepath.Join(tmp, "layout"), "--archive", archive,
+		runtime.GOARCH+"="+program)
+	image.Dir = root
+	out, err = image.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building the image of corral %s:\n%s", version, out)
+	return program, archive
 }
 
 // objectNames are the "Kind name" of every object of a YAML stream, sorted.
@@ -317,6 +329,60 @@ func jsonpath(kubeconfig string, args ...string) string {
 // leaseHolder is the holder of the Lease namespace/name.
 func leaseHolder(kubeconfig, namespace, name string) string {
 	return jsonpath(kubeconfig, "-n", namespace, "get", "lease", name, "{.spec.holderIdentity}")
+}
+
+// leaderPod is the pod that holds the Lease namespace/name: its holder
+// identity is the pod's host name, then "_" and a unique suffix.
+func leaderPod(kubeconfig, namespace, name string) string {
+	GinkgoHelper()
+	holder := leaseHolder(kubeconfig, namespace, name)
+	pod, _, ok := strings.Cut(holder, "_")
+	Expect(ok).To(BeTrue(), "lease %s/%s is held by %q, not a pod", namespace, name, holder)
+	return pod
+}
+
+// killPod kills the corral process (hub or agent, by mode) of pod, in
+// namespace of the cluster of kubeconfig, with SIGKILL, as a crash or the
+// OOM killer would: it releases nothing. It finds the process on this
+// machine, whose real nodes run the pods, by the pod's UID in its cgroup,
+// and returns when it killed it.
+func killPod(kubeconfig, namespace, pod, mode string) time.Time {
+	GinkgoHelper()
+	uid := jsonpath(kubeconfig, "-n", namespace, "get", "pod", pod, "{.metadata.uid}")
+	Expect(uid).NotTo(BeEmpty())
+	for _, p := range processesMentioning("/corral\x00" + mode + "\x00") {
+		pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0])
+		if err != nil {
+			continue
+		}
+		cgroup, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+		if err != nil || !strings.Contains(string(cgroup), "pod"+uid) && !strings.Contains(string(cgroup), "pod"+strings.ReplaceAll(uid, "-", "_")) {
+			continue
+		}
+		Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+		fmt.Fprintf(GinkgoWriter, "killed corral %s (pid %d) of pod %s\n", mode, pid, pod)
+		return time.Now()
+	}
+	Fail(fmt.Sprintf("no corral %s process of pod %s (uid %s) on this machine", mode, pod, uid))
+	return time.Time{}
+}
+
+// expectTakeover waits until another pod than killed holds the Lease
+// namespace/name, and says how long that took: the killed leader's lease
+// (15 s) runs out first.
+func expectTakeover(kubeconfig, namespace, name, killed string, at time.Time) {
+	GinkgoHelper()
+	Eventually(func() string {
+		holder := leaseHolder(kubeconfig, namespace, name)
+		pod, _, ok := strings.Cut(holder, "_")
+		if !ok {
+			return killed // released, or unreadable: no new leader yet
+		}
+		return pod
+	}).WithTimeout(takeoverTimeout).WithPolling(250 * time.Millisecond).ShouldNot(Equal(killed))
+	took := time.Since(at)
+	fmt.Fprintf(GinkgoWriter, "MEASURE takeover of lease %s/%s after kill -9 of its holder: %s (lease 15s)\n", namespace, name, took.Round(100*time.Millisecond))
+	Expect(took).To(BeNumerically("<", 2*15*time.Second), "the other replica took longer than twice the lease to take over")
 }
 
 // expectConfigMap waits until the sample's ConfigMap on the cluster of
@@ -374,8 +440,8 @@ func expectNothingOfCorral(kubeconfig string, namespaces ...string) {
 // reportRSS prints the resident memory of the installed hub's and agents'
 // processes, which run on this machine's real nodes.
 func reportRSS() {
-	for _, mode := range []string{"hub --leader-elect", "agent --cluster-name"} {
-		for _, p := range processesMentioning(mode) {
+	for _, mode := range []string{"hub", "agent"} {
+		for _, p := range processesMentioning("/corral\x00" + mode + "\x00") {
 			pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0])
 			if err != nil {
 				continue
