@@ -105,7 +105,7 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 		By("the hub's pods staying up: their liveness and readiness probes answer")
 		Consistently(func() string {
 			return jsonpath(hub, "-n", hubNamespace, "get", "pods", "-l", "app.kubernetes.io/name=corral-hub", "{.items[*].status.containerStatuses[0].restartCount}")
-		}).WithTimeout(45 * time.Second).WithPolling(5 * time.Second).Should(Equal("0 0"), "the kubelet restarts a hub whose probes fail (every 30 s)")
+		}).WithTimeout(45*time.Second).WithPolling(5*time.Second).Should(Equal("0 0"), "the kubelet restarts a hub whose probes fail (every 30 s)")
 
 		By("the API server reaching the validating webhook through the Service: a name that is no DNS label is refused")
 		bad := writeManifest("apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata: {name: not.a.label}\nspec: {hubAcceptsClient: false}\n")

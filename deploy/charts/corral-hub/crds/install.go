@@ -8,10 +8,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 // Install creates or updates the named CRDs — every CRD when none is
@@ -38,18 +40,8 @@ func Apply(ctx context.Context, cfg *rest.Config, all ...*apiextensionsv1.Custom
 		return err
 	}
 	crdClient := client.ApiextensionsV1().CustomResourceDefinitions()
-	for _, crd := range all {
-		existing, err := crdClient.Get(ctx, crd.Name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			_, err = crdClient.Create(ctx, crd, metav1.CreateOptions{})
-		case err == nil:
-			crd.ResourceVersion = existing.ResourceVersion
-			_, err = crdClient.Update(ctx, crd, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("installing CRD %s: %w", crd.Name, err)
-		}
+	if err := write(ctx, crdClient, all); err != nil {
+		return err
 	}
 	for _, crd := range all {
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -66,6 +58,31 @@ func Apply(ctx context.Context, cfg *rest.Config, all ...*apiextensionsv1.Custom
 		})
 		if err != nil {
 			return fmt.Errorf("CRD %s is not Established: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
+
+// write creates or updates every CRD of all.
+func write(ctx context.Context, crdClient apiextensionsv1client.CustomResourceDefinitionInterface, all []*apiextensionsv1.CustomResourceDefinition) error {
+	for _, crd := range all {
+		// Several writers may install the same CRD at once (the replicas
+		// of a hub starting together): a lost race is retried on what
+		// the winner wrote.
+		err := retry.OnError(retry.DefaultRetry, func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }, func() error {
+			existing, err := crdClient.Get(ctx, crd.Name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				_, err = crdClient.Create(ctx, crd, metav1.CreateOptions{})
+			case err == nil:
+				update := crd.DeepCopy()
+				update.ResourceVersion = existing.ResourceVersion
+				_, err = crdClient.Update(ctx, update, metav1.UpdateOptions{})
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("installing CRD %s: %w", crd.Name, err)
 		}
 	}
 	return nil
