@@ -21,7 +21,7 @@ func WaitRollout(ctx context.Context, c client.Client, namespace, name string, t
 		d := &appsv1.Deployment{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
 			state = err.Error()
-			return false, nil
+			return false, nil //nolint:nilerr // not there yet: poll on, state says why
 		}
 		var done bool
 		state, done = rolloutState(d)
