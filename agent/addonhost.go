@@ -58,13 +58,22 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	if !o.LeaderElect {
-		return o.run(ctx, managed)
+		return stopped(ctx, o.run(ctx, managed))
 	}
 	kube, err := kubernetes.NewForConfig(managed)
 	if err != nil {
 		return err
 	}
-	return runElected(ctx, kube, o.LeaderElectNamespace, defaultTiming, func(ctx context.Context) error { return o.run(ctx, managed) })
+	return stopped(ctx, runElected(ctx, kube, o.LeaderElectNamespace, defaultTiming, func(ctx context.Context) error { return o.run(ctx, managed) }))
+}
+
+// stopped is err, except that an agent stopped (SIGTERM, Ctrl-C: ctx
+// ended) stops without an error, so that its process exits 0.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 // run runs what Run does, in this copy.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -110,5 +111,20 @@ func TestRunElectedReturnsWhatTheAgentReturns(t *testing.T) {
 	err := runElected(t.Context(), fake.NewClientset(), "agent-ns", fast, func(context.Context) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("runElected returned %v, want the agent's own error", err)
+	}
+}
+
+func TestStoppedIsNoError(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	boom := errors.New("boom")
+	if err := stopped(ctx, context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled error while running = %v, want it kept", err)
+	}
+	cancel()
+	if err := stopped(ctx, fmt.Errorf("running: %w", context.Canceled)); err != nil {
+		t.Errorf("stopped by its context: %v, want no error", err)
+	}
+	if err := stopped(ctx, boom); !errors.Is(err, boom) {
+		t.Errorf("a real failure while stopping = %v, want it kept", err)
 	}
 }
