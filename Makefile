@@ -20,6 +20,10 @@ HELM                  := $(TOOLS_CACHE)/helm-$(HELM_VERSION)/helm
 # commit, "-dirty" when the tree has uncommitted changes.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# Read once: a tree edited while make runs must not give the binary one
+# version and the image built after it another.
+VERSION := $(VERSION)
+COMMIT  := $(COMMIT)
 VERSION_LDFLAGS := -X github.com/corral-dev/corral/internal/version.version=$(VERSION) -X github.com/corral-dev/corral/internal/version.commit=$(COMMIT)
 
 # The release images (make image, make push): REGISTRY/corral:VERSION, the
@@ -30,6 +34,7 @@ IMAGE             ?= $(REGISTRY)/corral:$(VERSION)
 EXAMPLE_IMAGE     ?= $(REGISTRY)/hello-addon:$(VERSION)
 IMAGE_ARCHES      := amd64 arm64
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
 PUSH_FLAGS        ?=
 
 TEST_FLAGS  ?=
