@@ -341,11 +341,11 @@ func leaderPod(kubeconfig, namespace, name string) string {
 	return pod
 }
 
-// killPod kills the corral process (hub or agent, by mode) of pod, in
-// namespace of the cluster of kubeconfig, with SIGKILL, as a crash or the
-// OOM killer would: it releases nothing. It finds the process on this
-// machine, whose real nodes run the pods, by the pod's UID in its cgroup,
-// and returns when it killed it.
+// killPod kills pod, of namespace of the cluster of kubeconfig, as a node
+// that dies would: its corral process (hub or agent, by mode) with
+// SIGKILL, so that it releases nothing, then the pod. It finds the process
+// on this machine, whose real nodes run the pods, by the pod's UID in its
+// cgroup, and returns when it killed it.
 func killPod(kubeconfig, namespace, pod, mode string) time.Time {
 	GinkgoHelper()
 	uid := jsonpath(kubeconfig, "-n", namespace, "get", "pod", pod, "{.metadata.uid}")
@@ -360,8 +360,14 @@ func killPod(kubeconfig, namespace, pod, mode string) time.Time {
 			continue
 		}
 		Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+		killed := time.Now()
 		fmt.Fprintf(GinkgoWriter, "killed corral %s (pid %d) of pod %s\n", mode, pid, pod)
-		return time.Now()
+		// The pod goes too, as with a node that died: the kubelet would
+		// otherwise restart the process in the same pod, and that one may
+		// win the Lease as well as the other replica.
+		r := kubectl(kubeconfig, "-n", namespace, "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false")
+		Expect(r.code).To(Equal(0), "%s", r)
+		return killed
 	}
 	Fail(fmt.Sprintf("no corral %s process of pod %s (uid %s) on this machine", mode, pod, uid))
 	return time.Time{}
