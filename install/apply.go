@@ -98,3 +98,28 @@ func Describe(obj *unstructured.Unstructured) string {
 	}
 	return fmt.Sprintf("%s %s", obj.GetKind(), obj.GetName())
 }
+
+// WaitNamespacesGone waits up to timeout until the namespaces among objs
+// are gone, so that what is installed next does not meet them still
+// terminating.
+func WaitNamespacesGone(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, timeout time.Duration) error {
+	var left string
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, obj := range objs {
+			if obj.GetKind() != "Namespace" {
+				continue
+			}
+			ns := &unstructured.Unstructured{}
+			ns.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKey{Name: obj.GetName()}, ns); !apierrors.IsNotFound(err) {
+				left = obj.GetName()
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("namespace %s is still terminating after %s: 'kubectl get namespace %s -o yaml' says what it waits for", left, timeout, left)
+	}
+	return nil
+}

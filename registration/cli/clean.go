@@ -79,18 +79,22 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	if err := o.Hub.Client.List(ctx, clusters); client.IgnoreNotFound(err) != nil && !meta.IsNoMatchError(err) {
 		return fmt.Errorf("listing the hub's clusters: %w", err)
 	}
-	names := make([]string, len(clusters.Items))
-	for i, mc := range clusters.Items {
-		names[i] = mc.Name
+	// Clusters being deleted already (unjoined a moment ago) are waited
+	// for, not refused.
+	var remaining []string
+	for _, mc := range clusters.Items {
+		if mc.DeletionTimestamp == nil {
+			remaining = append(remaining, mc.Name)
+		}
 	}
-	slices.Sort(names)
-	if len(names) > 0 && !o.Force {
-		return fmt.Errorf("%d clusters remain on the hub (%s): unjoin them first ('corral unjoin' on each), or pass --force to delete them here; nothing was changed",
-			len(names), strings.Join(names, ", "))
+	slices.Sort(remaining)
+	if len(remaining) > 0 && !o.Force {
+		return fmt.Errorf("%s on the hub (%s): unjoin them first ('corral unjoin' on each), or pass --force to delete them here; nothing was changed",
+			plural(len(remaining), "cluster remains", "clusters remain"), strings.Join(remaining, ", "))
 	}
 	s := steps{out: o.Out, total: 4}
 	fmt.Fprintf(o.Out, "Removing the corral hub from %s\n", o.Hub.Config.Host)
-	if err := s.do(fmt.Sprintf("deleting %d clusters, the hub removing each one's namespace, RBAC and works", len(names)), func() error {
+	if err := s.do(fmt.Sprintf("deleting %s, the hub removing each one's namespace, RBAC and works", plural(len(clusters.Items), "cluster", "clusters")), func() error {
 		return o.deleteClusters(ctx, clusters.Items)
 	}); err != nil {
 		return err
@@ -120,8 +124,11 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.do(fmt.Sprintf("deleting the %d CRDs and every object of theirs", len(crds)), func() error {
-		return install.Delete(ctx, c, crds, o.Out)
+	if err := s.do(fmt.Sprintf("deleting the %d CRDs and every object of theirs, and waiting for the namespaces to go", len(crds)), func() error {
+		if err := install.Delete(ctx, c, crds, o.Out); err != nil {
+			return err
+		}
+		return install.WaitNamespacesGone(ctx, c, rest, o.Timeout)
 	}); err != nil {
 		return err
 	}
@@ -216,4 +223,12 @@ func splitCRDs(objs []*unstructured.Unstructured) (crds, rest []*unstructured.Un
 		}
 	}
 	return crds, rest
+}
+
+// plural is "n one" or "n many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

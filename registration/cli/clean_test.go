@@ -12,10 +12,12 @@ import (
 )
 
 // TestCleanRefusesWhileClustersRemain: without --force, clean names the
-// clusters and changes nothing (it would fail at the first write on this
-// fake hub otherwise: no rest config).
+// clusters that remain, not those being deleted already (just unjoined),
+// and changes nothing (it would fail at the first write on this fake hub
+// otherwise: no rest config).
 func TestCleanRefusesWhileClustersRemain(t *testing.T) {
-	c := hubclienttest.NewClientBuilder(t, builder.Cluster("c2").Obj(), builder.Cluster("c1").Obj()).Build()
+	leaving := builder.Cluster("c0").Finalizer("cluster.open-cluster-management.io/api-resource-cleanup").Deleting(time.Now()).Obj()
+	c := hubclienttest.NewClientBuilder(t, builder.Cluster("c2").Obj(), builder.Cluster("c1").Obj(), leaving).Build()
 	var out bytes.Buffer
 	o := &CleanOptions{Out: &out, Hub: hubclient.Hub{Client: c}, Timeout: time.Minute}
 	err := o.Run(t.Context())

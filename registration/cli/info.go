@@ -144,8 +144,8 @@ func (o *AgentInfoOptions) Run(ctx context.Context) error {
 	}
 	return output.Print(o.Out, o.Output, info, func(w io.Writer) {
 		info.Print(w, "agent")
-		if info.ClusterName == "" {
-			fmt.Fprintf(w, "  hub identity: none yet (%s/%s is missing: not accepted yet, or not joined)\n", agent.DefaultSecretNamespace, agent.DefaultSecretName)
+		if info.Hub == "" {
+			fmt.Fprintf(w, "  hub identity: none yet (no kubeconfig in %s/%s: not joined, or not accepted yet)\n", agent.DefaultSecretNamespace, agent.DefaultSecretName)
 			return
 		}
 		fmt.Fprintf(w, "  cluster: %s\n  hub:     %s\n  client certificate expires: %s\n", info.ClusterName, info.Hub, info.CertificateExpires)

@@ -204,7 +204,10 @@ func (o *UnjoinOptions) removeInstall(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return install.Delete(ctx, o.installed, objs, o.Out)
+	if err := install.Delete(ctx, o.installed, objs, o.Out); err != nil {
+		return err
+	}
+	return install.WaitNamespacesGone(ctx, o.installed, objs, o.Timeout)
 }
 
 // leaveHub deletes the cluster's ManagedCluster with its own identity and
