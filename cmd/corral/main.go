@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -82,14 +84,34 @@ everything beyond registration is an addon you install on demand.`,
 
 // refuseUnknownSubcommands makes every command that only groups others
 // (corral get, corral work…) refuse a word that is none of them, as
-// kubectl does, instead of printing its help and exiting 0; without one it
-// still prints its help.
+// kubectl does, instead of printing its help and exiting 0, and suggest
+// the subcommand meant; without one it still prints its help. The group's
+// parser lets unknown flags through, so that the flags of the verb meant
+// (corral work creat -f web.yaml) do not hide the typo.
 func refuseUnknownSubcommands(cmd *cobra.Command) {
 	for _, sub := range cmd.Commands() {
 		refuseUnknownSubcommands(sub)
 	}
 	if cmd.HasParent() && cmd.HasSubCommands() && !cmd.Runnable() {
-		cmd.Args = cobra.NoArgs
+		cmd.FParseErrWhitelist.UnknownFlags = true
+		cmd.SuggestionsMinimumDistance = 2
+		cmd.Args = unknownSubcommand
 		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	}
+}
+
+// unknownSubcommand refuses any word given to a command that only groups
+// others, in one line, with the subcommands it may have meant.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		for i := range s {
+			s[i] = strconv.Quote(s[i])
+		}
+		return fmt.Errorf("%s: did you mean %s?", msg, strings.Join(s, " or "))
+	}
+	return fmt.Errorf("%s: '%s --help' lists its commands", msg, cmd.CommandPath())
 }

@@ -19,6 +19,20 @@ func TestUnknownSubcommandsAreRefused(t *testing.T) {
 			t.Errorf("corral %s: %v, want an unknown command error", strings.Join(args, " "), err)
 		}
 	}
+	for args, want := range map[string]string{
+		"work creat -f web.yaml --clusters c1": `unknown command "creat" for "corral work": did you mean "create"?`,
+		"addon enabel work":                    `unknown command "enabel" for "corral addon": did you mean "enable"?`,
+		"get tokn":                             `unknown command "tokn" for "corral get": did you mean "token"?`,
+		"clusterset lst":                       `unknown command "lst" for "corral clusterset": did you mean "get" or "set"?`,
+		"work zzz":                             `unknown command "zzz" for "corral work": 'corral work --help' lists its commands`,
+	} {
+		root := newRootCommand()
+		root.SetArgs(strings.Fields(args))
+		root.SetOut(io.Discard)
+		if err := root.ExecuteContext(context.Background()); err == nil || err.Error() != want {
+			t.Errorf("corral %s: %v, want %q", args, err, want)
+		}
+	}
 	root := newRootCommand()
 	root.SetArgs([]string{"work"})
 	root.SetOut(io.Discard)
