@@ -8,23 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"syscall"
+
+	"github.com/corral-dev/corral/internal/devdir"
 )
 
 // DirEnv names the environment variable that sets the default fleet
 // directory.
-const DirEnv = "CORRAL_DEV_DIR"
+const DirEnv = devdir.Env
 
 // DefaultDir is $CORRAL_DEV_DIR, else ~/.corral/dev.
-func DefaultDir() string {
-	if d := os.Getenv(DirEnv); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".corral/dev"
-	}
-	return filepath.Join(home, ".corral", "dev")
-}
+func DefaultDir() string { return devdir.Dir() }
 
 // ours reports whether a fleet directory entry is one a fleet creates.
 func ours(name string) bool {

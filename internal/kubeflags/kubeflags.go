@@ -5,10 +5,14 @@ package kubeflags
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/corral-dev/corral/internal/devdir"
 )
 
 // Flags name a cluster.
@@ -35,8 +39,29 @@ func (f *Flags) RESTConfig() (*rest.Config, error) {
 	rules.ExplicitPath = f.Kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: f.Context}).ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return nil, fmt.Errorf("no kubeconfig for the %s: pass --kubeconfig or set KUBECONFIG%s", f.what, f.localFleetHint())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no usable kubeconfig for the %s (%w): pass --kubeconfig or set KUBECONFIG", f.what, err)
 	}
 	return cfg, nil
+}
+
+// localFleetHint points at the local fleet's kubeconfig when one is there:
+// the hub's for the hub, and the managed clusters' otherwise.
+func (f *Flags) localFleetHint() string {
+	dir := devdir.Dir()
+	name := "hub"
+	if f.what != "hub" {
+		name = "cluster1"
+	}
+	path := filepath.Join(dir, name, "kubeconfig")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	if name == "hub" {
+		return fmt.Sprintf(" (the local fleet's hub: --kubeconfig %s)", path)
+	}
+	return fmt.Sprintf(" (a local fleet's cluster: --kubeconfig %s)", path)
 }
