@@ -7,7 +7,11 @@ package hubclient
 
 import (
 	"context"
+	"errors"
+	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -109,5 +113,23 @@ func Run(ctx context.Context, v Verb) error {
 	if err := v.Complete(); err != nil {
 		return err
 	}
-	return v.Run(ctx)
+	return notAHub(v.Run(ctx))
+}
+
+// notAHub says plainly what err means when the cluster asked does not
+// serve the Open Cluster Management APIs at all: a managed cluster's
+// kubeconfig passed as the hub's, or a cluster 'corral init' has not run
+// on. Any other error is returned as it is.
+func notAHub(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	unserved := meta.IsNoMatchError(err) ||
+		apierrors.IsNotFound(err) && strings.Contains(msg, "the server could not find the requested resource")
+	if !unserved || !strings.Contains(msg, "open-cluster-management.io") {
+		return err
+	}
+	return errors.New("this cluster does not serve the Open Cluster Management APIs: it is not a corral or OCM hub " +
+		"(is --kubeconfig a managed cluster's?), or 'corral init' has not run on it")
 }

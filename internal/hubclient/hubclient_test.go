@@ -11,7 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -132,3 +135,32 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestNotAHubIsSaidPlainly: a verb run against a cluster that serves no
+// OCM API says so, not "the server could not find the requested
+// resource"; other errors are untouched.
+func TestNotAHubIsSaidPlainly(t *testing.T) {
+	gr := schema.GroupResource{Group: "cluster.open-cluster-management.io", Resource: "managedclusters"}
+	unserved := apierrors.NewGenericServerResponse(404, "list", gr, "", "", 0, false)
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+	}{
+		"no such API":           {unserved, "this cluster does not serve the Open Cluster Management APIs"},
+		"no kind in the mapper": {&meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: gr.Group, Kind: "ManagedCluster"}}, "this cluster does not serve the Open Cluster Management APIs"},
+		"one missing cluster":   {apierrors.NewNotFound(gr, "c1"), `managedclusters.cluster.open-cluster-management.io "c1" not found`},
+		"another API":           {apierrors.NewGenericServerResponse(404, "list", schema.GroupResource{Resource: "pods"}, "", "", 0, false), "the server could not find the requested resource"},
+	} {
+		err := Run(t.Context(), failing{tc.err})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want it to say %q", name, err, tc.want)
+		}
+	}
+}
+
+// failing is a verb whose Run fails with err.
+type failing struct{ err error }
+
+func (failing) Validate() error             { return nil }
+func (failing) Complete() error             { return nil }
+func (f failing) Run(context.Context) error { return f.err }
