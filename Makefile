@@ -106,7 +106,7 @@ example-push: example-image ## Push the example addon's image, as make push does
 .PHONY: tools kube-tools ocm-tools
 tools: kube-tools ocm-tools ## Build every binary the tests need into bin/ (minutes when cold, cached by content).
 
-kube-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into bin/ (what a local fleet needs).
+kube-tools: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, etcd and kwok into bin/ (what a local fleet needs).
 	bash hack/tools/build.sh $(BIN)
 
 ocm-tools: ## Build upstream OCM's registration, work, placement and addon binaries and the addon framework's helloworld example into bin/, for the interop tests.

@@ -98,7 +98,8 @@ func (o *Options) Command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers (registration core, addon manager, addons' hub halves) until stopped",
-		Long: `Run the hub's controllers against a hub prepared with 'corral init': they
+		Long: `Run the hub's controllers against a hub prepared with 'corral init
+--deploy=false' ('corral init' runs them as a Deployment): they
 accept, deny and clean up ManagedClusters and watch their leases. Several
 copies may run; one leads.
 
@@ -130,8 +131,8 @@ each process makes its own CA. The configurations stay when the hub stops,
 so ManagedCluster writes are refused until a hub serves again.`,
 		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
   corral hub --addons work --no-registration --kubeconfig hub.kubeconfig
-  corral hub --webhook-service open-cluster-management/corral-hub-webhook:443
-  corral hub --webhook-service open-cluster-management/corral-hub-webhook:443 --webhook-cert-dir /certs`,
+  corral hub --webhook-service open-cluster-management-hub/corral-hub-webhook:443
+  corral hub --webhook-service open-cluster-management-hub/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.Run(cmd.Context()) },
 	}

@@ -54,8 +54,8 @@ func newCmdUp(streams Streams) *cobra.Command {
 		Use:   "up",
 		Short: "Start a hub and N managed clusters in the background",
 		Long: `Start a hub and N managed clusters in the background, join every managed
-cluster to the hub and accept it (as 'corral init', 'hub', 'agent' and
-'accept' would by hand), and wait until all are joined and available. Prints
+cluster to the hub and accept it (as 'corral init --deploy=false', 'hub',
+'agent' and 'accept' would by hand), and wait until all are joined and available. Prints
 how to reach them; the same lines are in <dir>/HOWTO.txt.
 
 Every built-in addon is enabled on every managed cluster once it is accepted,

@@ -276,7 +276,7 @@ func Howto(state *State) string {
 	corral := corralCommand()
 	if state.NoCorral {
 		s += fmt.Sprintf("# Nothing of corral runs yet: install it (README: \"Install on your clusters\"), starting with\n"+
-			"%s init --kubeconfig %s --image <the image 'make image' built and '%[1]s dev load' loaded>\n\n", corral, hub.Kubeconfig)
+			"%s init --kubeconfig %s   # after 'make image' and '%[1]s dev load bin/image/corral.tar'\n\n", corral, hub.Kubeconfig)
 	} else {
 		s += fmt.Sprintf("# The clusters, as the hub sees them:\n%s get clusters --kubeconfig %s\n\n", corral, hub.Kubeconfig)
 	}

@@ -1,7 +1,7 @@
 // Package version says which build of corral this is: the version and
 // commit the build stamped in (make build sets them), else what the Go
 // toolchain recorded of the module and its VCS state. `corral version`
-// prints it; images and installs will label themselves with it.
+// prints it; images and installs label themselves with it.
 package version
 
 import (

@@ -20,7 +20,7 @@ import (
 )
 
 // DefaultInstallTimeout bounds each wait of init and join: a rollout, the
-// webhooks answering.
+// webhooks answering, a cluster becoming Available.
 const DefaultInstallTimeout = 5 * time.Minute
 
 // InitOptions are the options of `corral init`: it ends as `corral get
@@ -96,7 +96,7 @@ func addInstallFlags(fs *pflag.FlagSet, image *string, replicas *int, addonNames
 	fs.IntVar(replicas, "replicas", 0, "replicas of the "+what+" Deployment; one leads, another takes over when it goes (default 2)")
 	fs.StringSliceVar(addonNames, "addons", nil, "built-in addons whose "+what+" halves run, comma-separated (default: all)")
 	fs.StringVarP(output, "output", "o", "", "print the objects as yaml or json instead of installing them")
-	fs.DurationVar(timeout, "timeout", *timeout, "how long each wait (a rollout, the webhooks answering) may take")
+	fs.DurationVar(timeout, "timeout", *timeout, "how long each wait (a rollout, the hub's webhooks answering, the cluster becoming Available) may take")
 }
 
 // validateInstall checks what init and join share.

@@ -54,6 +54,8 @@ type JoinOptions struct {
 
 	ca       []byte
 	builtins []addons.Addon
+	// selected are the builtins --addons names, for an agent run here.
+	selected []addons.Addon
 }
 
 // NewJoinOptions returns the defaults; builtins are the built-in addons
@@ -149,8 +151,12 @@ func (o *JoinOptions) Validate() error {
 	if err := validateInstall(o.Install.Replicas, o.Output, o.Timeout); err != nil {
 		return err
 	}
-	if !o.Deploy && (o.Output != "" || o.Wait) {
-		return fmt.Errorf("--output and --wait are for an installed agent: drop --deploy=false, or them")
+	if !o.Deploy && (o.Output != "" || o.Wait || o.Install.Image != "" || o.Install.Replicas != 0) {
+		return fmt.Errorf("--output, --wait, --image and --replicas are for an installed agent: drop --deploy=false, or them")
+	}
+	var err error
+	if o.selected, err = addons.Select(o.builtins, o.Install.Addons); err != nil {
+		return fmt.Errorf("--addons: %w", err)
 	}
 	if o.CAFile != "" {
 		data, err := os.ReadFile(o.CAFile)
@@ -239,7 +245,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "%s: asking %s to join; a hub admin accepts with 'corral accept %s'. The agent runs until stopped.\n",
 		o.ClusterName, o.HubAPIServer, o.ClusterName)
-	return corralagent.RunWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.builtins})
+	return corralagent.RunWithAddonHost(ctx, a, host.Options{ClusterName: o.ClusterName, Managed: managedCfg, Addons: o.selected})
 }
 
 // install installs or upgrades the agent on the managed cluster and, with
