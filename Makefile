@@ -128,6 +128,8 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 	$(GO) test $(TEST_FLAGS) -timeout 20m ./test/interop/...
 
 .PHONY: e2e
+# The e2e tests load this machine's image only: no other architecture.
+e2e: IMAGE_ARCHES := $(shell $(GO) env GOARCH)
 e2e: tools host-packages build images examples helm image ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
 

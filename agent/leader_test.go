@@ -53,16 +53,26 @@ func TestRunElectedRunsOneCopyAndHandsOverOnStop(t *testing.T) {
 		t.Fatalf("%s leads, want first", got)
 	}
 	_, secondDone := run("second")
+	// A window in which nothing may happen: the second copy must not run
+	// while the first holds the Lease, for longer than a lease term.
 	select {
 	case name := <-started:
 		t.Fatalf("%s runs while first holds the Lease", name)
-	case <-time.After(2 * fast.leaseDuration):
+	case <-time.After(fast.leaseDuration + fast.retryPeriod):
 	}
 	stopFirst()
 	if err := waitFor(t, firstDone, "the first copy to stop"); err != nil {
 		t.Fatalf("a stopped copy returned %v, want nil", err)
 	}
-	// Released on stop: the second takes over without waiting for expiry.
+	// Released on stop: the Lease has no holder as soon as the first copy
+	// returned, so the second takes over without waiting for expiry.
+	lease, err := kube.CoordinationV1().Leases("agent-ns").Get(t.Context(), LeaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holder := lease.Spec.HolderIdentity; holder != nil && *holder != "" {
+		t.Fatalf("the stopped copy left the Lease held by %q, want it released", *holder)
+	}
 	if got := waitFor(t, started, "the second copy to take over"); got != "second" {
 		t.Fatalf("%s leads, want second", got)
 	}

@@ -238,11 +238,15 @@ func (o *Options) selectAddons() error {
 	return nil
 }
 
+// LeaseName is the Lease that elects the copy of the hub whose controllers
+// act.
+const LeaseName = "corral-hub"
+
 // leaderElectionID is the Lease one of several copies holds: a hub with
 // --no-registration leads only among copies running the same addons.
 func (o *Options) leaderElectionID() string {
 	if !o.NoRegistration {
-		return "corral-hub"
+		return LeaseName
 	}
 	return "corral-hub-addons-" + strings.Join(addons.Names(o.selected), "-")
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -57,12 +58,7 @@ func waitEstablished(ctx context.Context, c client.Client, name string) error {
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
+		return apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established), nil
 	})
 	if err != nil {
 		return fmt.Errorf("CRD %s was not Established within %s: %w", name, crdEstablishTimeout, err)

@@ -32,6 +32,10 @@ type Info struct {
 	Leaders []Leader `json:"leaders,omitempty"`
 }
 
+// VersionLabel is the label of every installed object that says which
+// corral version it is of.
+const VersionLabel = "app.kubernetes.io/version"
+
 // Leader is who holds one election Lease, and how fresh its hold is.
 type Leader struct {
 	Lease    string `json:"lease"`

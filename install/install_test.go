@@ -48,15 +48,22 @@ func TestHubObjectsAreInApplyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]int{}
+	first, last := map[string]int{}, map[string]int{}
 	for i, o := range objs {
-		if _, ok := seen[o.GetKind()]; !ok {
-			seen[o.GetKind()] = i
+		if _, ok := first[o.GetKind()]; !ok {
+			first[o.GetKind()] = i
 		}
+		last[o.GetKind()] = i
 	}
 	for _, order := range [][2]string{{"CustomResourceDefinition", "Namespace"}, {"Namespace", "ServiceAccount"}, {"ClusterRole", "Deployment"}, {"ServiceAccount", "Deployment"}} {
-		if seen[order[0]] > seen[order[1]] {
-			t.Errorf("a %s comes after a %s: %v", order[0], order[1], seen)
+		before, ok1 := last[order[0]]
+		after, ok2 := first[order[1]]
+		if !ok1 || !ok2 {
+			t.Errorf("no %s or no %s among the hub's objects", order[0], order[1])
+			continue
+		}
+		if before > after {
+			t.Errorf("a %s comes after a %s", order[0], order[1])
 		}
 	}
 	if objs[0].GetKind() != "CustomResourceDefinition" {

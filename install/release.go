@@ -1,6 +1,8 @@
 package install
 
 import (
+	"cmp"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/corral-dev/corral/deploy/charts"
@@ -29,12 +31,12 @@ type Hub struct {
 
 // Agent is what `corral join` installs into a managed cluster.
 type Agent struct {
-	// Namespace the agent runs in; charts.AgentNamespace by default.
-	Namespace string
-	Version   string
-	Image     string
-	Replicas  int
-	Addons    []string
+	// Version, Image, Replicas and Addons are as for the hub. The agent
+	// runs in charts.AgentNamespace, where OCM's tools look for it.
+	Version  string
+	Image    string
+	Replicas int
+	Addons   []string
 
 	ClusterName         string
 	BootstrapKubeconfig []byte
@@ -46,7 +48,7 @@ type Agent struct {
 // Objects are the objects the hub is made of, in the order they are
 // applied: the CRDs, the release namespace, then the chart's.
 func (h Hub) Objects() ([]*unstructured.Unstructured, error) {
-	h.Namespace = or(h.Namespace, charts.HubNamespace)
+	h.Namespace = cmp.Or(h.Namespace, charts.HubNamespace)
 	values := map[string]any{"deployment": h.Deployment}
 	if err := setCommon(values, h.Image, h.Replicas, h.Addons); err != nil {
 		return nil, err
@@ -68,7 +70,6 @@ func (h Hub) Objects() ([]*unstructured.Unstructured, error) {
 // Objects are the objects a managed cluster's agent is made of, in the
 // order they are applied: the release namespace, then the chart's.
 func (a Agent) Objects() ([]*unstructured.Unstructured, error) {
-	a.Namespace = or(a.Namespace, charts.AgentNamespace)
 	values := map[string]any{
 		"clusterName":            a.ClusterName,
 		"bootstrapHubKubeconfig": string(a.BootstrapKubeconfig),
@@ -79,11 +80,11 @@ func (a Agent) Objects() ([]*unstructured.Unstructured, error) {
 	if err := setCommon(values, a.Image, a.Replicas, a.Addons); err != nil {
 		return nil, err
 	}
-	rendered, err := charts.Agent.Render(charts.Release{Name: string(charts.Agent), Namespace: a.Namespace, Version: a.Version, Values: values})
+	rendered, err := charts.Agent.Render(charts.Release{Name: string(charts.Agent), Namespace: charts.AgentNamespace, Version: a.Version, Values: values})
 	if err != nil {
 		return nil, err
 	}
-	return append([]*unstructured.Unstructured{namespace(a.Namespace, releaseLabels(charts.Agent, a.Version))}, rendered...), nil
+	return append([]*unstructured.Unstructured{namespace(charts.AgentNamespace, releaseLabels(charts.Agent, a.Version))}, rendered...), nil
 }
 
 // setCommon sets the values both charts have.
@@ -114,11 +115,4 @@ func stringMap(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

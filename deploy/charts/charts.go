@@ -109,15 +109,6 @@ func (c Chart) Load() (*chart.Chart, error) {
 	return ch, nil
 }
 
-// Values returns the chart's default values.
-func (c Chart) Values() (map[string]any, error) {
-	ch, err := c.Load()
-	if err != nil {
-		return nil, err
-	}
-	return ch.Values, nil
-}
-
 // Render renders the chart's templates for r and returns their objects in
 // the order Helm installs them (namespaces and service accounts before
 // roles, roles before deployments…).

@@ -80,7 +80,9 @@ func TestDeploymentsAreRestrictedHAAndOfTheVersion(t *testing.T) {
 }
 
 func TestOneReplicaHasNoDisruptionBudget(t *testing.T) {
-	for _, o := range render(t, Hub, map[string]any{"replicas": 1}) {
+	objs := render(t, Hub, map[string]any{"replicas": 1})
+	find(t, objs, "Deployment", HubDeployment)
+	for _, o := range objs {
 		if o.GetKind() == "PodDisruptionBudget" {
 			t.Fatal("a one-replica hub has a PodDisruptionBudget: it would block every node drain")
 		}
@@ -154,8 +156,10 @@ func TestAgentPassesClusterMetaSorted(t *testing.T) {
 // TestNoWildcardsInRBAC: every rule names its groups, resources and verbs.
 func TestNoWildcardsInRBAC(t *testing.T) {
 	for chart, values := range map[Chart]map[string]any{Hub: nil, Agent: agentValues} {
+		checked := 0
 		for _, o := range render(t, chart, values) {
 			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			checked += len(rules)
 			for i, r := range rules {
 				for _, field := range []string{"apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"} {
 					if slices.Contains(toStrings(r.(map[string]any)[field]), "*") {
@@ -163,6 +167,9 @@ func TestNoWildcardsInRBAC(t *testing.T) {
 					}
 				}
 			}
+		}
+		if checked < 10 {
+			t.Errorf("%s: only %d RBAC rules rendered: the test checks next to nothing", chart, checked)
 		}
 	}
 }
@@ -187,6 +194,9 @@ func TestParseRefusesObjectsWithoutKindOrName(t *testing.T) {
 	}
 	if _, err := Parse([]byte("apiVersion: v1\nkind: ConfigMap\n")); err == nil {
 		t.Error("Parse took an object without a name")
+	}
+	if _, err := Parse([]byte("apiVersion: v1\nmetadata: {name: a}\n")); err == nil {
+		t.Error("Parse took an object without a kind")
 	}
 }
 

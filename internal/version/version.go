@@ -32,11 +32,8 @@ func (i Info) String() string {
 
 // Get returns this build's Info.
 func Get() Info {
-	return get(version, commit, readBuildInfo)
+	return get(version, commit, debug.ReadBuildInfo)
 }
-
-// readBuildInfo is debug.ReadBuildInfo, replaced in tests.
-var readBuildInfo = debug.ReadBuildInfo
 
 func get(stampedVersion, stampedCommit string, read func() (*debug.BuildInfo, bool)) Info {
 	i := Info{Version: stampedVersion, Commit: stampedCommit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}

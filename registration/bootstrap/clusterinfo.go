@@ -34,7 +34,7 @@ const (
 // admin's view of the hub) in kube-public/cluster-info, unless the hub
 // already has one (kubeadm keeps its own), and lets anyone read it.
 func PublishClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *rest.Config) error {
-	ca, err := caData(cfg)
+	ca, err := CAData(cfg)
 	if err != nil {
 		return err
 	}
@@ -69,8 +69,9 @@ func PublishClusterInfo(ctx context.Context, kube kubernetes.Interface, cfg *res
 	return nil
 }
 
-// caData is the CA bundle cfg trusts.
-func caData(cfg *rest.Config) ([]byte, error) {
+// CAData is the CA bundle cfg trusts: the hub's, for what joining clusters
+// are given.
+func CAData(cfg *rest.Config) ([]byte, error) {
 	if len(cfg.CAData) > 0 {
 		return cfg.CAData, nil
 	}

@@ -166,26 +166,18 @@ func (o *CleanOptions) deleteClusters(ctx context.Context, clusters []clusterv1.
 // every write they cover.
 func deleteWebhookConfigurations(ctx context.Context, c client.Client, progress io.Writer) error {
 	selector := client.MatchingLabels{webhook.ManagedByLabel: webhook.ManagedByValue}
-	for _, list := range []client.ObjectList{&admissionregistrationv1.MutatingWebhookConfigurationList{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}} {
+	for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind(kind + "List"))
 		if err := c.List(ctx, list, selector); err != nil {
 			return fmt.Errorf("listing the hub's webhook configurations: %w", err)
 		}
-		var objs []client.Object
-		switch l := list.(type) {
-		case *admissionregistrationv1.MutatingWebhookConfigurationList:
-			for i := range l.Items {
-				objs = append(objs, &l.Items[i])
-			}
-		case *admissionregistrationv1.ValidatingWebhookConfigurationList:
-			for i := range l.Items {
-				objs = append(objs, &l.Items[i])
-			}
-		}
-		for _, obj := range objs {
+		for i := range list.Items {
+			obj := &list.Items[i]
 			if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("deleting webhook configuration %s: %w", obj.GetName(), err)
+				return fmt.Errorf("deleting %s: %w", install.Describe(obj), err)
 			}
-			fmt.Fprintf(progress, "  deleted %s %s\n", strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", list), "*v1."), "List"), obj.GetName())
+			fmt.Fprintf(progress, "  deleted %s\n", install.Describe(obj))
 		}
 	}
 	return nil

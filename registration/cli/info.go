@@ -15,6 +15,7 @@ import (
 
 	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/deploy/charts"
+	corralhub "github.com/corral-dev/corral/hub"
 	"github.com/corral-dev/corral/install"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/kubeflags"
@@ -61,7 +62,7 @@ func (o *HubInfoOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	info, err := install.ReadInfo(ctx, c, o.Namespace, charts.HubDeployment, charts.HubDeployment, webhook.LeaseName)
+	info, err := install.ReadInfo(ctx, c, o.Namespace, charts.HubDeployment, corralhub.LeaseName, webhook.LeaseName)
 	if err != nil {
 		return err
 	}
@@ -70,10 +71,9 @@ func (o *HubInfoOptions) Run(ctx context.Context) error {
 
 // AgentInfoOptions are the options of `corral get agent-info`.
 type AgentInfoOptions struct {
-	Out       io.Writer
-	Managed   *kubeflags.Flags
-	Namespace string
-	Output    string
+	Out     io.Writer
+	Managed *kubeflags.Flags
+	Output  string
 }
 
 // AgentInfo is what `corral get agent-info` says: the Deployment, and the
@@ -89,7 +89,7 @@ type AgentInfo struct {
 
 // NewCmdGetAgentInfo returns `corral get agent-info`.
 func NewCmdGetAgentInfo(out io.Writer) *cobra.Command {
-	o := &AgentInfoOptions{Out: out, Managed: kubeflags.New("managed cluster"), Namespace: charts.AgentNamespace}
+	o := &AgentInfoOptions{Out: out, Managed: kubeflags.New("managed cluster")}
 	cmd := &cobra.Command{
 		Use:   "agent-info",
 		Short: "Show a managed cluster's installed agent: version, replicas, leader, its hub identity",
@@ -123,7 +123,7 @@ func (o *AgentInfoOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var info AgentInfo
-	if info.Info, err = install.ReadInfo(ctx, c, o.Namespace, charts.AgentDeployment, corralagent.LeaseName); err != nil {
+	if info.Info, err = install.ReadInfo(ctx, c, charts.AgentNamespace, charts.AgentDeployment, corralagent.LeaseName); err != nil {
 		return err
 	}
 	secret := &corev1.Secret{}

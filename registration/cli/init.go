@@ -145,11 +145,11 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	}
 	s := steps{out: o.Out}
 	if o.Install.Deployment {
-		installed, err := install.InstalledVersion(ctx, c, o.Install.Namespace, charts.HubDeployment)
+		installed, err := install.ReadInfo(ctx, c, o.Install.Namespace, charts.HubDeployment)
 		if err != nil {
-			return fmt.Errorf("reading the hub's Deployment: %w", err)
+			return err
 		}
-		s.announce("hub", installed, o.Install.Version, o.Hub.Config.Host)
+		s.announce("hub", installed.Version, o.Install.Version, o.Hub.Config.Host)
 		s.total = 4
 	} else {
 		s.total = 2

@@ -63,7 +63,7 @@ type JoinOptions struct {
 func NewJoinOptions(out io.Writer, builtins ...addons.Addon) *JoinOptions {
 	return &JoinOptions{
 		ClusterFlags: corralagent.NewClusterFlags(out), builtins: builtins, Deploy: true, Timeout: DefaultInstallTimeout,
-		Install: install.Agent{Namespace: charts.AgentNamespace, Version: version.Get().Version},
+		Install: install.Agent{Version: version.Get().Version},
 	}
 }
 
@@ -260,20 +260,20 @@ func (o *JoinOptions) install(ctx context.Context, managedCfg, boot *rest.Config
 	if err != nil {
 		return err
 	}
-	installed, err := install.InstalledVersion(ctx, c, spec.Namespace, charts.AgentDeployment)
+	installed, err := install.ReadInfo(ctx, c, charts.AgentNamespace, charts.AgentDeployment)
 	if err != nil {
-		return fmt.Errorf("reading the agent's Deployment: %w", err)
+		return err
 	}
 	s := steps{out: o.Out, total: 2}
 	if o.Wait {
 		s.total = 3
 	}
-	s.announce("agent of "+o.ClusterName, installed, spec.Version, managedCfg.Host)
+	s.announce("agent of "+o.ClusterName, installed.Version, spec.Version, managedCfg.Host)
 	if err := s.do(fmt.Sprintf("applying %d objects", len(objs)), func() error { return install.Apply(ctx, c, objs, false, o.Out) }); err != nil {
 		return err
 	}
 	if err := s.do("waiting for the agent's Deployment to roll out", func() error {
-		return install.WaitRollout(ctx, c, spec.Namespace, charts.AgentDeployment, o.Timeout, o.Out)
+		return install.WaitRollout(ctx, c, charts.AgentNamespace, charts.AgentDeployment, o.Timeout, o.Out)
 	}); err != nil {
 		return err
 	}

@@ -99,12 +99,9 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 // writeKubeconfig writes the bootstrap kubeconfig of token to
 // KubeconfigFile, readable by its owner only: it holds the token.
 func (o *TokenOptions) writeKubeconfig(token string) error {
-	ca := o.Hub.Config.CAData
-	if len(ca) == 0 && o.Hub.Config.CAFile != "" {
-		var err error
-		if ca, err = os.ReadFile(o.Hub.Config.CAFile); err != nil {
-			return fmt.Errorf("reading the hub's CA: %w", err)
-		}
+	ca, err := bootstrap.CAData(o.Hub.Config)
+	if err != nil {
+		return err
 	}
 	kubeconfig, err := agent.BootstrapKubeconfig(o.Hub.Config.Host, ca, token)
 	if err != nil {

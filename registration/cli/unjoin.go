@@ -34,8 +34,6 @@ type UnjoinOptions struct {
 	LocalOnly bool
 	// Timeout bounds the wait for the hub's cleanup.
 	Timeout time.Duration
-	// Namespace is where 'corral join' installs the agent.
-	Namespace string
 
 	managed kubernetes.Interface
 	// installed reads and deletes what 'corral join' installed.
@@ -44,7 +42,7 @@ type UnjoinOptions struct {
 
 // NewUnjoinOptions returns the defaults.
 func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
-	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute, Namespace: charts.AgentNamespace}
+	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute}
 }
 
 // NewCmdUnjoin returns `corral unjoin`.
@@ -160,12 +158,12 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 // ServiceAccount is there (its Deployment may be gone already, deleted by
 // an unjoin that then waited too long for the hub).
 func (o *UnjoinOptions) isInstalled(ctx context.Context) (bool, error) {
-	err := o.installed.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: charts.AgentServiceAccount}, &corev1.ServiceAccount{})
+	err := o.installed.Get(ctx, client.ObjectKey{Namespace: charts.AgentNamespace, Name: charts.AgentServiceAccount}, &corev1.ServiceAccount{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("reading serviceaccount %s/%s on the managed cluster: %w", o.Namespace, charts.AgentServiceAccount, err)
+		return false, fmt.Errorf("reading serviceaccount %s/%s on the managed cluster: %w", charts.AgentNamespace, charts.AgentServiceAccount, err)
 	}
 	return true, nil
 }
@@ -177,22 +175,22 @@ var agentSelector = client.MatchingLabels{"app.kubernetes.io/name": charts.Agent
 // installed one, and waits until its pods are gone, so that it can neither
 // heartbeat nor ask to join again.
 func (o *UnjoinOptions) stopInstalledAgent(ctx context.Context) error {
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: charts.AgentDeployment}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: charts.AgentNamespace, Name: charts.AgentDeployment}}
 	err := o.installed.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationForeground))
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("stopping the agent (deleting deployment %s/%s): %w", o.Namespace, charts.AgentDeployment, err)
+		return fmt.Errorf("stopping the agent (deleting deployment %s/%s): %w", charts.AgentNamespace, charts.AgentDeployment, err)
 	}
-	fmt.Fprintf(o.Out, "%s: stopping the agent (deployment %s/%s)\n", o.ClusterName, o.Namespace, charts.AgentDeployment)
+	fmt.Fprintf(o.Out, "%s: stopping the agent (deployment %s/%s)\n", o.ClusterName, charts.AgentNamespace, charts.AgentDeployment)
 	err = wait.PollUntilContextTimeout(ctx, time.Second, o.Timeout, true, func(ctx context.Context) (bool, error) {
 		pods := &corev1.PodList{}
-		err := o.installed.List(ctx, pods, client.InNamespace(o.Namespace), agentSelector)
+		err := o.installed.List(ctx, pods, client.InNamespace(charts.AgentNamespace), agentSelector)
 		return err == nil && len(pods.Items) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the agent's pods in %s did not stop within %s: nothing else was changed; run unjoin again to wait more", o.Namespace, o.Timeout)
+		return fmt.Errorf("the agent's pods in %s did not stop within %s: nothing else was changed; run unjoin again to wait more", charts.AgentNamespace, o.Timeout)
 	}
 	return nil
 }
@@ -200,7 +198,7 @@ func (o *UnjoinOptions) stopInstalledAgent(ctx context.Context) error {
 // removeInstall deletes the rest of what 'corral join' installed: its
 // RBAC, ServiceAccount, Secrets and namespaces.
 func (o *UnjoinOptions) removeInstall(ctx context.Context) error {
-	objs, err := install.Agent{Namespace: o.Namespace, ClusterName: o.ClusterName, BootstrapKubeconfig: []byte("-")}.Objects()
+	objs, err := install.Agent{ClusterName: o.ClusterName, BootstrapKubeconfig: []byte("-")}.Objects()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -49,12 +50,7 @@ func Apply(ctx context.Context, cfg *rest.Config, all ...*apiextensionsv1.Custom
 			if err != nil {
 				return false, err
 			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
+			return apihelpers.IsCRDConditionTrue(got, apiextensionsv1.Established), nil
 		})
 		if err != nil {
 			return fmt.Errorf("CRD %s is not Established: %w", crd.Name, err)
