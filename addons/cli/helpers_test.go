@@ -15,13 +15,13 @@ import (
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
-func fakeHub(t *testing.T, objs ...client.Object) client.Client {
+func fakeHub(t *testing.T, objs ...client.Object) client.WithWatch {
 	t.Helper()
 	return hubclienttest.NewClientBuilder(t, objs...).Build()
 }
 
 // hubOpts is a hub whose client is c, and a buffer for a verb's Out.
-func hubOpts(c client.Client) (hubclient.Hub, *bytes.Buffer) {
+func hubOpts(c client.WithWatch) (hubclient.Hub, *bytes.Buffer) {
 	return hubclient.Hub{Client: c}, &bytes.Buffer{}
 }
 

@@ -41,8 +41,8 @@ type Hub struct {
 	// Cluster Management's cluster APIs.
 	Kube     kubernetes.Interface
 	Clusters clusterclient.Interface
-	// Client reads and writes every kind of Scheme.
-	Client client.Client
+	// Client reads, writes and watches every kind of Scheme.
+	Client client.WithWatch
 }
 
 // New returns the hub's flags, with kubectl's defaults.
@@ -70,7 +70,7 @@ func (h *Hub) Complete() error {
 	if err != nil {
 		return err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return err
 	}

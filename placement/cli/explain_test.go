@@ -30,7 +30,7 @@ import (
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
-func hub(t *testing.T) client.Client { t.Helper(); return hubBuilder(t).Build() }
+func hub(t *testing.T) client.WithWatch { t.Helper(); return hubBuilder(t).Build() }
 
 // hubBuilder builds hub's objects.
 func hubBuilder(t *testing.T) *fake.ClientBuilder {
@@ -61,7 +61,7 @@ func run(t *testing.T, o *ExplainOptions, args ...string) (string, error) {
 
 // explainWeb explains apps/web on c as output says ("" for the table),
 // failing the test on an error.
-func explainWeb(t *testing.T, c client.Client, output string) string {
+func explainWeb(t *testing.T, c client.WithWatch, output string) string {
 	t.Helper()
 	o := NewExplainOptions(nil)
 	o.Hub.Client, o.Output = c, output

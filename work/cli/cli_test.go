@@ -27,7 +27,7 @@ import (
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
-func fakeHub(t *testing.T, objs ...client.Object) client.Client {
+func fakeHub(t *testing.T, objs ...client.Object) client.WithWatch {
 	t.Helper()
 	return hubclienttest.NewClientBuilder(t, objs...).Build()
 }
@@ -299,7 +299,7 @@ func reportedWork(cluster string) *workv1.ManifestWork {
 
 // runGet runs `corral work get` as o says against c, and returns what it
 // printed.
-func runGet(c client.Client, o *GetOptions) (string, error) {
+func runGet(c client.WithWatch, o *GetOptions) (string, error) {
 	out := &bytes.Buffer{}
 	o.Out, o.Hub.Client = out, c
 	if err := o.Validate(); err != nil {
@@ -446,7 +446,7 @@ team-a     web  us         0/1     1/3    0        0          1
 
 // teamHub is a hub whose user may not list ManifestWorks, as a team's
 // user bound to a cluster set.
-func teamHub(t *testing.T, objs ...client.Object) client.Client {
+func teamHub(t *testing.T, objs ...client.Object) client.WithWatch {
 	t.Helper()
 	return hubclienttest.NewClientBuilder(t, objs...).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
