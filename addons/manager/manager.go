@@ -25,6 +25,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/manager/addonconfig"
+	"github.com/corral-dev/corral/addons/manager/addonfeature"
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/addonprogressing"
 	"github.com/corral-dev/corral/addons/manager/install"
@@ -63,7 +64,8 @@ func AddToScheme(s *runtime.Scheme) error {
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
 // the addon manager with mgr: the hub halves of opts.Addons, the addon lifecycle
-// controllers (with opts.Lifecycle), the built-ins' Progressing condition,
+// controllers and the clusters' addon labels (with opts.Lifecycle), the
+// built-ins' Progressing condition,
 // and a runnable that creates the built-in addons'
 // ClusterManagementAddOns and then runs the addon framework for them. All
 // of it runs only while mgr leads.
@@ -99,6 +101,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonprogressing.WorkReconciler{Client: mgr.GetClient(), Skip: skip}).SetupWithManager(mgr, opts.Workers),
+			(&addonfeature.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 		); err != nil {
 			return err
 		}
