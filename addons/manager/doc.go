@@ -10,7 +10,9 @@
 // ClusterManagementAddOn's status (install), and each ManagedClusterAddOn's
 // desired configs — defaults, placement's, its own — (addonconfig). It
 // labels each ManagedCluster feature.open-cluster-management.io/addon-<addon>
-// with the state of each addon enabled on it (addonfeature).
+// with the state of each addon enabled on it (addonfeature), and marks
+// the addons of a cluster whose Available condition is Unknown Unknown too
+// (unreachable).
 //
 // For each built-in addon it creates the ClusterManagementAddOn (Manual,
 // AddOnDeploymentConfig supported) when there is none, runs the addon's

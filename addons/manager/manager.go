@@ -29,6 +29,7 @@ import (
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/addonprogressing"
 	"github.com/corral-dev/corral/addons/manager/install"
+	"github.com/corral-dev/corral/addons/manager/unreachable"
 )
 
 // Options configure the addon manager.
@@ -64,7 +65,8 @@ func AddToScheme(s *runtime.Scheme) error {
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
 // the addon manager with mgr: the hub halves of opts.Addons, the addon lifecycle
-// controllers and the clusters' addon labels (with opts.Lifecycle), the
+// controllers, the clusters' addon labels and the addons of unreachable
+// clusters (with opts.Lifecycle), the
 // built-ins' Progressing condition,
 // and a runnable that creates the built-in addons'
 // ClusterManagementAddOns and then runs the addon framework for them. All
@@ -102,6 +104,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			(&addonconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonprogressing.WorkReconciler{Client: mgr.GetClient(), Skip: skip}).SetupWithManager(mgr, opts.Workers),
 			(&addonfeature.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+			(&unreachable.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 		); err != nil {
 			return err
 		}
