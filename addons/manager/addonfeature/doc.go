@@ -9,9 +9,10 @@
 // Available condition of its own yet, is not labelled.
 //
 // It watches ManagedClusters (their creation, a change of their addon
-// labels, and their Available condition appearing) and ManagedClusterAddOns
-// (mapped to the cluster of their namespace: their creation, deletion,
-// deletion starting and a change of their Available condition's status),
-// so a cluster's heartbeat does not reconcile it. It writes ManagedClusters'
-// labels: one merge patch per reconcile, only when a label changes.
+// labels, and their Available condition appearing or going) and
+// ManagedClusterAddOns (mapped to the cluster of their namespace: their
+// creation, deletion, deletion starting and a change of their Available
+// condition's status), so a cluster's heartbeat does not reconcile it. It
+// writes ManagedClusters' labels: one merge patch per reconcile, only when
+// a label changes.
 package addonfeature
