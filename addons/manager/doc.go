@@ -8,7 +8,11 @@
 // ManagedClusterAddOns owned by their ClusterManagementAddOn (addonowner),
 // install strategies `Manual` and `Placements` and the
 // ClusterManagementAddOn's status (install), and each ManagedClusterAddOn's
-// desired configs — defaults, placement's, its own — (addonconfig).
+// desired configs — defaults, placement's, its own — (addonconfig). It
+// labels each ManagedCluster feature.open-cluster-management.io/addon-<addon>
+// with the state of each addon enabled on it (addonfeature), and marks
+// the addons of a cluster whose Available condition is Unknown Unknown too
+// (unreachable).
 //
 // For each built-in addon it creates the ClusterManagementAddOn (Manual,
 // AddOnDeploymentConfig supported) when there is none, runs the addon's
@@ -32,6 +36,7 @@
 //   - probes health by lease (the agent side turns the addon's lease into
 //     the Available condition; the framework sets healthCheck.mode).
 //
-// It writes ClusterManagementAddOns, ManagedClusterAddOns, addon CSR
-// approvals, and Roles and RoleBindings in cluster namespaces.
+// It writes ClusterManagementAddOns, ManagedClusterAddOns, ManagedClusters'
+// addon labels, addon CSR approvals, and Roles and RoleBindings in cluster
+// namespaces.
 package manager

@@ -25,9 +25,11 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/addons/manager/addonconfig"
+	"github.com/corral-dev/corral/addons/manager/addonfeature"
 	"github.com/corral-dev/corral/addons/manager/addonowner"
 	"github.com/corral-dev/corral/addons/manager/addonprogressing"
 	"github.com/corral-dev/corral/addons/manager/install"
+	"github.com/corral-dev/corral/addons/manager/unreachable"
 )
 
 // Options configure the addon manager.
@@ -63,7 +65,9 @@ func AddToScheme(s *runtime.Scheme) error {
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme and registers
 // the addon manager with mgr: the hub halves of opts.Addons, the addon lifecycle
-// controllers (with opts.Lifecycle), the built-ins' Progressing condition,
+// controllers, the clusters' addon labels and the addons of unreachable
+// clusters (with opts.Lifecycle), the
+// built-ins' Progressing condition,
 // and a runnable that creates the built-in addons'
 // ClusterManagementAddOns and then runs the addon framework for them. All
 // of it runs only while mgr leads.
@@ -99,6 +103,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			(&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 			(&addonprogressing.WorkReconciler{Client: mgr.GetClient(), Skip: skip}).SetupWithManager(mgr, opts.Workers),
+			(&addonfeature.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
+			(&unreachable.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, opts.Workers),
 		); err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package builder
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 )
@@ -35,3 +37,16 @@ func (b *AddOnBuilder) ConfigReference(ref addonv1alpha1.ConfigReference) *AddOn
 
 // Obj is a copy of the ManagedClusterAddOn built so far.
 func (b *AddOnBuilder) Obj() *addonv1alpha1.ManagedClusterAddOn { return b.mca.DeepCopy() }
+
+// Finalizer adds the finalizer f.
+func (b *AddOnBuilder) Finalizer(f string) *AddOnBuilder {
+	b.mca.Finalizers = append(b.mca.Finalizers, f)
+	return b
+}
+
+// Deleting marks the addon deleted at at. A fake client wants a finalizer
+// on an object being deleted.
+func (b *AddOnBuilder) Deleting(at time.Time) *AddOnBuilder {
+	b.mca.DeletionTimestamp = &metav1.Time{Time: at}
+	return b
+}
