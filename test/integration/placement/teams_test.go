@@ -71,6 +71,17 @@ var _ = Describe("a team's user, with the RBAC of docs/teams.md", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(MatchRegexp(`web\s+2\s+` + regexp.QuoteMeta(strings.Join(clusters, ", ")) + `\s+True AllDecisionsScheduled`))
 
+		out, err = testenv.RunCommand(ctx, placementcli.NewCmdCreate, "api", "-n", f.ns, "--clustersets", f.set, "--wait", "--kubeconfig", kubeconfig)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("note: not checked that the cluster sets exist"))
+		Expect(out).To(ContainSubstring("placement " + f.ns + "/api created: selects 2 clusters: " + strings.Join(clusters, ", ")))
+
+		out, err = testenv.RunCommand(ctx, placementcli.NewCmdDelete, "api", "-n", f.ns, "--kubeconfig", kubeconfig)
+		Expect(err).To(MatchError(ContainSubstring("pass --yes")), out)
+		out, err = testenv.RunCommand(ctx, placementcli.NewCmdDelete, "api", "-n", f.ns, "--yes", "--kubeconfig", kubeconfig)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("placement " + f.ns + "/api deleted"))
+
 		By("binding the user to the page's read-only ClusterRole too")
 		clusterRole.Name += "-" + f.ns
 		Expect(admin.Create(ctx, clusterRole)).To(Succeed())
