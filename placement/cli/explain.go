@@ -71,14 +71,18 @@ With --what-if -f FILE it evaluates the Placement in FILE (an edited copy of
 the placement, YAML or JSON, given the defaults the hub's API server would
 give it) as if it replaced NAMESPACE/NAME, and shows the clusters it would
 gain and lose against the placement's current decisions. Nothing is written
-to the hub.
+to the hub. It exits non-zero when the edited placement is misconfigured or
+names cluster sets not bound to the namespace, and warns when the file names
+another placement than NAMESPACE/NAME.
 
 Scores that change with time (Balance counts the decisions of the other
 placements as they are now) may differ from those of the last scheduling.
 A user who may not read other namespaces' PlacementDecisions or the
 AddOnPlacementScores (a team's user, with rights in its own namespace) gets
 the explanation from what they may read, and a line naming what was left
-out when the placement reads it.`,
+out when the placement reads it. One who may not list the clusters or the
+cluster sets gets the placement's decisions and conditions as the hub holds
+them, and a line saying what to ask for (see docs/teams.md).`,
 		Example: `  corral placement explain apps/web
   corral placement explain apps/web -o yaml
   corral placement explain apps/web --what-if -f web-placement.yaml`,
