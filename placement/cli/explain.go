@@ -31,13 +31,6 @@ import (
 	"github.com/corral-dev/corral/placement/hub/scheduler"
 )
 
-// NewCmdPlacement returns `corral placement` and its verbs.
-func NewCmdPlacement(out io.Writer) *cobra.Command {
-	cmd := &cobra.Command{Use: "placement", Short: "Explain how placements choose their clusters"}
-	cmd.AddCommand(NewCmdExplain(out))
-	return cmd
-}
-
 // ExplainOptions are the options of `corral placement explain`.
 type ExplainOptions struct {
 	Out io.Writer
@@ -78,14 +71,18 @@ With --what-if -f FILE it evaluates the Placement in FILE (an edited copy of
 the placement, YAML or JSON, given the defaults the hub's API server would
 give it) as if it replaced NAMESPACE/NAME, and shows the clusters it would
 gain and lose against the placement's current decisions. Nothing is written
-to the hub.
+to the hub. It exits non-zero when the edited placement is misconfigured or
+names cluster sets not bound to the namespace, and warns when the file names
+another placement than NAMESPACE/NAME.
 
 Scores that change with time (Balance counts the decisions of the other
 placements as they are now) may differ from those of the last scheduling.
 A user who may not read other namespaces' PlacementDecisions or the
 AddOnPlacementScores (a team's user, with rights in its own namespace) gets
 the explanation from what they may read, and a line naming what was left
-out when the placement reads it.`,
+out when the placement reads it. One who may not list the clusters or the
+cluster sets gets the placement's decisions and conditions as the hub holds
+them, and a line saying what to ask for (see docs/teams.md).`,
 		Example: `  corral placement explain apps/web
   corral placement explain apps/web -o yaml
   corral placement explain apps/web --what-if -f web-placement.yaml`,
@@ -213,7 +210,16 @@ type Explanation struct {
 	// Unseen is what the user may not read, left out of the scheduling
 	// here (with the prioritizers it feeds): scores may differ from the
 	// scheduler's.
-	Unseen     []string          `json:"unseen,omitempty"`
+	Unseen []string `json:"unseen,omitempty"`
+	// Limited: the user may not list the clusters or the cluster sets
+	// (a team's user), so the scheduler was not run: Result is nil, and
+	// Current and Conditions are the hub's, with Hint saying what more
+	// the full view needs.
+	Limited bool   `json:"limited,omitempty"`
+	Hint    string `json:"hint,omitempty"`
+	// Warnings are about the edited file, e.g. that it names another
+	// placement than the one explained.
+	Warnings   []string          `json:"warnings,omitempty"`
 	Gained     []string          `json:"gained"`
 	Lost       []string          `json:"lost"`
 	Conditions []ConditionReport `json:"conditions"`
@@ -234,7 +240,37 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return output.Print(o.Out, o.Output, e, func(w io.Writer) { printExplanation(w, e) })
+	if err := output.Print(o.Out, o.Output, e, func(w io.Writer) { printExplanation(w, e) }); err != nil {
+		return err
+	}
+	return o.whatIfProblem(e)
+}
+
+// whatIfProblem is, for --what-if, why the edited placement would select
+// nothing as written: misconfigured, or naming sets not bound to the
+// namespace. A script checking an edit before applying it fails on it.
+func (o *ExplainOptions) whatIfProblem(e *Explanation) error {
+	if !o.WhatIf || e.Result == nil {
+		return nil
+	}
+	r, ns := e.Result, o.Placement.Namespace
+	if r.Misconfigured != nil {
+		return fmt.Errorf("the placement in %s is misconfigured: %s; fix it before applying it", o.File, oneLine(r.Misconfigured))
+	}
+	var unbound []string
+	for _, s := range o.edited.Spec.ClusterSets {
+		if !slices.Contains(r.BoundSets, s) {
+			unbound = append(unbound, s)
+		}
+	}
+	switch {
+	case len(unbound) > 0:
+		return fmt.Errorf("the placement in %s names cluster sets not bound to namespace %s: %s; bind each with corral clusterset bind SET -n %s",
+			o.File, ns, strings.Join(unbound, ", "), ns)
+	case len(r.BoundSets) == 0:
+		return fmt.Errorf("no cluster set is bound to namespace %s, so the placement in %s selects nothing: bind one with corral clusterset bind SET -n %s", ns, o.File, ns)
+	}
+	return nil
 }
 
 // Explain runs the scheduler over the hub's objects.
@@ -250,7 +286,11 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		}
 		p = nil // a what-if of a placement yet to be created
 	}
+	var warnings []string
 	if o.edited != nil {
+		if other := otherPlacement(o.edited, o.Placement); other != "" {
+			warnings = append(warnings, fmt.Sprintf("warning: %s names placement %s, not %s; explaining it as %s", o.File, other, o.Placement, o.Placement))
+		}
 		edited := o.edited.DeepCopy()
 		edited.Namespace, edited.Name = o.Placement.Namespace, o.Placement.Name
 		if p != nil {
@@ -259,6 +299,12 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		p = edited
 	}
 	snap, deleting, unseen, err := o.snapshot(ctx, p.Namespace)
+	if errors.Is(err, errClustersHidden) {
+		if o.edited != nil {
+			return nil, fmt.Errorf("--what-if runs the scheduler over the clusters, which you may not list: ask for get/list on managedclusters and managedclustersets (see %s)", teamsDoc)
+		}
+		return o.limited(ctx, p)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -273,13 +319,33 @@ func (o *ExplainOptions) Explain(ctx context.Context) (*Explanation, error) {
 		selected.Insert(d.Cluster)
 	}
 	e := &Explanation{Placement: o.Placement.String(), WhatIf: o.WhatIf, SchedulingDisabled: scheduler.SchedulingDisabled(p),
-		Current: nonNil(current), Deleting: deleting, Result: r}
+		Current: nonNil(current), Deleting: deleting, Result: r, Warnings: warnings}
 	e.Unseen = readUnseen(p, snap, unseen)
 	if r.Misconfigured == nil {
 		e.Gained = nonNil(sets.List(selected.Difference(sets.New(current...))))
 		e.Lost = nonNil(sets.List(sets.New(current...).Difference(selected)))
 	}
 	for _, c := range r.Conditions(p.Generation) {
+		e.Conditions = append(e.Conditions, ConditionReport{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+	}
+	return e, nil
+}
+
+// errClustersHidden: the user may not list the ManagedClusters or the
+// ManagedClusterSets, so the scheduler cannot be run for them.
+var errClustersHidden = errors.New("the clusters are not readable")
+
+// limited is the explanation from what a team's user may read: the
+// placement's decisions and conditions as the hub wrote them, and the
+// sets bound to its namespace.
+func (o *ExplainOptions) limited(ctx context.Context, p *clusterv1beta1.Placement) (*Explanation, error) {
+	current, err := decided(ctx, o.Hub.Client, p.Namespace, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	e := &Explanation{Placement: o.Placement.String(), SchedulingDisabled: scheduler.SchedulingDisabled(p),
+		Current: current, Limited: true, Hint: hintClusters}
+	for _, c := range p.Status.Conditions {
 		e.Conditions = append(e.Conditions, ConditionReport{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 	}
 	return e, nil
@@ -325,7 +391,11 @@ func (o *ExplainOptions) snapshot(ctx context.Context, ns string) (snap *schedul
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	for what, list := range map[string]client.ObjectList{"ManagedClusters": clusters, "ManagedClusterSets": sets} {
-		if err := o.Hub.Client.List(ctx, list); err != nil {
+		err := o.Hub.Client.List(ctx, list)
+		if apierrors.IsForbidden(err) {
+			return nil, nil, nil, fmt.Errorf("listing %s: %w", what, errors.Join(errClustersHidden, err))
+		}
+		if err != nil {
 			return nil, nil, nil, fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
@@ -356,10 +426,17 @@ func (o *ExplainOptions) snapshot(ctx context.Context, ns string) (snap *schedul
 }
 
 func printExplanation(w io.Writer, e *Explanation) {
+	for _, warning := range e.Warnings {
+		fmt.Fprintln(w, warning)
+	}
 	r := e.Result
 	what := "Placement " + e.Placement
 	if e.WhatIf {
 		what += " (what if)"
+	}
+	if e.Limited {
+		printLimited(w, what, e)
+		return
 	}
 	if e.SchedulingDisabled {
 		fmt.Fprintf(w, "%s: scheduling is disabled (%s=true): the scheduler leaves it and its decisions alone; it would decide as follows.\n",
@@ -416,6 +493,31 @@ func printExplanation(w io.Writer, e *Explanation) {
 	if e.WhatIf || len(e.Gained)+len(e.Lost) > 0 {
 		fmt.Fprintf(w, "\nAgainst the current decisions (%s): gained %s; lost %s\n", orNone(e.Current), orNone(e.Gained), orNone(e.Lost))
 	}
+}
+
+// printLimited prints what a team's user may read of a placement.
+func printLimited(w io.Writer, what string, e *Explanation) {
+	fmt.Fprintf(w, "%s: %s selected by its decisions: %s\n", what, scheduler.Count(len(e.Current), "cluster"), orNone(e.Current))
+	for _, c := range e.Conditions {
+		fmt.Fprintf(w, "  %s=%s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	fmt.Fprintf(w, "\nYou may not list the clusters, so no cluster's reasons are shown: %s\n", e.Hint)
+}
+
+// otherPlacement is the namespace/name the edited file gives, when it
+// names another placement than want; "" when it names none or want.
+func otherPlacement(edited *clusterv1beta1.Placement, want types.NamespacedName) string {
+	ns, name := edited.Namespace, edited.Name
+	if (ns == "" || ns == want.Namespace) && (name == "" || name == want.Name) {
+		return ""
+	}
+	if ns == "" {
+		ns = want.Namespace
+	}
+	if name == "" {
+		name = want.Name
+	}
+	return ns + "/" + name
 }
 
 func filterCell(c scheduler.ClusterResult, filter string) string {

@@ -258,10 +258,55 @@ func whatIf(t *testing.T, placement string) string {
 	return out
 }
 
-func TestExplainMisconfigured(t *testing.T) {
-	out := whatIf(t, "spec:\n  numberOfClusters: -1\n")
-	if want := "Placement apps/web (what if) is misconfigured: spec.numberOfClusters is -1"; !strings.Contains(out, want) {
-		t.Errorf("output %q, want it to say %q", out, want)
+// whatIfRun runs explain --what-if apps/web with the Placement in
+// placement, returning its output and error.
+func whatIfRun(t *testing.T, c client.WithWatch, placement string) (string, error) {
+	t.Helper()
+	edited := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(edited, []byte(placement), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewExplainOptions(nil)
+	o.Hub.Client, o.WhatIf, o.File = c, true, edited
+	return run(t, o, "apps/web")
+}
+
+func TestExplainWhatIfExitCodes(t *testing.T) {
+	cases := map[string]struct {
+		placement string
+		wantOut   []string
+		wantErr   string
+	}{
+		"misconfigured": {placement: "spec:\n  numberOfClusters: -1\n",
+			wantOut: []string{"Placement apps/web (what if) is misconfigured: spec.numberOfClusters is -1"},
+			wantErr: "is misconfigured: spec.numberOfClusters is -1"},
+		"a set not bound": {placement: "spec:\n  clusterSets: [prod, dev]\n",
+			wantErr: "names cluster sets not bound to namespace apps: dev; bind each with corral clusterset bind SET -n apps"},
+		"fine": {placement: "spec:\n  clusterSets: [prod]\n", wantOut: []string{"(what if): 3 selected"}},
+		"another placement, a warning only": {placement: "metadata:\n  name: api\n  namespace: other\nspec: {}\n",
+			wantOut: []string{"warning: ", "names placement other/api, not apps/web; explaining it as apps/web"}},
+		"the same placement named, no warning": {placement: "metadata:\n  name: web\nspec: {}\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := whatIfRun(t, hub(t), tc.placement)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+			case err != nil && strings.Contains(err.Error(), "\n"):
+				t.Errorf("the error is not one line: %q", err)
+			}
+			for _, want := range tc.wantOut {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output does not say %q:\n%s", want, out)
+				}
+			}
+			if len(tc.wantOut) == 0 && strings.Contains(out, "warning") {
+				t.Errorf("the output warns:\n%s", out)
+			}
+		})
 	}
 }
 
