@@ -215,7 +215,7 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 			Expect(r.code).To(Equal(0), "%s", r)
 			expectNothingOfCorral(kubeconfigOf(c), "open-cluster-management-agent", "open-cluster-management-agent-addon")
 		}
-		r := corral(installTimeout, "clean", "--kubeconfig", hub, "--timeout", installTimeout.String())
+		r := corral(installTimeout, "clean", "--yes", "--kubeconfig", hub, "--timeout", installTimeout.String())
 		Expect(r.code).To(Equal(0), "%s", r)
 		expectNothingOfCorral(hub, hubNamespace, "open-cluster-management")
 		Expect(jsonpath(hub, "get", "crd", "-o", "name")).NotTo(ContainSubstring("open-cluster-management.io"))
