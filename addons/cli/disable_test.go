@@ -13,6 +13,7 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
@@ -40,15 +41,16 @@ func TestDisable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, base()...)
 			hub, out := hubOpts(c)
-			o := &DisableOptions{Out: out, Hub: hub, Addons: []string{"hello"}, target: tc.target}
+			o := &DisableOptions{Out: out, Hub: hub, Confirm: confirm.Options{Yes: true}, Addons: []string{"hello"}, target: tc.target}
 			if err := o.Validate(); err != nil {
 				t.Fatal(err)
 			}
 			if err := o.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if out.String() != tc.wantOut {
-				t.Errorf("printed %q, want %q", out.String(), tc.wantOut)
+			// What was disabled is said after what would stop was shown.
+			if !strings.HasSuffix(out.String(), "\n"+tc.wantOut) {
+				t.Errorf("printed %q, want it to end with %q", out.String(), tc.wantOut)
 			}
 			list := &addonv1alpha1.ManagedClusterAddOnList{}
 			if err := c.List(context.Background(), list); err != nil {
@@ -121,7 +123,7 @@ func TestDisableRefusedByInstallStrategy(t *testing.T) {
 				}
 			}
 			hub, out := hubOpts(c)
-			o := &DisableOptions{Out: out, Hub: hub, Addons: []string{"hello"}, target: tc.target}
+			o := &DisableOptions{Out: out, Hub: hub, Confirm: confirm.Options{Yes: true}, Addons: []string{"hello"}, target: tc.target}
 			err := o.Run(context.Background())
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
@@ -142,9 +144,98 @@ func TestDisableRefusedByInstallStrategy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.String() != tc.wantOut {
-				t.Errorf("printed %q, want %q", out.String(), tc.wantOut)
+			if !strings.HasSuffix(out.String(), tc.wantOut) {
+				t.Errorf("printed %q, want it to end with %q", out.String(), tc.wantOut)
 			}
 		})
 	}
+}
+
+// TestDisableAsks: disable shows the agents that stop and, for the work
+// addon, the live works no longer applied; it refuses off a terminal
+// without --yes and with --dry-run writes nothing; it goes ahead with
+// --yes or a person's y; and asks nothing when nothing is enabled.
+func TestDisableAsks(t *testing.T) {
+	objs := func() []client.Object {
+		return []client.Object{acceptedCluster("c1"), acceptedCluster("c2"),
+			builder.AddOn("c1", "work").Obj(), builder.AddOn("c1", "hello").Obj(),
+			builder.Work("c1", "web").Obj(), builder.Work("c1", "db").Obj(),
+			builder.Work("c1", "gone").Finalizer("test").Deleting(time.Now()).Obj(), builder.Work("c2", "other").Obj()}
+	}
+	workLines := []string{
+		"  - c1: addon work's agent is removed and its hub credentials revoked",
+		"  - c1: ManifestWork db is no longer applied or updated there (what it applied stays)",
+		"  - c1: ManifestWork web is no longer applied or updated there (what it applied stays)",
+	}
+	cases := map[string]struct {
+		addon    string
+		clusters []string
+		conf     confirm.Options
+		wantErr  string
+		wantOut  []string
+		notOut   []string
+		disabled bool
+	}{
+		"work, off a terminal: refused, naming --yes": {addon: "work", clusters: []string{"c1"}, conf: confirm.Options{},
+			wantErr: "pass --yes", wantOut: workLines, notOut: []string{"gone", "other"}},
+		"work, dry run": {addon: "work", clusters: []string{"c1"}, conf: confirm.Options{DryRun: true},
+			wantOut: append(workLines, "dry run: nothing was changed")},
+		"work, --yes": {addon: "work", clusters: []string{"c1"}, conf: confirm.Options{Yes: true},
+			wantOut: append(workLines, "addon work disabled on cluster c1"), disabled: true},
+		"hello, a person answering y": {addon: "hello", clusters: []string{"c1"},
+			conf:    confirm.Options{Terminal: true, In: strings.NewReader("y\n")},
+			wantOut: []string{"  - c1: addon hello's agent is removed", "Disable addon hello on cluster c1? [y/N] ", "addon hello disabled on cluster c1"},
+			notOut:  []string{"ManifestWork"}, disabled: true},
+		"hello, a person answering n": {addon: "hello", clusters: []string{"c1"},
+			conf:    confirm.Options{Terminal: true, In: strings.NewReader("n\n")},
+			wantOut: []string{"nothing was changed"}},
+		"nothing enabled: nothing asked": {addon: "hello", clusters: []string{"c2"}, conf: confirm.Options{},
+			wantOut: []string{"addon hello is not enabled on cluster c2\n"}, notOut: []string{"This removes"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fakeHub(t, objs()...)
+			before := enabledAddons(t, c)
+			hub, out := hubOpts(c)
+			o := &DisableOptions{Out: out, Hub: hub, Confirm: tc.conf, Addons: []string{tc.addon}, target: target{Clusters: tc.clusters}}
+			err := o.Run(t.Context())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error = %v, want one line saying %q", err, tc.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.wantOut {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("output lacks %q:\n%s", s, out.String())
+				}
+			}
+			for _, s := range tc.notOut {
+				if strings.Contains(out.String(), s) {
+					t.Errorf("output has %q:\n%s", s, out.String())
+				}
+			}
+			after := enabledAddons(t, c)
+			if disabled := cmp.Diff(before, after) != ""; disabled != tc.disabled {
+				t.Errorf("disabled = %v, want %v (-before +after):\n%s", disabled, tc.disabled, cmp.Diff(before, after))
+			}
+		})
+	}
+}
+
+// enabledAddons are the hub's ManagedClusterAddOns, with their
+// resourceVersions: equal lists mean nothing was written.
+func enabledAddons(t *testing.T, c client.Client) []string {
+	t.Helper()
+	list := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := c.List(t.Context(), list); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range list.Items {
+		out = append(out, a.Namespace+"/"+a.Name+"@"+a.ResourceVersion)
+	}
+	sort.Strings(out)
+	return out
 }

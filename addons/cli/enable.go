@@ -83,7 +83,7 @@ enabled, --namespace and --config, when given, replace what it had, and
 // --config.
 func (o *EnableOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
-	fs.StringSliceVar(&o.Clusters, "clusters", nil, "clusters to enable the addons on")
+	hubclient.AddClustersFlag(fs, &o.Clusters, "clusters to enable the addons on")
 	fs.StringVar(&o.ClusterSet, "clusterset", "", "enable the addons on every cluster of this cluster set")
 	fs.StringVar(&o.InstallNamespace, "namespace", "", "namespace on the managed cluster to install the addon agent in (default: open-cluster-management-agent-addon)")
 	fs.StringArrayVar(&o.ConfigFlags, "config", nil, "a configuration of the addon, group/resource/[namespace/]name (repeatable); none removes them")

@@ -22,6 +22,8 @@ type ListOptions struct {
 	Out    io.Writer
 	Hub    hubclient.Hub
 	Output string
+	// Watch prints again after each change, until stopped.
+	Watch bool
 }
 
 // NewListOptions returns the defaults: a table.
@@ -37,8 +39,10 @@ func NewCmdList(out io.Writer) *cobra.Command {
 		Short: "List the addons the hub knows, where they are enabled, and their health",
 		Long: `List the addons the hub knows (its ClusterManagementAddOns): how each is
 installed, on which clusters it is enabled and on how many it is Available.
-An addon enabled on clusters that the hub no longer knows is listed too.`,
-		Example: "  corral addon list\n  corral addon list -o yaml",
+An addon enabled on clusters that the hub no longer knows is listed too.
+With -w it prints again after each change to the addons, until stopped
+(Ctrl-C).`,
+		Example: "  corral addon list\n  corral addon list -o yaml\n  corral addon list -w",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return hubclient.Run(cmd.Context(), o)
@@ -48,10 +52,11 @@ An addon enabled on clusters that the hub no longer knows is listed too.`,
 	return cmd
 }
 
-// AddFlags registers the hub's flags and --output.
+// AddFlags registers the hub's flags, --output and --watch.
 func (o *ListOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddWatchFlag(fs, &o.Watch)
 }
 
 // Validate checks the output format.
@@ -65,8 +70,22 @@ type AddonList struct {
 	Items []AddonState `json:"items"`
 }
 
-// Run lists the addons and prints them.
+// Run lists the addons and prints them; with Watch, again after each
+// change to the ClusterManagementAddOns or ManagedClusterAddOns.
 func (o *ListOptions) Run(ctx context.Context) error {
+	if !o.Watch {
+		return o.show(ctx)
+	}
+	return o.Hub.Watch(ctx, o.show, addonKinds...)
+}
+
+// addonKinds are what the addon verbs' tables are made of.
+var addonKinds = []hubclient.Watched{
+	{List: &addonv1alpha1.ClusterManagementAddOnList{}}, {List: &addonv1alpha1.ManagedClusterAddOnList{}},
+}
+
+// show lists the addons and prints them.
+func (o *ListOptions) show(ctx context.Context) error {
 	states, err := listStates(ctx, o.Hub.Client)
 	if err != nil {
 		return err

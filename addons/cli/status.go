@@ -23,6 +23,8 @@ type StatusOptions struct {
 	Hub    hubclient.Hub
 	Addon  string
 	Output string
+	// Watch prints again after each change, until stopped.
+	Watch bool
 }
 
 // NewStatusOptions returns the defaults: a table.
@@ -40,8 +42,9 @@ func NewCmdStatus(out io.Writer) *cobra.Command {
 Degraded and Progressing conditions, its registrations (the hub identities its
 agent asks for) with whether their permissions and certificates are ready, and
 what is wrong, if anything. For an addon installed by placements, it also says
-how far each placement has rolled the addon's configs out.`,
-		Example: "  corral addon status hello\n  corral addon status hello -o json",
+how far each placement has rolled the addon's configs out. With -w it prints
+again after each change to the addon, until stopped (Ctrl-C).`,
+		Example: "  corral addon status hello\n  corral addon status hello -o json\n  corral addon status hello -w",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Addon = args[0]
@@ -52,10 +55,11 @@ how far each placement has rolled the addon's configs out.`,
 	return cmd
 }
 
-// AddFlags registers the hub's flags and --output.
+// AddFlags registers the hub's flags, --output and --watch.
 func (o *StatusOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddWatchFlag(fs, &o.Watch)
 }
 
 // Validate checks the addon name and output format.
@@ -69,8 +73,17 @@ func (o *StatusOptions) Validate() error {
 // Complete builds the hub client.
 func (o *StatusOptions) Complete() error { return o.Hub.Complete() }
 
-// Run reads the addon and prints its state per cluster.
+// Run reads the addon and prints its state per cluster; with Watch, again
+// after each change to the addon's objects.
 func (o *StatusOptions) Run(ctx context.Context) error {
+	if !o.Watch {
+		return o.show(ctx)
+	}
+	return o.Hub.Watch(ctx, o.show, addonKinds...)
+}
+
+// show reads the addon and prints its state per cluster.
+func (o *StatusOptions) show(ctx context.Context) error {
 	var cma *addonv1alpha1.ClusterManagementAddOn
 	got := &addonv1alpha1.ClusterManagementAddOn{}
 	switch err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: o.Addon}, got); {

@@ -14,11 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/deploy/charts"
 	"github.com/corral-dev/corral/install"
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/webhook"
 )
@@ -30,13 +36,16 @@ type CleanOptions struct {
 	Namespace string
 	// Force deletes the clusters that remain, and waits until the hub has
 	// removed them, instead of refusing.
-	Force   bool
+	Force bool
+	// Confirm is --yes and --dry-run: clean always removes the hub, so it
+	// asks on a terminal, and off one needs --yes.
+	Confirm confirm.Options
 	Timeout time.Duration
 }
 
 // NewCmdClean returns `corral clean`.
 func NewCmdClean(out io.Writer) *cobra.Command {
-	o := &CleanOptions{Out: out, Hub: hubclient.New(), Namespace: charts.HubNamespace, Timeout: DefaultInstallTimeout}
+	o := &CleanOptions{Out: out, Hub: hubclient.New(), Namespace: charts.HubNamespace, Timeout: DefaultInstallTimeout, Confirm: confirm.NewOptions()}
 	cmd := &cobra.Command{
 		Use:   "clean",
 		Short: "Remove the corral hub from a cluster: its controllers, webhooks, bootstrap identity and CRDs",
@@ -50,8 +59,19 @@ address and CA, which other tools read.
 It refuses while clusters remain: unjoin them first ('corral unjoin' on each,
 which also removes their agents), or pass --force to delete them here — the
 hub then removes each one's namespace, RBAC and works before it goes
-itself, and their agents, left running, are refused from then on.`,
-		Example: "  corral clean --kubeconfig hub.kubeconfig\n  corral clean --force --kubeconfig hub.kubeconfig",
+itself, and their agents, left running, are refused from then on.
+
+Before it removes anything it shows what goes (the clusters --force
+deletes, with their works and addons; the hub's own objects; the CRDs, with
+how many placements, works and addons go with them) and asks on a terminal;
+off a terminal it refuses unless --yes is given. --yes only skips the
+question: it never deletes clusters without --force. --dry-run shows the
+same and removes nothing.`,
+		Example: `  corral clean --kubeconfig hub.kubeconfig
+  # Show what would go, and remove nothing
+  corral clean --dry-run --kubeconfig hub.kubeconfig
+  # In a script, deleting the clusters that remain too
+  corral clean --force --yes --kubeconfig hub.kubeconfig`,
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
 	}
@@ -59,6 +79,7 @@ itself, and their agents, left running, are refused from then on.`,
 	cmd.Flags().StringVar(&o.Namespace, "namespace", o.Namespace, "namespace the hub was installed in")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "delete the clusters that remain, waiting for the hub to remove each, instead of refusing")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the hub to remove the clusters")
+	o.Confirm.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -91,6 +112,13 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	if len(remaining) > 0 && !o.Force {
 		return fmt.Errorf("%s on the hub (%s): unjoin them first ('corral unjoin' on each), or pass --force to delete them here; nothing was changed",
 			plural(len(remaining), "cluster remains", "clusters remain"), strings.Join(remaining, ", "))
+	}
+	effect, err := o.effect(ctx, clusters.Items)
+	if err != nil {
+		return err
+	}
+	if ok, err := o.Confirm.Ask(o.Out, effect); !ok || err != nil {
+		return err
 	}
 	s := steps{out: o.Out, total: 4}
 	fmt.Fprintf(o.Out, "Removing the corral hub from %s\n", o.Hub.Config.Host)
@@ -134,6 +162,54 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintln(o.Out, "\nThe hub is removed.")
 	return nil
+}
+
+// effect is what clean removes: the clusters (with --force), the hub's
+// own objects and the CRDs with every object of theirs.
+func (o *CleanOptions) effect(ctx context.Context, clusters []clusterv1.ManagedCluster) (confirm.Effect, error) {
+	host := "the hub"
+	if o.Hub.Config != nil {
+		host = o.Hub.Config.Host
+	}
+	e := confirm.Effect{Verb: "remove the corral hub from " + host}
+	for _, mc := range clusters {
+		what := "its namespace, RBAC and addons go"
+		works := &workv1.ManifestWorkList{}
+		if err := o.Hub.Client.List(ctx, works, client.InNamespace(mc.Name)); err != nil && !meta.IsNoMatchError(err) {
+			return e, fmt.Errorf("listing the ManifestWorks of cluster %s: %w", mc.Name, err)
+		}
+		if n := len(works.Items); n > 0 {
+			what = fmt.Sprintf("its namespace, RBAC, addons and %s go (a running agent removes what they applied)", plural(n, "ManifestWork", "ManifestWorks"))
+		}
+		e.Removes = append(e.Removes, fmt.Sprintf("cluster %s: deleted; %s", mc.Name, what))
+	}
+	e.Removes = append(e.Removes, fmt.Sprintf("the hub's Deployment, RBAC and namespace %s, its admission webhooks and its bootstrap identity", o.Namespace))
+	var counts []string
+	for _, k := range []struct {
+		list     client.ObjectList
+		one, all string
+	}{
+		{&clusterv1beta1.PlacementList{}, "placement", "placements"},
+		{&workv1alpha1.ManifestWorkReplicaSetList{}, "ManifestWorkReplicaSet", "ManifestWorkReplicaSets"},
+		{&addonv1alpha1.ClusterManagementAddOnList{}, "addon", "addons"},
+		{&clusterv1beta2.ManagedClusterSetList{}, "cluster set", "cluster sets"},
+	} {
+		if err := o.Hub.Client.List(ctx, k.list); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return e, fmt.Errorf("listing %s: %w", k.all, err)
+		}
+		if n := meta.LenList(k.list); n > 0 {
+			counts = append(counts, plural(n, k.one, k.all))
+		}
+	}
+	line := "the Open Cluster Management CRDs, and every object of theirs"
+	if len(counts) > 0 {
+		line += ": " + strings.Join(counts, ", ")
+	}
+	e.Removes = append(e.Removes, line)
+	return e, nil
 }
 
 // deleteClusters deletes clusters and waits until the hub has removed

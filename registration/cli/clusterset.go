@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 )
@@ -41,8 +41,9 @@ set in a namespace lets placements in that namespace choose its clusters.`,
 }
 
 // getSet gets the set name, or says in one line that it does not exist.
-func getSet(ctx context.Context, clusters clusterclient.Interface, name string) (*clusterv1beta2.ManagedClusterSet, error) {
-	set, err := clusters.ClusterV1beta2().ManagedClusterSets().Get(ctx, name, metav1.GetOptions{})
+func getSet(ctx context.Context, c client.Reader, name string) (*clusterv1beta2.ManagedClusterSet, error) {
+	set := &clusterv1beta2.ManagedClusterSet{}
+	err := c.Get(ctx, client.ObjectKey{Name: name}, set)
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("there is no cluster set %s on the hub: create it with 'corral clusterset create %s'", name, name)
 	}

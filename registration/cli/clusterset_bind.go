@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,8 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/registration/common"
 )
 
 // ClusterSetBindOptions are the options of `corral clusterset bind` and
@@ -25,11 +29,14 @@ type ClusterSetBindOptions struct {
 	Namespace string
 	// Unbind deletes the binding instead: `corral clusterset unbind`.
 	Unbind bool
+	// Confirm is unbind's --yes and --dry-run: the placements in the
+	// namespace lose the set's clusters.
+	Confirm confirm.Options
 }
 
 // NewClusterSetBindOptions returns the defaults.
 func NewClusterSetBindOptions(out io.Writer) *ClusterSetBindOptions {
-	return &ClusterSetBindOptions{Out: out, Hub: hubclient.New()}
+	return &ClusterSetBindOptions{Out: out, Hub: hubclient.New(), Confirm: confirm.NewOptions()}
 }
 
 // NewCmdClusterSetBind returns `corral clusterset bind`.
@@ -60,15 +67,28 @@ func NewCmdClusterSetUnbind(out io.Writer) *cobra.Command {
 		Use:   "unbind SET --namespace NAMESPACE",
 		Short: "Remove a cluster set's binding from a namespace",
 		Long: `Remove the ManagedClusterSetBinding SET from NAMESPACE: placements there may
-no longer choose the set's clusters. Safe to run again.`,
-		Example: "  corral clusterset unbind prod --namespace team-a",
-		Args:    cobra.ExactArgs(1),
+no longer choose the set's clusters. Safe to run again.
+
+Before it unbinds it shows what that takes away: the placements in NAMESPACE
+that choose the set's clusters now and may no longer (no other set of the
+cluster is bound there and named by them), the ManifestWorkReplicaSets whose
+work leaves those clusters, and the addons their install strategies placed
+there. When something would be removed it asks on a terminal; off a
+terminal it refuses unless --yes is given. --dry-run shows the same and
+changes nothing.`,
+		Example: `  corral clusterset unbind prod --namespace team-a
+  # Show what unbinding would remove, and change nothing
+  corral clusterset unbind prod --namespace team-a --dry-run
+  # In a script: go ahead without asking
+  corral clusterset unbind prod --namespace team-a --yes`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			return hubclient.Run(cmd.Context(), o)
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	o.Confirm.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -111,7 +131,7 @@ func (o *ClusterSetBindOptions) bind(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("getting namespace %s: %w", o.Namespace, err)
 	}
-	if _, err := getSet(ctx, o.Hub.Clusters, o.Name); err != nil {
+	if _, err := getSet(ctx, o.Hub.Client, o.Name); err != nil {
 		return err
 	}
 	binding := &clusterv1beta2.ManagedClusterSetBinding{
@@ -133,9 +153,26 @@ func (o *ClusterSetBindOptions) bind(ctx context.Context) error {
 	return nil
 }
 
-// unbind deletes the binding, if there is one.
+// unbind shows what removing the binding takes away, asks, and deletes
+// it, if there is one.
 func (o *ClusterSetBindOptions) unbind(ctx context.Context) error {
-	err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+	binding := &clusterv1beta2.ManagedClusterSetBinding{}
+	err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, binding)
+	if apierrors.IsNotFound(err) {
+		fmt.Fprintf(o.Out, "cluster set %s is not bound in namespace %s\n", o.Name, o.Namespace)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the binding of cluster set %s in namespace %s: %w", o.Name, o.Namespace, err)
+	}
+	effect, err := o.unbindEffect(ctx, binding)
+	if err != nil {
+		return err
+	}
+	if ok, err := o.Confirm.Ask(o.Out, effect); !ok || err != nil {
+		return err
+	}
+	err = o.Hub.Client.Delete(ctx, binding, client.Preconditions{UID: &binding.UID})
 	if apierrors.IsNotFound(err) {
 		fmt.Fprintf(o.Out, "cluster set %s is not bound in namespace %s\n", o.Name, o.Namespace)
 		return nil
@@ -145,6 +182,39 @@ func (o *ClusterSetBindOptions) unbind(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "cluster set %s unbound from namespace %s\n", o.Name, o.Namespace)
 	return nil
+}
+
+// unbindEffect is what removing binding does: the placements in its
+// namespace that may no longer choose the set's clusters, and what they
+// deliver there.
+func (o *ClusterSetBindOptions) unbindEffect(ctx context.Context, binding *clusterv1beta2.ManagedClusterSetBinding) (confirm.Effect, error) {
+	e := confirm.Effect{Verb: fmt.Sprintf("unbind cluster set %s from namespace %s", o.Name, o.Namespace),
+		Changes: []string{fmt.Sprintf("binding %s/%s is deleted: placements in %s may no longer choose the clusters of set %s", o.Namespace, o.Name, o.Namespace, o.Name)}}
+	set := &clusterv1beta2.ManagedClusterSet{}
+	err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: binding.Spec.ClusterSet}, set)
+	if apierrors.IsNotFound(err) {
+		return e, nil // a binding of no set lets no placement choose anything
+	}
+	if err != nil {
+		return e, fmt.Errorf("reading cluster set %s: %w", binding.Spec.ClusterSet, err)
+	}
+	members, err := common.Members(ctx, o.Hub.Client, set)
+	var invalid *common.InvalidSelectorError
+	if err != nil && !errors.As(err, &invalid) {
+		return e, fmt.Errorf("listing the clusters of set %s: %w", set.Name, err)
+	}
+	view, err := readPlacements(ctx, o.Hub.Client)
+	if err != nil {
+		if len(members) > 0 {
+			e.Removes = append(e.Removes, unreadable(clusterNamesOf(members), err))
+		}
+		return e, nil
+	}
+	others := slices.DeleteFunc(slices.Clone(view.bindings), func(b clusterv1beta2.ManagedClusterSetBinding) bool {
+		return b.Namespace == binding.Namespace && b.Name == binding.Name
+	})
+	e.Removes = view.removes(view.losses(members, view.sets, others))
+	return e, nil
 }
 
 // notFoundNamespace says err is the API server's answer to a write in a

@@ -112,7 +112,7 @@ func (o *ClusterSetCreateOptions) Run(ctx context.Context) error {
 	}
 	_, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().Create(ctx, set, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		existing, err := getSet(ctx, o.Hub.Clusters, o.Name)
+		existing, err := getSet(ctx, o.Hub.Client, o.Name)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -30,6 +29,8 @@ type ClusterSetGetOptions struct {
 	Output string
 	// Names are the sets to show; none means all.
 	Names []string
+	// Watch prints again after each change, until stopped.
+	Watch bool
 }
 
 // NewClusterSetGetOptions returns the defaults.
@@ -46,8 +47,9 @@ func NewCmdClusterSetGet(out io.Writer) *cobra.Command {
 		Long: `List the hub's cluster sets, or the named ones: how each selects its clusters,
 how many it holds now, the namespaces it is bound in, and its ClusterSetEmpty
 condition as the hub last wrote it. A user who may not list the bindings of
-every namespace sees BINDINGS ?.`,
-		Example: "  corral clusterset get\n  corral clusterset get prod -o yaml",
+every namespace sees BINDINGS ?. With -w it prints again after each change to
+the sets, clusters or bindings, until stopped (Ctrl-C).`,
+		Example: "  corral clusterset get\n  corral clusterset get prod -o yaml\n  corral clusterset get -w",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
@@ -58,10 +60,11 @@ every namespace sees BINDINGS ?.`,
 	return cmd
 }
 
-// AddFlags registers the hub's flags and --output.
+// AddFlags registers the hub's flags, --output and --watch.
 func (o *ClusterSetGetOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddWatchFlag(fs, &o.Watch)
 }
 
 // Validate checks the output format.
@@ -83,10 +86,20 @@ type ClusterSetRow struct {
 	BindingsHidden bool
 }
 
-// Run lists the sets, or the named ones, and prints them.
+// Run lists the sets, or the named ones, and prints them; with Watch,
+// again after each change to the sets, clusters or bindings.
 func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
-	list, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
-	if err != nil {
+	if !o.Watch {
+		return o.show(ctx)
+	}
+	return o.Hub.Watch(ctx, o.show, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetList{}},
+		hubclient.Watched{List: &clusterv1.ManagedClusterList{}}, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetBindingList{}})
+}
+
+// show lists the sets, or the named ones, and prints them.
+func (o *ClusterSetGetOptions) show(ctx context.Context) error {
+	list := &clusterv1beta2.ManagedClusterSetList{}
+	if err := o.Hub.Client.List(ctx, list); err != nil {
 		return fmt.Errorf("listing cluster sets: %w", err)
 	}
 	items, err := pick(list.Items, func(s *clusterv1beta2.ManagedClusterSet) string { return s.Name }, o.Names, "cluster set")
@@ -97,13 +110,14 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return output.Objects(o.Out, o.Output, clusterv1beta2.GroupVersion.String(), "ManagedClusterSet", items, len(o.Names) == 1)
 	}
-	clusters, err := o.Hub.Clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
-	if err != nil {
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := o.Hub.Client.List(ctx, clusters); err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
 	// A team's user may read the sets but not every namespace's bindings:
 	// the table then shows the sets, and says what it cannot.
-	bindings, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+	err = o.Hub.Client.List(ctx, bindings)
 	hidden := apierrors.IsForbidden(err)
 	if err != nil && !hidden {
 		return fmt.Errorf("listing cluster set bindings: %w", err)

@@ -7,57 +7,66 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/registration/common"
 )
 
-// placementView is what clusterset set reads once, before it moves any
-// cluster, to say which placements lose one: the placements that choose a
-// cluster now, the sets and the bindings.
+// placementView is what the clusterset verbs read before they change
+// anything, to say what a change of sets or bindings takes away from
+// clusters: the placements that choose each cluster now, the sets and the
+// bindings, and what those placements deliver (ManifestWorkReplicaSets,
+// addons installed by their install strategies).
 type placementView struct {
 	// choosing are the placements whose decisions hold each cluster.
-	choosing map[string][]*clusterv1beta1.Placement
-	sets     []clusterv1beta2.ManagedClusterSet
-	bindings []clusterv1beta2.ManagedClusterSetBinding
+	choosing    map[string][]*clusterv1beta1.Placement
+	sets        []clusterv1beta2.ManagedClusterSet
+	bindings    []clusterv1beta2.ManagedClusterSetBinding
+	replicaSets []workv1alpha1.ManifestWorkReplicaSet
+	addons      []addonv1alpha1.ClusterManagementAddOn
+	// enabled holds "cluster/addon" for each ManagedClusterAddOn.
+	enabled map[string]bool
 }
 
-// readPlacements reads the view, or nil when the user may not read all of
-// it: saying which placements lose a cluster is a best effort.
-func (o *ClusterSetSetOptions) readPlacements(ctx context.Context) *placementView {
-	log := ctrl.LoggerFrom(ctx)
-	decisions, err := o.Hub.Clusters.ClusterV1beta1().PlacementDecisions(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		log.V(1).Info("Cannot list placement decisions; not saying which placements lose the clusters", "err", err)
-		return nil
-	}
-	sets, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		log.V(1).Info("Cannot list cluster sets; not saying which placements lose the clusters", "err", err)
-		return nil
-	}
-	bindings, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSetBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		log.V(1).Info("Cannot list cluster set bindings; not saying which placements lose the clusters", "err", err)
-		return nil
-	}
-	v := &placementView{choosing: map[string][]*clusterv1beta1.Placement{}, sets: sets.Items, bindings: bindings.Items}
-	placements := map[string]*clusterv1beta1.Placement{}
-	for _, d := range decisions.Items {
-		key := d.Namespace + "/" + d.Labels[clusterv1beta1.PlacementLabel]
-		p, ok := placements[key]
-		if !ok {
-			if p, err = o.Hub.Clusters.ClusterV1beta1().Placements(d.Namespace).Get(ctx, d.Labels[clusterv1beta1.PlacementLabel], metav1.GetOptions{}); err != nil {
-				p = nil // gone, or not readable: it chooses nothing here
-			}
-			placements[key] = p
+// readPlacements reads the view. An error means the user may not read all
+// of it: the verbs then say that what placements deliver may go, without
+// saying what.
+func readPlacements(ctx context.Context, c client.Reader) (*placementView, error) {
+	decisions := &clusterv1beta1.PlacementDecisionList{}
+	placements := &clusterv1beta1.PlacementList{}
+	sets := &clusterv1beta2.ManagedClusterSetList{}
+	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+	replicaSets := &workv1alpha1.ManifestWorkReplicaSetList{}
+	cmas := &addonv1alpha1.ClusterManagementAddOnList{}
+	mcas := &addonv1alpha1.ManagedClusterAddOnList{}
+	for _, l := range []struct {
+		list client.ObjectList
+		what string
+	}{
+		{decisions, "placement decisions"}, {placements, "placements"}, {sets, "cluster sets"},
+		{bindings, "cluster set bindings"}, {replicaSets, "ManifestWorkReplicaSets"},
+		{cmas, "addons"}, {mcas, "enabled addons"},
+	} {
+		if err := c.List(ctx, l.list); err != nil && !meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("listing %s: %w", l.what, err)
 		}
+	}
+	v := &placementView{choosing: map[string][]*clusterv1beta1.Placement{}, sets: sets.Items, bindings: bindings.Items,
+		replicaSets: replicaSets.Items, addons: cmas.Items, enabled: map[string]bool{}}
+	byKey := map[string]*clusterv1beta1.Placement{}
+	for i := range placements.Items {
+		p := &placements.Items[i]
+		byKey[p.Namespace+"/"+p.Name] = p
+	}
+	for _, d := range decisions.Items {
+		p := byKey[d.Namespace+"/"+d.Labels[clusterv1beta1.PlacementLabel]]
 		if p == nil {
-			continue
+			continue // gone: it chooses nothing
 		}
 		for _, cd := range d.Status.Decisions {
 			if !slices.Contains(v.choosing[cd.ClusterName], p) {
@@ -65,31 +74,31 @@ func (o *ClusterSetSetOptions) readPlacements(ctx context.Context) *placementVie
 			}
 		}
 	}
-	return v
+	for _, mca := range mcas.Items {
+		v.enabled[mca.Namespace+"/"+mca.Name] = true
+	}
+	return v, nil
 }
 
-// dropping are the placements (namespace/name) that choose mc now and may
-// no longer once it is in exclusive set to: none of its sets then is bound
-// to their namespace and named by them. They re-decide without it, and
-// what they deliver there is removed. A nil view knows of none.
-func (v *placementView) dropping(mc *clusterv1.ManagedCluster, to string) []string {
-	if v == nil || len(v.choosing[mc.Name]) == 0 {
-		return nil
-	}
-	moved := mc.DeepCopy()
-	if moved.Labels == nil {
-		moved.Labels = map[string]string{}
-	}
-	moved.Labels[clusterv1beta2.ClusterSetLabel] = to
-	after := common.SetsOf(moved, v.sets)
-	var dropping []string
-	for _, p := range v.choosing[mc.Name] {
-		if !slices.ContainsFunc(after, func(set string) bool { return eligibleIn(set, p, v.bindings) }) {
-			dropping = append(dropping, p.Namespace+"/"+p.Name)
+// losses are the placements that choose each of clusters now and may no
+// longer once the clusters, sets and bindings are as given (the state
+// after a verb): none of the cluster's sets then is bound to the
+// placement's namespace and named by it. Clusters that lose none are left
+// out.
+func (v *placementView) losses(clusters []clusterv1.ManagedCluster, sets []clusterv1beta2.ManagedClusterSet,
+	bindings []clusterv1beta2.ManagedClusterSetBinding) map[string][]*clusterv1beta1.Placement {
+	lost := map[string][]*clusterv1beta1.Placement{}
+	for i := range clusters {
+		mc := &clusters[i]
+		after := common.SetsOf(mc, sets)
+		for _, p := range v.choosing[mc.Name] {
+			if !slices.ContainsFunc(after, func(set string) bool { return eligibleIn(set, p, bindings) }) {
+				lost[mc.Name] = append(lost[mc.Name], p)
+			}
 		}
+		slices.SortFunc(lost[mc.Name], func(a, b *clusterv1beta1.Placement) int { return strings.Compare(key(a), key(b)) })
 	}
-	slices.Sort(dropping)
-	return dropping
+	return lost
 }
 
 // eligibleIn says whether placement p may choose clusters of set: the set
@@ -104,26 +113,93 @@ func eligibleIn(set string, p *clusterv1beta1.Placement, bindings []clusterv1bet
 	})
 }
 
-// sayDropping tells what moving mc to set to does to the placements that
-// choose it.
-func (o *ClusterSetSetOptions) sayDropping(mc *clusterv1.ManagedCluster, to string, dropping []string) {
-	var namespaces []string
-	for _, key := range dropping {
-		if ns, _, _ := strings.Cut(key, "/"); !slices.Contains(namespaces, ns) {
-			namespaces = append(namespaces, ns)
+// removes says, one line each, what lost takes from each cluster: the
+// placements that drop it, the ManifestWorkReplicaSets whose work leaves
+// it, and the addons whose install strategy placed them there. A
+// replica set or addon another of its placements still chooses the
+// cluster for stays.
+func (v *placementView) removes(lost map[string][]*clusterv1beta1.Placement) []string {
+	clusters := make([]string, 0, len(lost))
+	for c := range lost {
+		clusters = append(clusters, c)
+	}
+	slices.Sort(clusters)
+	var lines []string
+	for _, c := range clusters {
+		// still says whether placement ns/name chooses c after the change.
+		still := func(ns, name string) bool {
+			return slices.ContainsFunc(v.choosing[c], func(p *clusterv1beta1.Placement) bool {
+				return p.Namespace == ns && p.Name == name && !slices.Contains(lost[c], p)
+			})
+		}
+		for _, p := range lost[c] {
+			lines = append(lines, fmt.Sprintf("%s: placement %s drops it", c, key(p)))
+		}
+		for _, rs := range v.replicaSets {
+			if losesWork(rs, lost[c], still) {
+				lines = append(lines, fmt.Sprintf("%s: ManifestWorkReplicaSet %s/%s's work leaves it, and what the work applied there is removed", c, rs.Namespace, rs.Name))
+			}
+		}
+		for i := range v.addons {
+			if by := addonPlacedBy(&v.addons[i], lost[c], still); by != "" && v.enabled[c+"/"+v.addons[i].Name] {
+				lines = append(lines, fmt.Sprintf("%s: addon %s's agent is removed (its install strategy placed it there by placement %s)", c, v.addons[i].Name, by))
+			}
 		}
 	}
-	switch len(dropping) {
-	case 0:
-	case 1:
-		fmt.Fprintf(o.Out, "%s: placement %s may no longer choose it (none of its sets is bound to namespace %s and named by the placement): "+
-			"the placement drops it, and what it delivers there is removed; to keep it there, let the placement use set %s "+
-			"(bind it in namespace %s, and list it in spec.clusterSets if the placement lists sets)\n",
-			mc.Name, dropping[0], namespaces[0], to, namespaces[0])
-	default:
-		fmt.Fprintf(o.Out, "%s: placements %s may no longer choose it (none of its sets is bound to their namespace and named by them): "+
-			"they drop it, and what they deliver there is removed; to keep it there, let them use set %s "+
-			"(bind it in namespaces %s, and list it in spec.clusterSets where a placement lists sets)\n",
-			mc.Name, strings.Join(dropping, ", "), to, strings.Join(namespaces, ", "))
+	return lines
+}
+
+// losesWork says whether rs delivers by one of lost and by none of its
+// placements that still choose the cluster.
+func losesWork(rs workv1alpha1.ManifestWorkReplicaSet, lost []*clusterv1beta1.Placement, still func(ns, name string) bool) bool {
+	by := false
+	for _, ref := range rs.Spec.PlacementRefs {
+		if still(rs.Namespace, ref.Name) {
+			return false
+		}
+		by = by || slices.ContainsFunc(lost, func(p *clusterv1beta1.Placement) bool { return p.Namespace == rs.Namespace && p.Name == ref.Name })
 	}
+	return by
+}
+
+// addonPlacedBy is the placement of lost by which cma's install strategy
+// places it on the cluster, when none of its placements still does; "" if
+// none.
+func addonPlacedBy(cma *addonv1alpha1.ClusterManagementAddOn, lost []*clusterv1beta1.Placement, still func(ns, name string) bool) string {
+	if cma.Spec.InstallStrategy.Type != addonv1alpha1.AddonInstallStrategyPlacements {
+		return ""
+	}
+	by := ""
+	for _, ps := range cma.Spec.InstallStrategy.Placements {
+		if still(ps.Namespace, ps.Name) {
+			return ""
+		}
+		if by == "" && slices.ContainsFunc(lost, func(p *clusterv1beta1.Placement) bool { return p.Namespace == ps.Namespace && p.Name == ps.Name }) {
+			by = ps.Namespace + "/" + ps.Name
+		}
+	}
+	return by
+}
+
+// unreadable is the line a verb removes when it could not read what
+// placements deliver to clusters.
+func unreadable(clusters []string, err error) string {
+	return fmt.Sprintf("%s: what placements deliver there may be removed (cannot tell which placements lose it: %v)", strings.Join(clusters, ", "), err)
+}
+
+// key is p's namespace/name.
+func key(p *clusterv1beta1.Placement) string { return p.Namespace + "/" + p.Name }
+
+// namespacesOf are the namespaces of the placements lost, sorted.
+func namespacesOf(lost map[string][]*clusterv1beta1.Placement) []string {
+	var namespaces []string
+	for _, ps := range lost {
+		for _, p := range ps {
+			if !slices.Contains(namespaces, p.Namespace) {
+				namespaces = append(namespaces, p.Namespace)
+			}
+		}
+	}
+	slices.Sort(namespaces)
+	return namespaces
 }

@@ -31,6 +31,8 @@ type GetClustersOptions struct {
 	Hub    hubclient.Hub
 	Output string
 	Names  []string
+	// Watch prints again after each change, until stopped.
+	Watch bool
 }
 
 // NewGetClustersOptions returns the defaults: all clusters, as a table.
@@ -45,6 +47,11 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 		Use:     "clusters [NAME...]",
 		Aliases: []string{"cluster", "managedclusters"},
 		Short:   "List the hub's clusters: accepted, joined, available, health, version, nodes, capacity, sets, taints",
+		Long: `List the hub's clusters, or the named ones: whether each is accepted, joined
+and available, its health, Kubernetes version, nodes and capacity, the sets it
+is in and its taints. With -w it prints again after each change to the
+clusters or the sets, until stopped (Ctrl-C).`,
+		Example: "  corral get clusters\n  corral get clusters cluster1 -o yaml\n  corral get clusters -w",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
@@ -55,10 +62,11 @@ func NewCmdGetClusters(out io.Writer) *cobra.Command {
 	return cmd
 }
 
-// AddFlags registers the hub's flags and --output.
+// AddFlags registers the hub's flags, --output and --watch.
 func (o *GetClustersOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddWatchFlag(fs, &o.Watch)
 }
 
 // Validate checks the output format and names.
@@ -73,10 +81,20 @@ func (o *GetClustersOptions) Validate() (err error) {
 // Complete builds the hub clients.
 func (o *GetClustersOptions) Complete() error { return o.Hub.Complete() }
 
-// Run lists the clusters, or the named ones, and prints them.
+// Run lists the clusters, or the named ones, and prints them; with Watch,
+// again after each change to the clusters or the sets.
 func (o *GetClustersOptions) Run(ctx context.Context) error {
-	list, err := o.Hub.Clusters.ClusterV1().ManagedClusters().List(ctx, metav1.ListOptions{})
-	if err != nil {
+	if !o.Watch {
+		return o.show(ctx)
+	}
+	return o.Hub.Watch(ctx, o.show,
+		hubclient.Watched{List: &clusterv1.ManagedClusterList{}}, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetList{}})
+}
+
+// show lists the clusters, or the named ones, and prints them.
+func (o *GetClustersOptions) show(ctx context.Context) error {
+	list := &clusterv1.ManagedClusterList{}
+	if err := o.Hub.Client.List(ctx, list); err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
 	items, err := pick(list.Items, func(mc *clusterv1.ManagedCluster) string { return mc.Name }, o.Names, "cluster")
@@ -94,7 +112,8 @@ func (o *GetClustersOptions) Run(ctx context.Context) error {
 // sets returns the sets each cluster is in. A hub where the sets cannot be
 // listed gets each cluster's exclusive set label.
 func (o *GetClustersOptions) sets(ctx context.Context, items []clusterv1.ManagedCluster) map[string][]string {
-	list, err := o.Hub.Clusters.ClusterV1beta2().ManagedClusterSets().List(ctx, metav1.ListOptions{})
+	list := &clusterv1beta2.ManagedClusterSetList{}
+	err := o.Hub.Client.List(ctx, list)
 	if err == nil {
 		return setsByCluster(items, list.Items)
 	}

@@ -23,6 +23,7 @@ import (
 	corralagent "github.com/corral-dev/corral/agent"
 	"github.com/corral-dev/corral/deploy/charts"
 	"github.com/corral-dev/corral/install"
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/registration/agent"
 )
 
@@ -34,6 +35,10 @@ type UnjoinOptions struct {
 	LocalOnly bool
 	// Timeout bounds the wait for the hub's cleanup.
 	Timeout time.Duration
+	// Confirm is --yes and --dry-run: unjoin always removes the cluster's
+	// place on the hub or the agent's state, so it asks on a terminal, and
+	// off one needs --yes.
+	Confirm confirm.Options
 
 	managed kubernetes.Interface
 	// installed reads and deletes what 'corral join' installed.
@@ -42,7 +47,7 @@ type UnjoinOptions struct {
 
 // NewUnjoinOptions returns the defaults.
 func NewUnjoinOptions(out io.Writer) *UnjoinOptions {
-	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute}
+	return &UnjoinOptions{ClusterFlags: corralagent.NewClusterFlags(out), Timeout: 2 * time.Minute, Confirm: confirm.NewOptions()}
 }
 
 // NewCmdUnjoin returns `corral unjoin`.
@@ -69,8 +74,16 @@ With the agent stopped, what the cluster's ManifestWorks applied stays on
 the managed cluster: delete the works (corral work delete) while the agent
 runs to have it removed.
 If the hub no longer accepts the cluster's identity, a hub admin deletes the
-ManagedCluster and --local-only removes what is left here.`,
-		Example: "  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig",
+ManagedCluster and --local-only removes what is left here.
+
+Before it changes anything it shows what goes and asks on a terminal; off a
+terminal it refuses unless --yes is given. --dry-run shows the same and
+changes nothing.`,
+		Example: `  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig
+  # Show what would go, and change nothing
+  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig --dry-run
+  # In a script: go ahead without asking
+  corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig --yes`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
@@ -86,6 +99,7 @@ ManagedCluster and --local-only removes what is left here.`,
 	o.AddFlags(f)
 	f.BoolVar(&o.LocalOnly, "local-only", false, "leave the hub alone; remove only the agent's state on the managed cluster")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the agent to stop and for the hub's cleanup")
+	o.Confirm.AddFlags(f)
 	return cmd
 }
 
@@ -130,6 +144,10 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	leaving := !o.LocalOnly && len(secret.Data[agent.KeyKubeconfig]) > 0
+	if ok, err := o.Confirm.Ask(o.Out, o.effect(leaving, installed)); !ok || err != nil {
+		return err
+	}
 	if err := o.stopInstalledAgent(ctx); err != nil {
 		return err
 	}
@@ -152,6 +170,24 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	return o.removeInstall(ctx)
+}
+
+// effect is what unjoin removes: with leaving, the cluster's place on
+// the hub; the agent's state here; with installed, what 'corral join'
+// installed.
+func (o *UnjoinOptions) effect(leaving, installed bool) confirm.Effect {
+	e := confirm.Effect{Verb: "unjoin " + o.ClusterName}
+	if installed {
+		e.Removes = append(e.Removes, fmt.Sprintf("on the managed cluster: the agent 'corral join' installed (deployment %s/%s, stopped first), its RBAC, ServiceAccount and namespaces",
+			charts.AgentNamespace, charts.AgentDeployment))
+	}
+	if leaving {
+		e.Removes = append(e.Removes, fmt.Sprintf("on the hub: ManagedCluster %s, and with it namespace %s and everything in it (its addons, its ManifestWorks), and its RBAC; "+
+			"what the works applied stays on the managed cluster", o.ClusterName, o.ClusterName))
+	}
+	e.Removes = append(e.Removes, fmt.Sprintf("on the managed cluster: the agent's hub and bootstrap kubeconfigs (%s/%s, %s/%s)",
+		agent.DefaultSecretNamespace, agent.DefaultSecretName, agent.DefaultSecretNamespace, agent.DefaultBootstrapSecretName))
+	return e
 }
 
 // isInstalled says whether 'corral join' installed the agent: its

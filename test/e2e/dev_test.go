@@ -155,7 +155,7 @@ spec:
 	itRunsTheHealthAddon(&dir)     // health and properties: a frozen API server, a NotReady node, placement on properties
 
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
-		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--kubeconfig", hubKubeconfig)
+		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--yes", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 		cluster2Kubeconfig := filepath.Join(dir, "cluster2", "kubeconfig")
 		Eventually(func(g Gomega) {

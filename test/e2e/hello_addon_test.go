@@ -148,7 +148,7 @@ func itRunsTheHelloAddon(dir *string) {
 		Expect(r.code).To(Equal(0), "%s", r)
 
 		By("disabling the addon on the set: its credentials go from every cluster, and with them its hub Role")
-		r = corral(cliTimeout, "addon", "disable", "hello", "--clusterset", "default", "--kubeconfig", hubKubeconfig)
+		r = corral(cliTimeout, "addon", "disable", "hello", "--clusterset", "default", "--yes", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 		for _, cluster := range clusters {
 			managed := filepath.Join(*dir, cluster, "kubeconfig")

@@ -64,7 +64,7 @@ spec:
 		}
 
 		By("disabling it: its agent goes from both clusters")
-		r = corral(cliTimeout, "addon", "disable", "helloworld", "--clusters", "cluster1,cluster2", "--kubeconfig", hubKubeconfig)
+		r = corral(cliTimeout, "addon", "disable", "helloworld", "--clusters", "cluster1,cluster2", "--yes", "--kubeconfig", hubKubeconfig)
 		Expect(r.code).To(Equal(0), "%s", r)
 		for _, cluster := range clusters {
 			Eventually(func(g Gomega) {

@@ -211,11 +211,11 @@ var _ = Describe("corral init and corral join, installing corral into a fleet's 
 
 	It("corral unjoin and corral clean take it all out again, leaving nothing of corral behind", func() {
 		for _, c := range clusters {
-			r := corral(installTimeout, "unjoin", "--cluster-name", c, "--kubeconfig", kubeconfigOf(c), "--timeout", installTimeout.String())
+			r := corral(installTimeout, "unjoin", "--yes", "--cluster-name", c, "--kubeconfig", kubeconfigOf(c), "--timeout", installTimeout.String())
 			Expect(r.code).To(Equal(0), "%s", r)
 			expectNothingOfCorral(kubeconfigOf(c), "open-cluster-management-agent", "open-cluster-management-agent-addon")
 		}
-		r := corral(installTimeout, "clean", "--kubeconfig", hub, "--timeout", installTimeout.String())
+		r := corral(installTimeout, "clean", "--yes", "--kubeconfig", hub, "--timeout", installTimeout.String())
 		Expect(r.code).To(Equal(0), "%s", r)
 		expectNothingOfCorral(hub, hubNamespace, "open-cluster-management")
 		Expect(jsonpath(hub, "get", "crd", "-o", "name")).NotTo(ContainSubstring("open-cluster-management.io"))

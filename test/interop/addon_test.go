@@ -177,6 +177,7 @@ func expectHelloworldAddon(ctx context.Context, hub, managed *localcluster.Clust
 	disable := addoncli.NewDisableOptions(GinkgoWriter)
 	disable.Hub.Kubeconfig = hub.Kubeconfig
 	disable.Addons, disable.Clusters = []string{helloworld}, []string{cluster}
+	disable.Confirm.Yes = true // off a terminal, removing its agent is refused without --yes
 	Expect(runVerb(ctx, disable)).To(Succeed())
 	Eventually(func(g Gomega) {
 		works, err := workclient.NewForConfigOrDie(hub.Config).WorkV1().ManifestWorks(cluster).List(ctx, metav1.ListOptions{

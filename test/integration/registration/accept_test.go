@@ -192,6 +192,6 @@ func newDenyCommand(cluster string) *cobra.Command {
 	var out bytes.Buffer
 	deny := registrationcli.NewCmdDeny(&out)
 	deny.SetOut(&out)
-	deny.SetArgs([]string{"--kubeconfig", hubCluster.Kubeconfig, cluster})
+	deny.SetArgs([]string{"--kubeconfig", hubCluster.Kubeconfig, "--yes", cluster})
 	return deny
 }

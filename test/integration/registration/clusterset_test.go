@@ -343,11 +343,19 @@ var _ = Describe("corral clusterset", func() {
 			Expect(admin.Status().Update(ctx, d)).To(Succeed())
 		}
 
-		out := mustClusterSet(ctx, "set", to, "--clusters", moving)
+		By("refusing off a terminal without --yes, changing nothing")
+		out, err := corralClusterSet(ctx, "set", to, "--clusters", moving)
+		Expect(err).To(MatchError(ContainSubstring("pass --yes")))
+		Expect(out).To(ContainSubstring(moving + ": placement " + narrow + "/app drops it"))
+		Expect(getCluster(ctx, moving).Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, from))
+
+		By("moving it with --yes")
+		out = mustClusterSet(ctx, "set", to, "--clusters", moving, "--yes")
 		Expect(out).To(ContainSubstring(moving + ": moved from cluster set " + from + " to " + to))
-		Expect(out).To(ContainSubstring(moving + ": placement " + narrow + "/app may no longer choose it"))
+		Expect(out).To(ContainSubstring(moving + ": placement " + narrow + "/app drops it"))
 		Expect(out).To(ContainSubstring("let the placement use set " + to + " (bind it in namespace " + narrow))
 		Expect(out).NotTo(ContainSubstring(wide+"/app"), "a placement whose namespace is bound to the new set keeps it")
+		Expect(getCluster(ctx, moving).Labels).To(HaveKeyWithValue(clusterv1beta2.ClusterSetLabel, to))
 	})
 
 	It("creates an exclusive set, puts clusters in it, binds it, shows it, and deletes it once unbound", func(ctx context.Context) {
@@ -388,9 +396,10 @@ var _ = Describe("corral clusterset", func() {
 		Expect(shown.Kind).To(Equal("ManagedClusterSet"))
 		Expect(shown.ManagedFields).To(BeEmpty())
 
-		By("refusing to delete it while it is bound")
-		_, err = corralClusterSet(ctx, "delete", set)
-		Expect(err).To(MatchError(And(ContainSubstring("still bound in namespace "+ns), ContainSubstring("nothing was deleted"))))
+		By("refusing to delete it while it is bound, off a terminal without --yes")
+		out, err = corralClusterSet(ctx, "delete", set)
+		Expect(err).To(MatchError(And(ContainSubstring("pass --yes"), ContainSubstring("nothing was changed"))))
+		Expect(out).To(ContainSubstring("namespace " + ns + ": its binding " + set + " is left without the set"))
 		getSet(ctx, set)
 
 		By("deleting it once unbound")

@@ -68,6 +68,7 @@ func unjoin(ctx context.Context, cluster string) (string, error) {
 	o := registrationcli.NewUnjoinOptions(&out)
 	o.Managed.Kubeconfig = managedCluster.Kubeconfig
 	o.ClusterName = cluster
+	o.Confirm.Yes = true // off a terminal, unjoin is refused without --yes
 	Expect(o.Validate()).To(Succeed())
 	Expect(o.Complete()).To(Succeed())
 	err := o.Run(ctx)
