@@ -209,12 +209,32 @@ func claim(claims []clusterv1.ManagedClusterClaim, name string) string {
 	return ""
 }
 
+// quantity is l's name as a person reads it: memory in the largest
+// binary unit it holds one of (125347088Ki is 119Gi; 1.5Gi below 10),
+// anything else as the cluster reported it.
 func quantity(l clusterv1.ResourceList, name clusterv1.ResourceName) string {
 	q, ok := l[name]
 	if !ok {
 		return "-"
 	}
-	return q.String()
+	if name != clusterv1.ResourceMemory {
+		return q.String()
+	}
+	b := float64(q.Value())
+	unit := ""
+	for _, u := range []string{"Ki", "Mi", "Gi", "Ti", "Pi"} {
+		if b < 1024 {
+			break
+		}
+		b, unit = b/1024, u
+	}
+	switch {
+	case unit == "":
+		return q.String()
+	case b < 10 && b != float64(int64(b)):
+		return fmt.Sprintf("%.1f%s", b, unit)
+	}
+	return fmt.Sprintf("%d%s", int64(b), unit)
 }
 
 func conditionStatus(conditions []metav1.Condition, typ string) string {

@@ -75,3 +75,22 @@ func TestPrintClusterTableEmpty(t *testing.T) {
 		t.Errorf("got %q", out.String())
 	}
 }
+
+func TestQuantityShowsMemoryInLargeUnits(t *testing.T) {
+	cases := map[string]struct{ in, want string }{
+		"kibibytes of a real node": {in: "125347088Ki", want: "119Gi"},
+		"whole gibibytes":          {in: "48Gi", want: "48Gi"},
+		"mebibytes":                {in: "512Mi", want: "512Mi"},
+		"bytes":                    {in: "1000", want: "1k"},
+		"a fraction below 10":      {in: "1536Mi", want: "1.5Gi"},
+		"tebibytes":                {in: "3Ti", want: "3Ti"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := clusterv1.ResourceList{clusterv1.ResourceMemory: resource.MustParse(tc.in)}
+			if got := quantity(l, clusterv1.ResourceMemory); got != tc.want {
+				t.Errorf("quantity(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
