@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -29,7 +33,38 @@ import (
 
 func fakeHub(t *testing.T, objs ...client.Object) client.WithWatch {
 	t.Helper()
-	return hubclienttest.NewClientBuilder(t, objs...).Build()
+	return hubclienttest.NewClientBuilder(t, objs...).WithRESTMapper(testMapper()).Build()
+}
+
+// testMapper is the hub's RESTMapper, as discovery gives it, for the kinds
+// the tests deliver: ConfigMaps, Secrets, Deployments and Jobs are
+// namespaced, Namespaces are not; a Widget is unknown to the hub.
+func testMapper() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	for _, gvk := range []schema.GroupVersionKind{
+		{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Pod"},
+		{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "apps", Version: "v1", Kind: "DaemonSet"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+	} {
+		m.Add(gvk, meta.RESTScopeNamespace)
+	}
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, meta.RESTScopeRoot)
+	return m
+}
+
+// workAddon is the work addon of cluster, Available.
+func workAddon(cluster string) *addonv1alpha1.ManagedClusterAddOn {
+	return builder.AddOn(cluster, "work").Condition(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "Test"}).Obj()
+}
+
+// readyClusters are clusters the hub accepted, with their work addon
+// Available.
+func readyClusters(names ...string) []client.Object {
+	var objs []client.Object
+	for _, n := range names {
+		objs = append(objs, acceptedCluster(n), workAddon(n))
+	}
+	return objs
 }
 
 // hubAccepted is the condition the hub reports on a cluster it accepted.
@@ -109,13 +144,13 @@ func TestCreate(t *testing.T) {
 		wantSets  []string
 		out       string
 	}{
-		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+		"on clusters": {objs: readyClusters("c1", "c2"), opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			wantWorks: []string{"c1/web", "c2/web"}, out: "manifestwork web created on cluster c1\nmanifestwork web created on cluster c2\n"},
 		"an unknown cluster": {objs: []client.Object{acceptedCluster("c1")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "nope"} },
 			err: "no cluster nope on the hub (see corral get clusters); nothing was created"},
 		"a cluster not accepted": {objs: []client.Object{acceptedCluster("c1"), builder.Cluster("c2").Obj()}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was created"},
-		"a work already there": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+		"a work already there": {objs: append(readyClusters("c1", "c2"), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}),
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} }, wantWorks: []string{"c2/web"},
 			err: "ManifestWork web already exists on cluster c2: change its objects with 'corral work apply web -f "},
 		"on a placement": {objs: []client.Object{&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}},
@@ -136,7 +171,7 @@ func TestCreate(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			out := &bytes.Buffer{}
 			o := NewCreateOptions(out)
-			o.Hub.Client, o.Name, o.File = c, "web", "set below"
+			o.Hub.Client, o.Name, o.File, o.ErrOut = c, "web", "set below", io.Discard
 			if tc.opts != nil {
 				tc.opts(o)
 			}
@@ -208,10 +243,10 @@ func TestApply(t *testing.T) {
 		out     string
 		updated client.Object // read back: the file's objects, the delete option kept
 	}{
-		"a cluster without the work and one with it": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), existingWork},
+		"a cluster without the work and one with it": {objs: append(readyClusters("c1", "c2"), existingWork),
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			out:  "manifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
-		"again: unchanged": {objs: []client.Object{acceptedCluster("c2"), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
+		"again: unchanged": {objs: append(readyClusters("c2"), existingWork), opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
 			out: "manifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
 		"a set on the placement": {objs: []client.Object{placement, existingSet("prod")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			out: "manifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
@@ -228,7 +263,7 @@ func TestApply(t *testing.T) {
 			out := &bytes.Buffer{}
 			run := func() error {
 				o := NewCreateOptions(out)
-				o.Hub.Client, o.Name, o.File, o.Apply = c, "web", writeFile(t, twoObjects), true
+				o.Hub.Client, o.Name, o.File, o.Apply, o.ErrOut = c, "web", writeFile(t, twoObjects), true, io.Discard
 				tc.opts(o)
 				return hubclient.Run(context.Background(), o)
 			}

@@ -69,6 +69,8 @@ var _ = Describe("corral work", func() {
 		cls := clusters(ctx, 2)
 		managedCluster(ctx, cls[0], true)
 		managedCluster(ctx, cls[1], false)
+		// create refuses a cluster whose work addon is off.
+		Expect(admin.Create(ctx, builder.AddOn(cls[0], "work").Obj())).To(Succeed())
 		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
 		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: b}\n"), 0o600)).To(Succeed())
 
