@@ -141,8 +141,8 @@ func TestWorkloadNotReady(t *testing.T) {
 		fb       map[string]workv1.FieldValue
 		want     string
 	}{
-		"no feedback":                     {manifest: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`, want: "no status feedback yet (it needs WellKnownStatus feedback: --feedback)"},
-		"Deployment: replicas default 1":  {manifest: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`, fb: map[string]workv1.FieldValue{"readyreplicas": i(1)}},
+		"no feedback":                    {manifest: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`, want: "no status feedback yet (it needs WellKnownStatus feedback: --feedback)"},
+		"Deployment: replicas default 1": {manifest: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`, fb: map[string]workv1.FieldValue{"readyreplicas": i(1)}},
 		"StatefulSet: the manifest's replicas, not the fed-back ones": {manifest: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"a"},"spec":{"replicas":3}}`,
 			fb: map[string]workv1.FieldValue{"readyreplicas": i(2), "replicas": i(2)}, want: "2 of 3 replicas ready"},
 		"DaemonSet ready":     {manifest: `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"a"}}`, fb: map[string]workv1.FieldValue{"numberready": i(2), "desirednumberscheduled": i(2)}},
