@@ -365,7 +365,7 @@ func TestGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `CLUSTER  WORK   RESOURCE               APPLIED  AVAILABLE  DETAIL
-c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; Available: 1 of 2 manifests not available
+c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; work addon off on c1: this status is from before, nothing applies the work now (corral addon enable work --clusters c1); Available: 1 of 2 manifests not available
 c1       web    Deployment default/web  True     True       readyReplicas=3
 c1       web    Widget w               False    -          Applied: no kind Widget is installed
 c2       old    (work)                 True     -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
@@ -373,8 +373,8 @@ c2       other  (work)                 -        -          not picked up: the wo
 c2       unseen (work)                 -        -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
 c4       gone   (work)                 True     -          deleting: waiting for the work agent on c4 to remove what it applied; cluster c4 is not available (ManagedClusterLeaseUpdateStopped): this status may be out of date
-c5       denied (work)                 True     -          cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
-c6       quiet  (work)                 True     -          cluster c6 is not available: this status may be out of date
+c5       denied (work)                 True     -          work addon off on c5: this status is from before, nothing applies the work now (corral addon enable work --clusters c5); cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
+c6       quiet  (work)                 True     -          work addon off on c6: this status is from before, nothing applies the work now (corral addon enable work --clusters c6); cluster c6 is not available: this status may be out of date
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)
@@ -389,7 +389,7 @@ c6       quiet  (work)                 True     -          cluster c6 is not ava
 		list.Items[0].Kind != "ManifestWork" || len(list.Items[0].ManagedFields) != 0 {
 		t.Errorf("-o json of web: %v %+v", err, list)
 	}
-	js, err = run(&GetOptions{Name: "web", Cluster: "c1", Output: "json"})
+	js, err = run(&GetOptions{Name: "web", Clusters: []string{"c1"}, Output: "json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,8 +402,8 @@ c6       quiet  (work)                 True     -          cluster c6 is not ava
 		o   *GetOptions
 		err string
 	}{
-		"unknown cluster":      {o: &GetOptions{Cluster: "nope"}, err: "no cluster nope on the hub"},
-		"no work of that name": {o: &GetOptions{Name: "web", Cluster: "c2"}, err: "no ManifestWork web on cluster c2"},
+		"unknown cluster":      {o: &GetOptions{Clusters: []string{"nope"}}, err: "no cluster nope on the hub"},
+		"no work of that name": {o: &GetOptions{Name: "web", Clusters: []string{"c2"}}, err: "no ManifestWork web on cluster c2"},
 		"bad output":           {o: &GetOptions{Output: "wide"}, err: `--output "wide" is not supported`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -461,7 +461,7 @@ team-a     web  us         0/1     1/3    0        0          1
 		t.Errorf("an empty namespace: %q, %v", out, err)
 	}
 	if out, err := run(&GetOptions{Namespace: "c1"}); err != nil ||
-		out != "No ManifestWorkReplicaSets in namespace c1.\nc1 is a cluster: its ManifestWorks show with corral work get --cluster c1\n" {
+		out != "No ManifestWorkReplicaSets in namespace c1.\nc1 is a cluster: its ManifestWorks show with corral work get --clusters c1\n" {
 		t.Errorf("-n of a cluster: %q, %v", out, err)
 	}
 	for name, tc := range map[string]struct {
@@ -469,7 +469,7 @@ team-a     web  us         0/1     1/3    0        0          1
 		err string
 	}{
 		"no set of that name":       {o: &GetOptions{Namespace: "team-a", Name: "theirs"}, err: "no ManifestWorkReplicaSet theirs in namespace team-a"},
-		"a cluster and a namespace": {o: &GetOptions{Namespace: "team-a", Cluster: "c1"}, err: "give one of them"},
+		"a cluster and a namespace": {o: &GetOptions{Namespace: "team-a", Clusters: []string{"c1"}}, err: "give one of them"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := run(tc.o); err == nil || !strings.Contains(err.Error(), tc.err) {
