@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
@@ -502,8 +503,9 @@ func TestWhatATeamMayDo(t *testing.T) {
 	}
 
 	out := &bytes.Buffer{}
-	del := &DeleteOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Namespace: "team-a"}
-	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
+	del := &DeleteOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Namespace: "team-a", Confirm: confirm.Options{Yes: true}}
+	if err := del.Run(ctx); err != nil || out.String() != "This removes:\n  - manifestworkreplicaset team-a/web, with its works on the clusters its placement selects: it delivers no object\n"+
+		"manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
 		"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n" {
 		t.Errorf("delete of the team's set: %q, %v", out, err)
 	}
@@ -515,6 +517,9 @@ func TestWhatATeamMayDo(t *testing.T) {
 	}
 }
 
+// configMapA is the manifest of the ConfigMap default/a.
+var configMapA = workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"default"}}`)}}
+
 func TestDelete(t *testing.T) {
 	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
 	cases := map[string]struct {
@@ -524,11 +529,24 @@ func TestDelete(t *testing.T) {
 		leftover []string
 		out      string
 	}{
-		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), builder.Work("c2", "web").Obj()},
-			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}, out: "manifestwork web deleted from cluster c1\n"},
+		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Manifests(configMapA).Obj(), builder.Work("c2", "web").Obj()},
+			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"},
+			out: "This removes:\n  - manifestwork web on cluster c1: its agent removes ConfigMap default/a from c1\nmanifestwork web deleted from cluster c1\n"},
+		"off a terminal, without --yes": {objs: []client.Object{acceptedCluster("c1"), builder.Work("c1", "web").Obj()},
+			opts: DeleteOptions{Clusters: []string{"c1"}, Confirm: confirm.Options{In: strings.NewReader("y\n")}}, leftover: []string{"c1/web"},
+			err: "not asked on a terminal, so refusing to delete web: it removes what is listed above; pass --yes to go ahead"},
+		"--dry-run, an orphaning work and a set's": {objs: []client.Object{set, reportedWork("c2"), acceptedCluster("c1"), builder.Work("c1", "web").Manifests(configMapA).Obj(),
+			&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "web"}, Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMapA}},
+				DeleteOption: &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}}}},
+			opts: DeleteOptions{Namespace: "apps", Confirm: confirm.Options{DryRun: true}}, leftover: []string{"c1/web", "c2/web", "c3/web"},
+			out: "This removes:\n" +
+				"  - manifestworkreplicaset apps/web, with its works on c2: it delivers no object\n" +
+				"  - manifestwork web on cluster c1: its agent removes ConfigMap default/a from c1\n" +
+				"  - manifestwork web on cluster c3: ConfigMap default/a stay on c3 (delete option Orphan)\n" +
+				"dry run: nothing was changed\n"},
 		"a work already being deleted": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(), builder.Work("c2", "web").Obj()},
 			opts: DeleteOptions{Namespace: "apps"}, leftover: []string{"c1/web"},
-			out: "manifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
+			out: "This removes:\n  - manifestwork web on cluster c2: it delivers no object\nmanifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
 				"manifestwork web deleted from cluster c2\n"},
 		"a work of a set": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), reportedWork("c2")},
 			opts: DeleteOptions{Clusters: []string{"c1", "c2"}}, leftover: []string{"c1/web", "c2/web"},
@@ -547,6 +565,9 @@ func TestDelete(t *testing.T) {
 			o := tc.opts
 			out := &bytes.Buffer{}
 			o.Out, o.Hub = out, hubclient.Hub{Client: c}
+			if o.Confirm == (confirm.Options{}) {
+				o.Confirm.Yes = true
+			}
 			o.Name = "web"
 			if o.Namespace == "" {
 				o.Namespace = "default"
@@ -575,6 +596,11 @@ func TestDelete(t *testing.T) {
 			}
 			if tc.out != "" && out.String() != tc.out {
 				t.Errorf("printed %q, want %q", out.String(), tc.out)
+			}
+			if name == "--dry-run, an orphaning work and a set's" {
+				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err != nil {
+					t.Errorf("the set is gone on a dry run: %v", err)
+				}
 			}
 			if name == "the set and standalone works" {
 				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err == nil {

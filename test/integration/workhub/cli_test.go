@@ -99,9 +99,10 @@ var _ = Describe("corral work", func() {
 		Expect(work.Spec.Workload.Manifests).To(HaveLen(1))
 		Expect(string(work.Spec.Workload.Manifests[0].Raw)).To(ContainSubstring("changed"))
 
-		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0])
+		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0], "--yes")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(Equal("manifestwork web deleted from cluster " + cls[0] + "\n"))
+		Expect(out).To(ContainSubstring("manifestwork web on cluster " + cls[0] + ": its agent removes ConfigMap default/web from " + cls[0]))
+		Expect(out).To(HaveSuffix("manifestwork web deleted from cluster " + cls[0] + "\n"))
 	})
 
 	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows, and get -n the set's summary", func(ctx context.Context) {
@@ -127,7 +128,7 @@ var _ = Describe("corral work", func() {
 			g.Expect(strings.Fields(lines[1])[:8]).To(Equal([]string{ns, "web", "place", "0/1", "1/1", "0", "0", "0"}), out)
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
-		_, err = corralWork(ctx, "delete", "web", "-n", ns)
+		_, err = corralWork(ctx, "delete", "web", "-n", ns, "--yes")
 		Expect(err).NotTo(HaveOccurred())
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})
@@ -160,9 +161,9 @@ var _ = Describe("corral work", func() {
 		_, err = corralWorkWith(ctx, kubeconfig, "get", "web")
 		Expect(err).To(MatchError(ContainSubstring("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE")))
 
-		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns)
+		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns, "--yes")
 		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(out).To(Equal("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n" +
+		Expect(out).To(HaveSuffix("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n" +
 			"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n"))
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})
