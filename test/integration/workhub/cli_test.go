@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
@@ -69,8 +70,12 @@ var _ = Describe("corral work", func() {
 		cls := clusters(ctx, 2)
 		managedCluster(ctx, cls[0], true)
 		managedCluster(ctx, cls[1], false)
-		// create refuses a cluster whose work addon is off.
-		Expect(admin.Create(ctx, builder.AddOn(cls[0], "work").Obj())).To(Succeed())
+		// create refuses a cluster whose work addon is off, and warns of
+		// one not Available.
+		addon := builder.AddOn(cls[0], "work").Obj()
+		Expect(admin.Create(ctx, addon)).To(Succeed())
+		meta.SetStatusCondition(&addon.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAddOnLeaseUpdated"})
+		Expect(admin.Status().Update(ctx, addon)).To(Succeed())
 		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
 		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: b}\n"), 0o600)).To(Succeed())
 
