@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -22,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
@@ -29,7 +34,38 @@ import (
 
 func fakeHub(t *testing.T, objs ...client.Object) client.WithWatch {
 	t.Helper()
-	return hubclienttest.NewClientBuilder(t, objs...).Build()
+	return hubclienttest.NewClientBuilder(t, objs...).WithRESTMapper(testMapper()).Build()
+}
+
+// testMapper is the hub's RESTMapper, as discovery gives it, for the kinds
+// the tests deliver: ConfigMaps, Secrets, Deployments and Jobs are
+// namespaced, Namespaces are not; a Widget is unknown to the hub.
+func testMapper() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	for _, gvk := range []schema.GroupVersionKind{
+		{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Pod"},
+		{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "apps", Version: "v1", Kind: "DaemonSet"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+	} {
+		m.Add(gvk, meta.RESTScopeNamespace)
+	}
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, meta.RESTScopeRoot)
+	return m
+}
+
+// workAddon is the work addon of cluster, Available.
+func workAddon(cluster string) *addonv1alpha1.ManagedClusterAddOn {
+	return builder.AddOn(cluster, "work").Condition(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "Test"}).Obj()
+}
+
+// readyClusters are clusters the hub accepted, with their work addon
+// Available.
+func readyClusters(names ...string) []client.Object {
+	var objs []client.Object
+	for _, n := range names {
+		objs = append(objs, acceptedCluster(n), workAddon(n))
+	}
+	return objs
 }
 
 // hubAccepted is the condition the hub reports on a cluster it accepted.
@@ -109,13 +145,13 @@ func TestCreate(t *testing.T) {
 		wantSets  []string
 		out       string
 	}{
-		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
+		"on clusters": {objs: readyClusters("c1", "c2"), opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			wantWorks: []string{"c1/web", "c2/web"}, out: "manifestwork web created on cluster c1\nmanifestwork web created on cluster c2\n"},
 		"an unknown cluster": {objs: []client.Object{acceptedCluster("c1")}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "nope"} },
 			err: "no cluster nope on the hub (see corral get clusters); nothing was created"},
 		"a cluster not accepted": {objs: []client.Object{acceptedCluster("c1"), builder.Cluster("c2").Obj()}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was created"},
-		"a work already there": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+		"a work already there": {objs: append(readyClusters("c1", "c2"), &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}),
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} }, wantWorks: []string{"c2/web"},
 			err: "ManifestWork web already exists on cluster c2: change its objects with 'corral work apply web -f "},
 		"on a placement": {objs: []client.Object{&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"}}},
@@ -136,7 +172,7 @@ func TestCreate(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
 			out := &bytes.Buffer{}
 			o := NewCreateOptions(out)
-			o.Hub.Client, o.Name, o.File = c, "web", "set below"
+			o.Hub.Client, o.Name, o.File, o.ErrOut = c, "web", "set below", io.Discard
 			if tc.opts != nil {
 				tc.opts(o)
 			}
@@ -208,10 +244,10 @@ func TestApply(t *testing.T) {
 		out     string
 		updated client.Object // read back: the file's objects, the delete option kept
 	}{
-		"a cluster without the work and one with it": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), existingWork},
+		"a cluster without the work and one with it": {objs: append(readyClusters("c1", "c2"), existingWork),
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			out:  "manifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
-		"again: unchanged": {objs: []client.Object{acceptedCluster("c2"), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
+		"again: unchanged": {objs: append(readyClusters("c2"), existingWork), opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
 			out: "manifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
 		"a set on the placement": {objs: []client.Object{placement, existingSet("prod")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			out: "manifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
@@ -228,7 +264,7 @@ func TestApply(t *testing.T) {
 			out := &bytes.Buffer{}
 			run := func() error {
 				o := NewCreateOptions(out)
-				o.Hub.Client, o.Name, o.File, o.Apply = c, "web", writeFile(t, twoObjects), true
+				o.Hub.Client, o.Name, o.File, o.Apply, o.ErrOut = c, "web", writeFile(t, twoObjects), true, io.Discard
 				tc.opts(o)
 				return hubclient.Run(context.Background(), o)
 			}
@@ -330,7 +366,7 @@ func TestGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `CLUSTER  WORK   RESOURCE               APPLIED  AVAILABLE  DETAIL
-c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; Available: 1 of 2 manifests not available
+c1       web    (work)                 True     False      from ManifestWorkReplicaSet apps/web; work addon off on c1: this status is from before, nothing applies the work now (corral addon enable work --clusters c1); Available: 1 of 2 manifests not available
 c1       web    Deployment default/web  True     True       readyReplicas=3
 c1       web    Widget w               False    -          Applied: no kind Widget is installed
 c2       old    (work)                 True     -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
@@ -338,8 +374,8 @@ c2       other  (work)                 -        -          not picked up: the wo
 c2       unseen (work)                 -        -          deleting: waiting for a work agent to remove what it applied, but the work addon is not enabled on c2 (corral addon enable work --clusters c2)
 c3       new    (work)                 -        -          not picked up by the cluster's work agent yet
 c4       gone   (work)                 True     -          deleting: waiting for the work agent on c4 to remove what it applied; cluster c4 is not available (ManagedClusterLeaseUpdateStopped): this status may be out of date
-c5       denied (work)                 True     -          cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
-c6       quiet  (work)                 True     -          cluster c6 is not available: this status may be out of date
+c5       denied (work)                 True     -          work addon off on c5: this status is from before, nothing applies the work now (corral addon enable work --clusters c5); cluster c5 is not accepted by the hub (corral accept c5): this status may be out of date
+c6       quiet  (work)                 True     -          work addon off on c6: this status is from before, nothing applies the work now (corral addon enable work --clusters c6); cluster c6 is not available: this status may be out of date
 `
 	if diff := cmp.Diff(strings.Fields(want), strings.Fields(table)); diff != "" {
 		t.Errorf("table (-want +got):\n%s\n%s", diff, table)
@@ -354,7 +390,7 @@ c6       quiet  (work)                 True     -          cluster c6 is not ava
 		list.Items[0].Kind != "ManifestWork" || len(list.Items[0].ManagedFields) != 0 {
 		t.Errorf("-o json of web: %v %+v", err, list)
 	}
-	js, err = run(&GetOptions{Name: "web", Cluster: "c1", Output: "json"})
+	js, err = run(&GetOptions{Name: "web", Clusters: []string{"c1"}, Output: "json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,8 +403,8 @@ c6       quiet  (work)                 True     -          cluster c6 is not ava
 		o   *GetOptions
 		err string
 	}{
-		"unknown cluster":      {o: &GetOptions{Cluster: "nope"}, err: "no cluster nope on the hub"},
-		"no work of that name": {o: &GetOptions{Name: "web", Cluster: "c2"}, err: "no ManifestWork web on cluster c2"},
+		"unknown cluster":      {o: &GetOptions{Clusters: []string{"nope"}}, err: "no cluster nope on the hub"},
+		"no work of that name": {o: &GetOptions{Name: "web", Clusters: []string{"c2"}}, err: "no ManifestWork web on cluster c2"},
 		"bad output":           {o: &GetOptions{Output: "wide"}, err: `--output "wide" is not supported`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -426,7 +462,7 @@ team-a     web  us         0/1     1/3    0        0          1
 		t.Errorf("an empty namespace: %q, %v", out, err)
 	}
 	if out, err := run(&GetOptions{Namespace: "c1"}); err != nil ||
-		out != "No ManifestWorkReplicaSets in namespace c1.\nc1 is a cluster: its ManifestWorks show with corral work get --cluster c1\n" {
+		out != "No ManifestWorkReplicaSets in namespace c1.\nc1 is a cluster: its ManifestWorks show with corral work get --clusters c1\n" {
 		t.Errorf("-n of a cluster: %q, %v", out, err)
 	}
 	for name, tc := range map[string]struct {
@@ -434,7 +470,7 @@ team-a     web  us         0/1     1/3    0        0          1
 		err string
 	}{
 		"no set of that name":       {o: &GetOptions{Namespace: "team-a", Name: "theirs"}, err: "no ManifestWorkReplicaSet theirs in namespace team-a"},
-		"a cluster and a namespace": {o: &GetOptions{Namespace: "team-a", Cluster: "c1"}, err: "give one of them"},
+		"a cluster and a namespace": {o: &GetOptions{Namespace: "team-a", Clusters: []string{"c1"}}, err: "give one of them"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := run(tc.o); err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -467,8 +503,9 @@ func TestWhatATeamMayDo(t *testing.T) {
 	}
 
 	out := &bytes.Buffer{}
-	del := &DeleteOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Namespace: "team-a"}
-	if err := del.Run(ctx); err != nil || out.String() != "manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
+	del := &DeleteOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Namespace: "team-a", Confirm: confirm.Options{Yes: true}}
+	if err := del.Run(ctx); err != nil || out.String() != "This removes:\n  - manifestworkreplicaset team-a/web, with its works on the clusters its placement selects: it delivers no object\n"+
+		"manifestworkreplicaset web deleted from namespace team-a, with its ManifestWorks\n"+
 		"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n" {
 		t.Errorf("delete of the team's set: %q, %v", out, err)
 	}
@@ -480,6 +517,9 @@ func TestWhatATeamMayDo(t *testing.T) {
 	}
 }
 
+// configMapA is the manifest of the ConfigMap default/a.
+var configMapA = workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"default"}}`)}}
+
 func TestDelete(t *testing.T) {
 	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
 	cases := map[string]struct {
@@ -489,11 +529,24 @@ func TestDelete(t *testing.T) {
 		leftover []string
 		out      string
 	}{
-		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), builder.Work("c2", "web").Obj()},
-			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"}, out: "manifestwork web deleted from cluster c1\n"},
+		"on clusters": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Manifests(configMapA).Obj(), builder.Work("c2", "web").Obj()},
+			opts: DeleteOptions{Clusters: []string{"c1"}}, leftover: []string{"c2/web"},
+			out: "This removes:\n  - manifestwork web on cluster c1: its agent removes ConfigMap default/a from c1\nmanifestwork web deleted from cluster c1\n"},
+		"off a terminal, without --yes": {objs: []client.Object{acceptedCluster("c1"), builder.Work("c1", "web").Obj()},
+			opts: DeleteOptions{Clusters: []string{"c1"}, Confirm: confirm.Options{In: strings.NewReader("y\n")}}, leftover: []string{"c1/web"},
+			err: "not asked on a terminal, so refusing to delete web: it removes what is listed above; pass --yes to go ahead"},
+		"--dry-run, an orphaning work and a set's": {objs: []client.Object{set, reportedWork("c2"), acceptedCluster("c1"), builder.Work("c1", "web").Manifests(configMapA).Obj(),
+			&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "web"}, Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMapA}},
+				DeleteOption: &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}}}},
+			opts: DeleteOptions{Namespace: "apps", Confirm: confirm.Options{DryRun: true}}, leftover: []string{"c1/web", "c2/web", "c3/web"},
+			out: "This removes:\n" +
+				"  - manifestworkreplicaset apps/web, with its works on c2: it delivers no object\n" +
+				"  - manifestwork web on cluster c1: its agent removes ConfigMap default/a from c1\n" +
+				"  - manifestwork web on cluster c3: ConfigMap default/a stay on c3 (delete option Orphan)\n" +
+				"dry run: nothing was changed\n"},
 		"a work already being deleted": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Finalizer(workv1.ManifestWorkFinalizer).Deleting(time.Now()).Obj(), builder.Work("c2", "web").Obj()},
 			opts: DeleteOptions{Namespace: "apps"}, leftover: []string{"c1/web"},
-			out: "manifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
+			out: "This removes:\n  - manifestwork web on cluster c2: it delivers no object\nmanifestwork web on cluster c1 is already being deleted: its agent removes what it applied (corral work get web --cluster c1 shows it)\n" +
 				"manifestwork web deleted from cluster c2\n"},
 		"a work of a set": {objs: []client.Object{acceptedCluster("c1"), acceptedCluster("c2"), builder.Work("c1", "web").Obj(), reportedWork("c2")},
 			opts: DeleteOptions{Clusters: []string{"c1", "c2"}}, leftover: []string{"c1/web", "c2/web"},
@@ -512,6 +565,9 @@ func TestDelete(t *testing.T) {
 			o := tc.opts
 			out := &bytes.Buffer{}
 			o.Out, o.Hub = out, hubclient.Hub{Client: c}
+			if o.Confirm == (confirm.Options{}) {
+				o.Confirm.Yes = true
+			}
 			o.Name = "web"
 			if o.Namespace == "" {
 				o.Namespace = "default"
@@ -540,6 +596,11 @@ func TestDelete(t *testing.T) {
 			}
 			if tc.out != "" && out.String() != tc.out {
 				t.Errorf("printed %q, want %q", out.String(), tc.out)
+			}
+			if name == "--dry-run, an orphaning work and a set's" {
+				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err != nil {
+					t.Errorf("the set is gone on a dry run: %v", err)
+				}
 			}
 			if name == "the set and standalone works" {
 				if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), &workv1alpha1.ManifestWorkReplicaSet{}); err == nil {

@@ -33,13 +33,17 @@ type GetOptions struct {
 	Hub hubclient.Hub
 	// Name, when set, shows only the ManifestWorks of that name.
 	Name string
-	// Cluster, when set, shows only that cluster's ManifestWorks.
-	Cluster string
+	// Clusters, when set, shows only those clusters' ManifestWorks.
+	Clusters []string
 	// Namespace, when set, shows the ManifestWorkReplicaSets of that
 	// namespace instead of ManifestWorks: what a team that may not read
-	// the clusters' namespaces sees of its works.
-	Namespace string
-	Output    string
+	// the clusters' namespaces sees of its works. AllNamespaces shows
+	// those of every namespace.
+	Namespace     string
+	AllNamespaces bool
+	Output        string
+	// Watch prints again after each change.
+	Watch bool
 }
 
 // NewGetOptions returns the defaults: a table of every ManifestWork.
@@ -49,25 +53,30 @@ func NewGetOptions(out io.Writer) *GetOptions { return &GetOptions{Out: out, Hub
 func NewCmdGet(out io.Writer) *cobra.Command {
 	o := NewGetOptions(out)
 	cmd := &cobra.Command{
-		Use:   "get [NAME] [--cluster C | -n NAMESPACE]",
+		Use:   "get [NAME] [--clusters C1,C2 | -n NAMESPACE | -A] [-w]",
 		Short: "Show ManifestWorks per cluster and per resource, or a namespace's ManifestWorkReplicaSets",
 		Long: `Show the hub's ManifestWorks (those NAME, or all), on every cluster or on
---cluster only: for each work a line with its own Applied and Available
+--clusters only: for each work a line with its own Applied and Available
 conditions, then a line per resource it delivers with that resource's
 conditions and its status feedback (e.g. readyReplicas), or why it is not
 applied or available. A work being deleted says what its deletion waits
 for, and a work on a cluster that is not Available, or no longer accepted,
-says that what it shows may be out of date.
+or whose work addon is off, says that what it shows may be out of date.
 
 With -n NAMESPACE it shows that namespace's ManifestWorkReplicaSets instead
 (those NAME, or all), a line per placement each follows: its decision
 groups available, and how many of its works exist, are applied, available
 and degraded, of how many wanted. That needs no access to the clusters'
-namespaces, so it is what a team bound to a cluster set sees of its works.`,
+namespaces, so it is what a team bound to a cluster set sees of its works.
+-A shows the sets of every namespace.
+
+With -w it prints again after each change, until Ctrl-C.`,
 		Example: `  corral work get
   corral work get web
-  corral work get web --cluster cluster1 -o yaml
-  corral work get web -n team-a`,
+  corral work get web --clusters cluster1 -o yaml
+  corral work get web -w
+  corral work get web -n team-a
+  corral work get -A`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -80,23 +89,29 @@ namespaces, so it is what a team bound to a cluster set sees of its works.`,
 	return cmd
 }
 
-// AddFlags registers the hub's flags, --cluster, -n and --output.
+// AddFlags registers the hub's flags, --clusters, -n, -A, --output and
+// -w.
 func (o *GetOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
-	fs.StringVar(&o.Cluster, "cluster", "", "show only this cluster's ManifestWorks")
+	hubclient.AddClustersFlag(fs, &o.Clusters, "show only these clusters' ManifestWorks")
 	fs.StringVarP(&o.Namespace, "namespace", "n", "", "show this namespace's ManifestWorkReplicaSets instead of ManifestWorks")
+	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "show the ManifestWorkReplicaSets of every namespace instead of ManifestWorks")
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddWatchFlag(fs, &o.Watch)
 }
 
-// Validate checks the cluster name and the output format.
+// Validate checks the cluster names, that one view is asked for, and the
+// output format.
 func (o *GetOptions) Validate() error {
-	if o.Cluster != "" && o.Namespace != "" {
-		return fmt.Errorf("--cluster shows a cluster's ManifestWorks and -n a namespace's ManifestWorkReplicaSets: give one of them")
+	if len(o.Clusters) > 0 && (o.Namespace != "" || o.AllNamespaces) {
+		return fmt.Errorf("--clusters shows clusters' ManifestWorks and -n or -A namespaces' ManifestWorkReplicaSets: give one of them")
 	}
-	if o.Cluster != "" {
-		if err := common.ValidateClusterName(o.Cluster); err != nil {
-			return err
-		}
+	if o.Namespace != "" && o.AllNamespaces {
+		return fmt.Errorf("-n shows one namespace's ManifestWorkReplicaSets and -A every namespace's: give one of them")
+	}
+	var err error
+	if o.Clusters, err = common.ClusterNames(o.Clusters); err != nil {
+		return err
 	}
 	return output.Validate(o.Output)
 }
@@ -104,9 +119,44 @@ func (o *GetOptions) Validate() error {
 // Complete builds the hub client.
 func (o *GetOptions) Complete() error { return o.Hub.Complete() }
 
-// Run lists and prints the works, or the namespace's sets.
+// Run lists and prints the works, or the namespace's sets; with -w, again
+// after each change.
 func (o *GetOptions) Run(ctx context.Context) error {
-	if o.Namespace != "" {
+	if !o.Watch {
+		return o.show(ctx)
+	}
+	printed := false
+	return o.Hub.Watch(ctx, func(ctx context.Context) error {
+		if printed && o.Output == "" {
+			fmt.Fprintln(o.Out)
+		}
+		printed = true
+		return o.show(ctx)
+	}, o.watched()...)
+}
+
+// watched are the kinds what Run prints is read from.
+func (o *GetOptions) watched() []hubclient.Watched {
+	if o.Namespace != "" || o.AllNamespaces {
+		var opts []client.ListOption
+		if o.Namespace != "" {
+			opts = append(opts, client.InNamespace(o.Namespace))
+		}
+		return []hubclient.Watched{{List: &workv1alpha1.ManifestWorkReplicaSetList{}, Opts: opts}}
+	}
+	kinds := []hubclient.Watched{{List: &addonv1alpha1.ManagedClusterAddOnList{}}, {List: &clusterv1.ManagedClusterList{}}}
+	if len(o.Clusters) == 0 {
+		return append(kinds, hubclient.Watched{List: &workv1.ManifestWorkList{}})
+	}
+	for _, c := range o.Clusters {
+		kinds = append(kinds, hubclient.Watched{List: &workv1.ManifestWorkList{}, Opts: []client.ListOption{client.InNamespace(c)}})
+	}
+	return kinds
+}
+
+// show lists and prints the works, or the namespace's sets, once.
+func (o *GetOptions) show(ctx context.Context) error {
+	if o.Namespace != "" || o.AllNamespaces {
 		return o.runSets(ctx)
 	}
 	works, err := o.list(ctx)
@@ -115,7 +165,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	}
 	if o.Output != "" {
 		// One work is asked for by name on one cluster.
-		return output.Objects(o.Out, o.Output, workv1.GroupVersion.String(), "ManifestWork", works, o.Name != "" && o.Cluster != "")
+		return output.Objects(o.Out, o.Output, workv1.GroupVersion.String(), "ManifestWork", works, o.Name != "" && len(o.Clusters) == 1)
 	}
 	printTable(o.Out, works, o.readHints(ctx))
 	return nil
@@ -176,30 +226,36 @@ func (h hints) agentless(cluster string) bool {
 // list finds the works asked for, sorted by cluster and name; none is an
 // error when a name or a cluster was given.
 func (o *GetOptions) list(ctx context.Context) ([]workv1.ManifestWork, error) {
-	var opts []client.ListOption
-	if o.Cluster != "" {
-		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: o.Cluster}, &clusterv1.ManagedCluster{}); err != nil {
+	namespaces := []string{""} // every cluster's
+	if len(o.Clusters) > 0 {
+		namespaces = o.Clusters
+	}
+	for _, c := range o.Clusters {
+		if err := o.Hub.Client.Get(ctx, client.ObjectKey{Name: c}, &clusterv1.ManagedCluster{}); err != nil {
 			if apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("no cluster %s on the hub (see corral get clusters)", o.Cluster)
+				return nil, fmt.Errorf("no cluster %s on the hub (see corral get clusters)", c)
 			}
-			return nil, fmt.Errorf("reading cluster %s: %w", o.Cluster, err)
+			return nil, fmt.Errorf("reading cluster %s: %w", c, err)
 		}
-		opts = append(opts, client.InNamespace(o.Cluster))
 	}
-	list := &workv1.ManifestWorkList{}
-	if err := o.Hub.Client.List(ctx, list, opts...); apierrors.IsForbidden(err) {
-		return nil, fmt.Errorf("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE (%w)", err)
-	} else if err != nil {
-		return nil, fmt.Errorf("listing ManifestWorks: %w", err)
+	var works []workv1.ManifestWork
+	for _, ns := range namespaces {
+		list := &workv1.ManifestWorkList{}
+		if err := o.Hub.Client.List(ctx, list, client.InNamespace(ns)); apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE (%w)", err)
+		} else if err != nil {
+			return nil, fmt.Errorf("listing ManifestWorks: %w", err)
+		}
+		works = append(works, list.Items...)
 	}
-	works := slices.DeleteFunc(list.Items, func(w workv1.ManifestWork) bool { return o.Name != "" && w.Name != o.Name })
+	works = slices.DeleteFunc(works, func(w workv1.ManifestWork) bool { return o.Name != "" && w.Name != o.Name })
 	slices.SortFunc(works, func(a, b workv1.ManifestWork) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 	if len(works) == 0 && o.Name != "" {
 		where := "on any cluster"
-		if o.Cluster != "" {
-			where = "on cluster " + o.Cluster
+		if len(o.Clusters) > 0 {
+			where = "on cluster " + strings.Join(o.Clusters, ", ")
 		}
 		return nil, fmt.Errorf("no ManifestWork %s %s (see corral work get)", o.Name, where)
 	}
@@ -262,6 +318,9 @@ func workDetail(mw workv1.ManifestWork, h hints) string {
 		parts = append(parts, fmt.Sprintf("not picked up: the work addon is not enabled on %s (%s)", mw.Namespace, enable))
 	default:
 		parts = append(parts, "not picked up by the cluster's work agent yet")
+	}
+	if len(mw.Status.Conditions) > 0 && mw.DeletionTimestamp == nil && h.agentless(mw.Namespace) {
+		parts = append(parts, fmt.Sprintf("work addon off on %s: this status is from before, nothing applies the work now (%s)", mw.Namespace, enable))
 	}
 	if why, ok := h.stale[mw.Namespace]; ok {
 		parts = append(parts, fmt.Sprintf("cluster %s is %s: this status may be out of date", mw.Namespace, why))

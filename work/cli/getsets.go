@@ -19,20 +19,32 @@ import (
 // runSets lists and prints the namespace's ManifestWorkReplicaSets.
 func (o *GetOptions) runSets(ctx context.Context) error {
 	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	where := "namespace " + o.Namespace
+	if o.AllNamespaces {
+		where = "any namespace"
+	}
 	if err := o.Hub.Client.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
-		return fmt.Errorf("listing ManifestWorkReplicaSets in namespace %s: %w", o.Namespace, err)
+		return fmt.Errorf("listing ManifestWorkReplicaSets in %s: %w", where, err)
 	}
 	list.Items = slices.DeleteFunc(list.Items, func(s workv1alpha1.ManifestWorkReplicaSet) bool { return o.Name != "" && s.Name != o.Name })
+	if len(list.Items) == 0 && o.Name != "" && o.AllNamespaces {
+		return fmt.Errorf("no ManifestWorkReplicaSet %s in any namespace (see corral work get -A)", o.Name)
+	}
 	if len(list.Items) == 0 && o.Name != "" {
 		return fmt.Errorf("no ManifestWorkReplicaSet %s in namespace %s (see corral work get -n %s)", o.Name, o.Namespace, o.Namespace)
 	}
-	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
 	if o.Output != "" {
-		return output.Objects(o.Out, o.Output, workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet", list.Items, o.Name != "")
+		return output.Objects(o.Out, o.Output, workv1alpha1.GroupVersion.String(), "ManifestWorkReplicaSet", list.Items, o.Name != "" && !o.AllNamespaces)
 	}
-	printSets(o.Out, o.Namespace, list.Items)
+	printSets(o.Out, where, list.Items)
+	if o.AllNamespaces {
+		return nil
+	}
 	if len(list.Items) == 0 && o.isCluster(ctx, o.Namespace) {
-		fmt.Fprintf(o.Out, "%s is a cluster: its ManifestWorks show with corral work get --cluster %s\n", o.Namespace, o.Namespace)
+		fmt.Fprintf(o.Out, "%s is a cluster: its ManifestWorks show with corral work get --clusters %s\n", o.Namespace, o.Namespace)
 	}
 	return nil
 }
@@ -44,9 +56,9 @@ func (o *GetOptions) isCluster(ctx context.Context, name string) bool {
 
 // printSets prints a line per placement of each set, with the set's
 // conditions that are not True on its first line.
-func printSets(out io.Writer, namespace string, items []workv1alpha1.ManifestWorkReplicaSet) {
+func printSets(out io.Writer, where string, items []workv1alpha1.ManifestWorkReplicaSet) {
 	if len(items) == 0 {
-		fmt.Fprintf(out, "No ManifestWorkReplicaSets in namespace %s.\n", namespace)
+		fmt.Fprintf(out, "No ManifestWorkReplicaSets in %s.\n", where)
 		return
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
@@ -69,6 +70,12 @@ var _ = Describe("corral work", func() {
 		cls := clusters(ctx, 2)
 		managedCluster(ctx, cls[0], true)
 		managedCluster(ctx, cls[1], false)
+		// create refuses a cluster whose work addon is off, and warns of
+		// one not Available.
+		addon := builder.AddOn(cls[0], "work").Obj()
+		Expect(admin.Create(ctx, addon)).To(Succeed())
+		meta.SetStatusCondition(&addon.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAddOnLeaseUpdated"})
+		Expect(admin.Status().Update(ctx, addon)).To(Succeed())
 		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
 		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: b}\n"), 0o600)).To(Succeed())
 
@@ -97,9 +104,10 @@ var _ = Describe("corral work", func() {
 		Expect(work.Spec.Workload.Manifests).To(HaveLen(1))
 		Expect(string(work.Spec.Workload.Manifests[0].Raw)).To(ContainSubstring("changed"))
 
-		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0])
+		out, err = corralWork(ctx, "delete", "web", "--clusters", cls[0], "--yes")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(Equal("manifestwork web deleted from cluster " + cls[0] + "\n"))
+		Expect(out).To(ContainSubstring("manifestwork web on cluster " + cls[0] + ": its agent removes ConfigMap default/web from " + cls[0]))
+		Expect(out).To(HaveSuffix("manifestwork web deleted from cluster " + cls[0] + "\n"))
 	})
 
 	It("creates a ManifestWorkReplicaSet on a placement, whose works get shows, and get -n the set's summary", func(ctx context.Context) {
@@ -125,7 +133,7 @@ var _ = Describe("corral work", func() {
 			g.Expect(strings.Fields(lines[1])[:8]).To(Equal([]string{ns, "web", "place", "0/1", "1/1", "0", "0", "0"}), out)
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 
-		_, err = corralWork(ctx, "delete", "web", "-n", ns)
+		_, err = corralWork(ctx, "delete", "web", "-n", ns, "--yes")
 		Expect(err).NotTo(HaveOccurred())
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})
@@ -158,9 +166,9 @@ var _ = Describe("corral work", func() {
 		_, err = corralWorkWith(ctx, kubeconfig, "get", "web")
 		Expect(err).To(MatchError(ContainSubstring("you may not list ManifestWorks in the clusters' namespaces: a namespace's ManifestWorkReplicaSets show with corral work get -n NAMESPACE")))
 
-		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns)
+		out, err = corralWorkWith(ctx, kubeconfig, "delete", "web", "-n", ns, "--yes")
 		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(out).To(Equal("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n" +
+		Expect(out).To(HaveSuffix("manifestworkreplicaset web deleted from namespace " + ns + ", with its ManifestWorks\n" +
 			"ManifestWorks web made with --clusters were not looked for: you may not list ManifestWorks on the clusters\n"))
 		expectWorksOn(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})
 	})

@@ -17,8 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// templateHash identifies the set's template.
-func templateHash(set *workv1alpha1.ManifestWorkReplicaSet) (string, error) {
+// TemplateHash identifies the set's template: its works carry it in
+// TemplateHashAnnotation once they hold that template.
+func TemplateHash(set *workv1alpha1.ManifestWorkReplicaSet) (string, error) {
 	raw, err := json.Marshal(set.Spec.ManifestWorkTemplate)
 	if err != nil {
 		return "", fmt.Errorf("hashing the ManifestWork template: %w", err)

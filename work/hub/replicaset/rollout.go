@@ -57,7 +57,7 @@ func (p placementResult) decided() sets.Set[string] {
 // allows: works for the clusters the rollout reaches, none for clusters
 // no longer decided. The set comes back at the next rollout deadline.
 func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error) {
-	hash, err := templateHash(s.set)
+	hash, err := TemplateHash(s.set)
 	if err != nil {
 		return steps.StopList, err
 	}
