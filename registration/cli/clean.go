@@ -72,8 +72,8 @@ same and removes nothing.`,
   corral clean --dry-run --kubeconfig hub.kubeconfig
   # In a script, deleting the clusters that remain too
   corral clean --force --yes --kubeconfig hub.kubeconfig`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
 	}
 	o.Hub.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.Namespace, "namespace", o.Namespace, "namespace the hub was installed in")

@@ -84,7 +84,7 @@ changes nothing.`,
   corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig --dry-run
   # In a script: go ahead without asking
   corral unjoin --cluster-name cluster1 --kubeconfig cluster1.kubeconfig --yes`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
@@ -101,61 +101,21 @@ team-b api - - 0/0 0 0 0 not looked at by the hub's work addon yet`},
 	}
 }
 
-// syncBuffer is a buffer the watching goroutine writes and the test
-// reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestGetWatch: -w prints the table, then again after a work changes,
 // until the context ends.
 func TestGetWatch(t *testing.T) {
 	c := fakeHub(t, append(readyClusters("c1"), builder.Work("c1", "web").Obj())...)
-	out := &syncBuffer{}
-	o := &GetOptions{Out: out, Hub: hubclient.Hub{Client: c}, Name: "web", Clusters: []string{"c1"}, Watch: true}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- o.Run(ctx) }()
-	waitFor := func(what string, ok func(string) bool) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for !ok(out.String()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s; printed:\n%s", what, out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+	run := func(ctx context.Context, hub hubclient.Hub, out io.Writer) error {
+		return (&GetOptions{Out: out, Hub: hub, Name: "web", Clusters: []string{"c1"}, Watch: true}).Run(ctx)
+	}
+	hubclienttest.ExpectWatch(t, c, run, func(ctx context.Context, i int) error {
+		w := &workv1.ManifestWork{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "c1", Name: "web"}, w); err != nil {
+			return err
 		}
-	}
-	waitFor("the first table", func(s string) bool { return strings.Contains(s, "not picked up by the cluster's work agent yet") })
-	w := &workv1.ManifestWork{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "c1", Name: "web"}, w); err != nil {
-		t.Fatal(err)
-	}
-	w.Status.Conditions = []metav1.Condition{workApplied}
-	if err := c.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	waitFor("a second table, the work applied", func(s string) bool { return strings.Count(s, "CLUSTER") == 2 && strings.Contains(s, "True") })
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("get -w ended with %v, want nil on Ctrl-C", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("get -w did not end with its context")
-	}
+		applied := workApplied
+		applied.Message = fmt.Sprintf("applied, change %d", i)
+		w.Status.Conditions = []metav1.Condition{applied}
+		return c.Update(ctx, w)
+	}, "True")
 }
