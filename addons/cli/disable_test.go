@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/confirm"
+	"github.com/corral-dev/corral/internal/confirm/confirmtest"
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
@@ -199,23 +200,7 @@ func TestDisableAsks(t *testing.T) {
 			hub, out := hubOpts(c)
 			o := &DisableOptions{Out: out, Hub: hub, Confirm: tc.conf, Addons: []string{tc.addon}, target: target{Clusters: tc.clusters}}
 			err := o.Run(t.Context())
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error = %v, want one line saying %q", err, tc.wantErr)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range tc.wantOut {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("output lacks %q:\n%s", s, out.String())
-				}
-			}
-			for _, s := range tc.notOut {
-				if strings.Contains(out.String(), s) {
-					t.Errorf("output has %q:\n%s", s, out.String())
-				}
-			}
+			confirmtest.Expect(t, err, out.String(), tc.wantErr, tc.wantOut, tc.notOut)
 			after := enabledAddons(t, c)
 			if disabled := cmp.Diff(before, after) != ""; disabled != tc.disabled {
 				t.Errorf("disabled = %v, want %v (-before +after):\n%s", disabled, tc.disabled, cmp.Diff(before, after))

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/confirm"
+	"github.com/corral-dev/corral/internal/confirm/confirmtest"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
@@ -175,23 +176,7 @@ func TestClusterSetVerbsAsk(t *testing.T) {
 				before := hubState(t, c)
 				var out bytes.Buffer
 				err := v.run(t.Context(), hubclient.Hub{Client: c}, &out, m.conf())
-				if m.wantErr != "" {
-					if err == nil || !strings.Contains(err.Error(), m.wantErr) || strings.Contains(err.Error(), "\n") {
-						t.Fatalf("error = %v, want one line saying %q", err, m.wantErr)
-					}
-				} else if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				for _, s := range append(v.wantShown, m.wantOut) {
-					if !strings.Contains(out.String(), s) {
-						t.Errorf("output lacks %q:\n%s", s, out.String())
-					}
-				}
-				for _, s := range v.notShown {
-					if strings.Contains(out.String(), s) {
-						t.Errorf("output has %q:\n%s", s, out.String())
-					}
-				}
+				confirmtest.Expect(t, err, out.String(), m.wantErr, append(v.wantShown, m.wantOut), v.notShown)
 				after := hubState(t, c)
 				if wrote := cmp.Diff(before, after) != ""; wrote != m.writes {
 					t.Errorf("wrote = %v, want %v (-before +after):\n%s", wrote, m.writes, cmp.Diff(before, after))

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/confirm"
+	"github.com/corral-dev/corral/internal/confirm/confirmtest"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
@@ -53,23 +54,7 @@ func TestDenyAsks(t *testing.T) {
 			var out bytes.Buffer
 			o := &DenyOptions{Out: &out, Hub: hubclient.Hub{Client: c, Kube: kube}, Confirm: tc.conf, Clusters: []string{tc.cluster}}
 			err := o.Run(t.Context())
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error = %v, want one line saying %q", err, tc.wantErr)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range tc.wantOut {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("output lacks %q:\n%s", s, out.String())
-				}
-			}
-			for _, s := range tc.notOut {
-				if strings.Contains(out.String(), s) {
-					t.Errorf("output has %q:\n%s", s, out.String())
-				}
-			}
+			confirmtest.Expect(t, err, out.String(), tc.wantErr, tc.wantOut, tc.notOut)
 			mc := &clusterv1.ManagedCluster{}
 			if err := c.Get(t.Context(), client.ObjectKey{Name: tc.cluster}, mc); err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/corral-dev/corral/internal/confirm"
+	"github.com/corral-dev/corral/internal/confirm/confirmtest"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/registration/agent"
 )
@@ -42,18 +43,7 @@ func TestUnjoinAsks(t *testing.T) {
 			})
 			o.installed = hubclienttest.NewClientBuilder(t).Build()
 			err := o.Run(t.Context())
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error = %v, want one line saying %q", err, tc.wantErr)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range tc.wantOut {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("output lacks %q:\n%s", s, out.String())
-				}
-			}
+			confirmtest.Expect(t, err, out.String(), tc.wantErr, tc.wantOut, nil)
 			_, err = o.managed.CoreV1().Secrets(agent.DefaultSecretNamespace).Get(t.Context(), agent.DefaultSecretName, metav1.GetOptions{})
 			if gone := err != nil; gone != tc.goes {
 				t.Errorf("hub kubeconfig deleted = %v, want %v (%v)", gone, tc.goes, err)
