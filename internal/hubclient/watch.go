@@ -48,7 +48,7 @@ func (h *Hub) Watch(ctx context.Context, show func(context.Context) error, kinds
 			return nil
 		case err := <-errs:
 			if ctx.Err() != nil {
-				return nil
+				return nil //nolint:nilerr // a watch ended by Ctrl-C is not a failure
 			}
 			return err
 		case <-changed:

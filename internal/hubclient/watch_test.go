@@ -2,6 +2,7 @@ package hubclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -61,7 +62,7 @@ func TestWatchReturnsShowsError(t *testing.T) {
 	h := Hub{Client: fake.NewClientBuilder().WithScheme(scheme).Build()}
 	want := fmt.Errorf("boom")
 	if err := h.Watch(context.Background(), func(context.Context) error { return want },
-		Watched{List: &clusterv1.ManagedClusterList{}}); err != want {
+		Watched{List: &clusterv1.ManagedClusterList{}}); !errors.Is(err, want) {
 		t.Fatalf("Watch = %v, want %v", err, want)
 	}
 }

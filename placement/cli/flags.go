@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -77,7 +78,7 @@ func parseTolerations(items []string) ([]clusterv1beta1.Toleration, error) {
 	for _, item := range items {
 		t, err := parseToleration(strings.TrimSpace(item))
 		if err != nil {
-			return nil, fmt.Errorf("--tolerations %q: %s; e.g. --tolerations 'gpu=true:NoSelect,cluster.open-cluster-management.io/unreachable:Exists@300'", item, err)
+			return nil, fmt.Errorf("--tolerations %q: %w; e.g. --tolerations 'gpu=true:NoSelect,cluster.open-cluster-management.io/unreachable:Exists@300'", item, err)
 		}
 		out = append(out, t)
 	}
@@ -107,7 +108,7 @@ func parseToleration(s string) (clusterv1beta1.Toleration, error) {
 		case p == string(clusterv1beta1.TolerationOpExists) && !hasValue && t.Operator == "":
 			t.Operator = clusterv1beta1.TolerationOpExists
 		case p == string(clusterv1beta1.TolerationOpExists):
-			return t, fmt.Errorf("Exists tolerates any value: give KEY:Exists or KEY=VALUE, not both")
+			return t, errors.New("an Exists toleration takes any value: give KEY:Exists or KEY=VALUE, not both")
 		case slices.Contains(taintEffects, clusterv1.TaintEffect(p)) && t.Effect == "":
 			t.Effect = clusterv1.TaintEffect(p)
 		default:

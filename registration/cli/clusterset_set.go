@@ -149,10 +149,10 @@ func (o *ClusterSetSetOptions) effect(ctx context.Context, clusters []clusterv1.
 	var names, leaving []string
 	for _, mc := range clusters {
 		from := mc.Labels[clusterv1beta2.ClusterSetLabel]
-		switch {
-		case from == o.Name:
+		switch from {
+		case o.Name:
 			continue
-		case from == "":
+		case "":
 			e.Changes = append(e.Changes, fmt.Sprintf("%s: is put in cluster set %s", mc.Name, o.Name))
 		default:
 			e.Changes = append(e.Changes, fmt.Sprintf("%s: moves from cluster set %s to %s", mc.Name, from, o.Name))
