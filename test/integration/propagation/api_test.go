@@ -218,6 +218,17 @@ var _ = Describe("refusals", func() {
 		Entry("a placementRef twice", placementRefs(map[string]any{"namespace": "ops", "name": "all"}, map[string]any{"namespace": "ops", "name": "all"}), "spec.placementRefs[1]: Duplicate value"),
 	)
 
+	It("drops a selectionScope from a Propagation's selector, not refusing it", func(ctx context.Context) {
+		u := object(validPropagation)
+		u.SetNamespace(freshNamespace(ctx))
+		selector(map[string]any{"version": "v1", "kind": "ConfigMap", "selectionScope": "NamespaceOnly"})(u)
+		Expect(c.Create(ctx, u)).To(Succeed())
+		got := object(validPropagation)
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(u), got)).To(Succeed())
+		sel, _, _ := unstructured.NestedSlice(got.Object, "spec", "resourceSelectors")
+		Expect(sel).To(Equal([]any{map[string]any{"version": "v1", "kind": "ConfigMap"}}))
+	})
+
 	It("takes the same placement name in two namespaces", func(ctx context.Context) {
 		u := object(validClusterPropagation)
 		u.SetName(testenv.UniqueName("cprop"))
