@@ -8,6 +8,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=prop,categories=corral
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name is at most 63 characters: it is the value of the apps.corral.dev/propagation label on revisions and works"
 // +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,description="The newest revision of the selected objects"
 // +kubebuilder:printcolumn:name="Delivered",type=integer,JSONPath=`.status.deliveredRevision`,description="The revision the rollout delivers"
 // +kubebuilder:printcolumn:name="Clusters",type=integer,JSONPath=`.status.summary.total`
@@ -54,6 +55,7 @@ type PropagationSpec struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=cprop,categories=corral
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name is at most 63 characters: it is the value of the apps.corral.dev/propagation label on revisions and works"
 // +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,description="The newest revision of the selected objects"
 // +kubebuilder:printcolumn:name="Delivered",type=integer,JSONPath=`.status.deliveredRevision`,description="The revision the rollout delivers"
 // +kubebuilder:printcolumn:name="Clusters",type=integer,JSONPath=`.status.summary.total`

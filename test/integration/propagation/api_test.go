@@ -2,6 +2,7 @@ package propagation_test
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -167,6 +168,7 @@ var _ = Describe("refusals", func() {
 			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
 			Expect(err).To(MatchError(ContainSubstring(says)))
 		},
+		Entry("a name over 63 characters", set(strings.Repeat("n", 64), "metadata", "name"), "the name is at most 63 characters"),
 		Entry("bad deletionPolicy", set("Cascade", "spec", "deletionPolicy"), `spec.deletionPolicy: Unsupported value: "Cascade"`),
 		Entry("bad statusAggregation", set("Off", "spec", "statusAggregation"), `spec.statusAggregation: Unsupported value: "Off"`),
 		Entry("revisionHistoryLimit < 0", set(int64(-1), "spec", "revisionHistoryLimit"), "spec.revisionHistoryLimit: Invalid value: -1"),
@@ -199,6 +201,7 @@ var _ = Describe("refusals", func() {
 			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
 			Expect(err).To(MatchError(ContainSubstring(says)))
 		},
+		Entry("a name over 63 characters", set(strings.Repeat("n", 64), "metadata", "name"), "the name is at most 63 characters"),
 		Entry("bad deletionPolicy", set("Keep", "spec", "deletionPolicy"), `spec.deletionPolicy: Unsupported value: "Keep"`),
 		Entry("revisionHistoryLimit < 0", set(int64(-5), "spec", "revisionHistoryLimit"), "spec.revisionHistoryLimit: Invalid value: -5"),
 		Entry("a selector without kind", selector(map[string]any{"version": "v1", "name": "shop"}), "spec.resourceSelectors[0].kind: Required value"),
