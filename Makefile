@@ -15,6 +15,8 @@ GOLANGCI_LINT_VERSION := v2.6.2
 GOLANGCI_LINT         := $(TOOLS_CACHE)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM_VERSION          := v3.22.0
 HELM                  := $(TOOLS_CACHE)/helm-$(HELM_VERSION)/helm
+CONTROLLER_GEN_VERSION := v0.23.0
+CONTROLLER_GEN         := $(TOOLS_CACHE)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
 # What `corral version` says: the nearest tag (else the commit), and the
 # commit, "-dirty" when the tree has uncommitted changes.
@@ -132,6 +134,19 @@ interop: tools ## Interop tests: upstream OCM's agents, hub and scheduler agains
 e2e: IMAGE_ARCHES := $(shell $(GO) env GOARCH)
 e2e: tools host-packages build images examples helm image ## End-to-end tests: the corral binary (and the example addons) against a local fleet with real nodes.
 	$(GO) test $(TEST_FLAGS) -timeout 30m ./test/e2e/...
+
+# The generated files (deepcopy, CRDs) are committed: run `make generate`
+# after changing an API's types and commit what it writes. Neither test nor
+# lint runs it, to keep CI from building controller-gen.
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate corral's own APIs' deepcopy and CRDs (propagation/api); the results are committed.
+	$(CONTROLLER_GEN) object paths=./propagation/api/...
+	$(CONTROLLER_GEN) crd paths=./propagation/api/... output:crd:artifacts:config=propagation/api/v1alpha1/crds
+
+$(CONTROLLER_GEN):
+	@echo "generate: building controller-gen $(CONTROLLER_GEN_VERSION) (once)"
+	@tmp=$$(mktemp -d) && GOBIN=$$tmp $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION) \
+	  && mkdir -p $(TOOLS_CACHE) && mv $$tmp/controller-gen $@ && rmdir $$tmp
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## gofmt, go vet and golangci-lint.

@@ -1,0 +1,341 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+)
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=prop,categories=corral
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name is at most 63 characters: it is the value of the apps.corral.dev/propagation label on revisions and works"
+// +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,description="The newest revision of the selected objects"
+// +kubebuilder:printcolumn:name="Delivered",type=integer,JSONPath=`.status.deliveredRevision`,description="The revision the rollout delivers"
+// +kubebuilder:printcolumn:name="Clusters",type=integer,JSONPath=`.status.summary.total`
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.summary.available`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Propagation delivers objects of its own namespace on the hub to the
+// clusters that OCM Placements of that namespace select, as ManifestWorks.
+type Propagation struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec says what is delivered, where, and how.
+	// +required
+	Spec PropagationSpec `json:"spec"`
+
+	// status is what the propagation addon observed.
+	// +optional
+	Status PropagationStatus `json:"status,omitempty"`
+}
+
+// PropagationSpec is a Propagation's spec.
+type PropagationSpec struct {
+	// resourceSelectors select the objects of the Propagation's namespace
+	// to deliver. An object selected by several selectors is delivered once.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +required
+	ResourceSelectors []ResourceSelector `json:"resourceSelectors"`
+
+	// placementRefs name OCM Placements of the Propagation's namespace; the
+	// objects go to the clusters any of them selects.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=map
+	// +listMapKey=name
+	// +required
+	PlacementRefs []LocalPlacementReference `json:"placementRefs"`
+
+	PropagationPolicy `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=cprop,categories=corral
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name is at most 63 characters: it is the value of the apps.corral.dev/propagation label on revisions and works"
+// +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,description="The newest revision of the selected objects"
+// +kubebuilder:printcolumn:name="Delivered",type=integer,JSONPath=`.status.deliveredRevision`,description="The revision the rollout delivers"
+// +kubebuilder:printcolumn:name="Clusters",type=integer,JSONPath=`.status.summary.total`
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.summary.available`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// ClusterPropagation delivers cluster-scoped objects of the hub, and whole
+// namespaces with everything in them, to the clusters that OCM Placements
+// select, as ManifestWorks.
+type ClusterPropagation struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec says what is delivered, where, and how.
+	// +required
+	Spec ClusterPropagationSpec `json:"spec"`
+
+	// status is what the propagation addon observed.
+	// +optional
+	Status PropagationStatus `json:"status,omitempty"`
+}
+
+// ClusterPropagationSpec is a ClusterPropagation's spec.
+type ClusterPropagationSpec struct {
+	// resourceSelectors select cluster-scoped objects to deliver; a
+	// Namespace brings what is in it unless its selectionScope says
+	// NamespaceOnly.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +required
+	ResourceSelectors []ClusterResourceSelector `json:"resourceSelectors"`
+
+	// placementRefs name OCM Placements, each with its namespace; the
+	// objects go to the clusters any of them selects.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=map
+	// +listMapKey=namespace
+	// +listMapKey=name
+	// +required
+	PlacementRefs []PlacementReference `json:"placementRefs"`
+
+	PropagationPolicy `json:",inline"`
+}
+
+// ResourceSelector selects objects by group, version and kind, and then by
+// name or by labels; with neither, every object of the kind in scope.
+// +kubebuilder:validation:XValidation:rule="!(has(self.name) && has(self.labelSelector))",message="give name or labelSelector, not both"
+type ResourceSelector struct {
+	// group is the kind's API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"`
+
+	// version is the API version the objects are read and delivered in.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Version string `json:"version"`
+
+	// kind is the objects' kind, any kind the hub serves, custom resources
+	// included.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Kind string `json:"kind"`
+
+	// name selects the one object of that name.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// labelSelector selects the objects whose labels it matches.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// SelectionScope says what selecting a Namespace brings.
+type SelectionScope string
+
+const (
+	// NamespaceWithResources delivers the namespace and every object in
+	// it that may be selected. The default.
+	NamespaceWithResources SelectionScope = "NamespaceWithResources"
+	// NamespaceOnly delivers the namespace alone.
+	NamespaceOnly SelectionScope = "NamespaceOnly"
+)
+
+// ClusterResourceSelector is a ResourceSelector of a ClusterPropagation.
+// +kubebuilder:validation:XValidation:rule="!(has(self.name) && has(self.labelSelector))",message="give name or labelSelector, not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.selectionScope) || (self.kind == 'Namespace' && (!has(self.group) || size(self.group) == 0))",message="selectionScope is for selectors of kind Namespace in the core group"
+type ClusterResourceSelector struct {
+	ResourceSelector `json:",inline"`
+
+	// selectionScope, for a Namespace selector only, says whether the
+	// namespace's objects go with it (NamespaceWithResources, the default)
+	// or not (NamespaceOnly).
+	// +kubebuilder:validation:Enum=NamespaceWithResources;NamespaceOnly
+	// +optional
+	SelectionScope SelectionScope `json:"selectionScope,omitempty"`
+}
+
+// LocalPlacementReference names an OCM Placement of the Propagation's
+// namespace and how to roll out to its clusters, as a
+// ManifestWorkReplicaSet's placementRefs do.
+type LocalPlacementReference struct {
+	// name is the Placement's name.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Name string `json:"name"`
+
+	// rolloutStrategy is OCM's: All, Progressive or ProgressivePerGroup.
+	// +kubebuilder:default={type: All, all: {progressDeadline: None}}
+	// +optional
+	RolloutStrategy clusterv1alpha1.RolloutStrategy `json:"rolloutStrategy"`
+}
+
+// PlacementReference names an OCM Placement in any namespace, for a
+// ClusterPropagation, and how to roll out to its clusters.
+type PlacementReference struct {
+	// namespace is the Placement's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Namespace string `json:"namespace"`
+
+	LocalPlacementReference `json:",inline"`
+}
+
+// DeletionPolicy says what becomes of delivered objects when their
+// Propagation is deleted or their cluster leaves its placements.
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete deletes them from the cluster. The default.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyOrphan leaves them on the cluster, no longer managed.
+	DeletionPolicyOrphan DeletionPolicy = "Orphan"
+)
+
+// StatusAggregation says whether the members' status of a workload is
+// summed into the hub template's own .status.
+type StatusAggregation string
+
+const (
+	// StatusAggregationEnabled sums the members' status of Deployments,
+	// StatefulSets, DaemonSets, ReplicaSets and Jobs into the template's
+	// .status. The default.
+	StatusAggregationEnabled StatusAggregation = "Enabled"
+	// StatusAggregationDisabled leaves the templates' status alone: for a
+	// hub that runs workload controllers of its own.
+	StatusAggregationDisabled StatusAggregation = "Disabled"
+)
+
+// PropagationPolicy is what a Propagation and a ClusterPropagation share
+// besides what they select and where.
+type PropagationPolicy struct {
+	// deletionPolicy says what becomes of the delivered objects when the
+	// propagation is deleted, and on a cluster that leaves every placement:
+	// Delete (the default) removes them, Orphan leaves them.
+	// +kubebuilder:validation:Enum=Delete;Orphan
+	// +kubebuilder:default=Delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// revisionHistoryLimit is how many revisions are kept besides the
+	// newest and the pinned one.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +kubebuilder:default=10
+	// +optional
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// revision pins the revision delivered, instead of the newest: setting
+	// it to an earlier one rolls back, unsetting it rolls forward again.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Revision *int64 `json:"revision,omitempty"`
+
+	// statusAggregation says whether the members' status of Deployments,
+	// StatefulSets, DaemonSets, ReplicaSets and Jobs is summed into the hub
+	// template's own .status: Enabled (the default) or Disabled.
+	// +kubebuilder:validation:Enum=Enabled;Disabled
+	// +kubebuilder:default=Enabled
+	// +optional
+	StatusAggregation StatusAggregation `json:"statusAggregation,omitempty"`
+}
+
+// PropagationStatus is the status of a Propagation or ClusterPropagation.
+type PropagationStatus struct {
+	// observedGeneration is the generation this status is of.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Selected, Scheduled, Applied, Available.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// currentRevision is the newest revision of the selected objects.
+	// +optional
+	CurrentRevision int64 `json:"currentRevision,omitempty"`
+
+	// deliveredRevision is the revision the rollout delivers: the pinned
+	// one, else the newest.
+	// +optional
+	DeliveredRevision int64 `json:"deliveredRevision,omitempty"`
+
+	// objects are what the delivered revision holds, in delivery order.
+	// +listType=atomic
+	// +optional
+	Objects []ObjectReference `json:"objects,omitempty"`
+
+	// summary counts the clusters.
+	// +optional
+	Summary PropagationSummary `json:"summary,omitempty"`
+
+	// clusters is the status on each cluster the placements select.
+	// +listType=map
+	// +listMapKey=cluster
+	// +optional
+	Clusters []ClusterStatus `json:"clusters,omitempty"`
+}
+
+// ObjectReference names a delivered object.
+type ObjectReference struct {
+	// +optional
+	Group string `json:"group,omitempty"`
+	// +required
+	Version string `json:"version"`
+	// +required
+	Kind string `json:"kind"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// +required
+	Name string `json:"name"`
+}
+
+// PropagationSummary counts the clusters a propagation delivers to.
+type PropagationSummary struct {
+	// total is how many clusters the placements select.
+	Total int32 `json:"total"`
+	// applied is how many have applied the delivered revision.
+	Applied int32 `json:"applied"`
+	// available is how many report every delivered object available.
+	Available int32 `json:"available"`
+	// failed is how many failed to apply or did not become available in
+	// the rollout's progressDeadline.
+	Failed int32 `json:"failed"`
+}
+
+// ClusterStatus is a propagation's status on one cluster.
+type ClusterStatus struct {
+	// cluster is the ManagedCluster's name.
+	// +required
+	Cluster string `json:"cluster"`
+
+	// revision is the revision on the cluster, 0 for none yet.
+	// +optional
+	Revision int64 `json:"revision,omitempty"`
+
+	// conditions: Scheduled, Applied, Available, Failed.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// PropagationList is a list of Propagations.
+type PropagationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Propagation `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterPropagationList is a list of ClusterPropagations.
+type ClusterPropagationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterPropagation `json:"items"`
+}

@@ -1,0 +1,56 @@
+// Package propagation_test checks the propagation addon's API on a real
+// API server: envtest with the OCM CRDs and the apps.corral.dev CRDs
+// `make generate` writes, their defaults, each refusal their validation
+// makes, and the revisions' immutability.
+package propagation_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1/crds"
+)
+
+func TestPropagation(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "propagation API")
+}
+
+var c client.Client
+
+var _ = BeforeSuite(func() {
+	By("starting envtest with the OCM and apps.corral.dev CRDs")
+	env, err := testenv.Environment()
+	Expect(err).NotTo(HaveOccurred())
+	own, err := crds.All()
+	Expect(err).NotTo(HaveOccurred())
+	env.CRDInstallOptions.CRDs = append(env.CRDInstallOptions.CRDs, own...)
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.Install(scheme)).To(Succeed())
+	c, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+// freshNamespace creates a namespace of its own for the running spec.
+func freshNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("prop")}}
+	Expect(c.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, ns)).To(Succeed()) })
+	return ns.Name
+}
