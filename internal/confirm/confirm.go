@@ -30,9 +30,11 @@ type Options struct {
 	Terminal bool
 }
 
-// NewOptions asks on standard input, when it is a terminal.
+// NewOptions asks on standard input when a person is there to see the
+// question and answer it: standard input and output both terminals (with
+// the output in a file, nobody would see the question).
 func NewOptions() Options {
-	return Options{In: os.Stdin, Terminal: term.IsTerminal(int(os.Stdin.Fd()))}
+	return Options{In: os.Stdin, Terminal: term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))}
 }
 
 // AddFlags registers --yes/-y and --dry-run.

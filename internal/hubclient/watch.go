@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -23,6 +24,9 @@ func AddWatchFlag(fs *pflag.FlagSet, watch *bool) {
 type Watched struct {
 	List client.ObjectList
 	Opts []client.ListOption
+	// Optional is a kind the table does without when the user may not
+	// read it: it is not watched then, instead of failing the watch.
+	Optional bool
 }
 
 // settle is how long Watch waits after a change for the rest of its
@@ -31,16 +35,30 @@ const settle = 200 * time.Millisecond
 
 // Watch calls show, then again after each burst of changes to any of
 // kinds, until ctx ends (Ctrl-C): kubectl get -w, for a verb whose table
-// joins several kinds. A watch the server ends is started again from a
-// fresh list.
+// joins several kinds. Each kind is listed before the first table and
+// watched from that list, so no change after the list is missed; a watch
+// the server ends is started again from a fresh list.
 func (h *Hub) Watch(ctx context.Context, show func(context.Context) error, kinds ...Watched) error {
+	log := klog.FromContext(ctx)
+	var follows []func(chan<- struct{}) error
+	for _, k := range kinds {
+		rv, err := h.listVersion(ctx, k)
+		if k.Optional && apierrors.IsForbidden(err) {
+			log.V(4).Info("Not watching a kind the user may not read", "kind", fmt.Sprintf("%T", k.List))
+			continue
+		}
+		if err != nil {
+			return notAHub(err)
+		}
+		follows = append(follows, func(changed chan<- struct{}) error { return h.follow(ctx, k, rv, changed) })
+	}
 	if err := show(ctx); err != nil {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	errs := make(chan error, len(kinds))
-	for _, k := range kinds {
-		go func() { errs <- h.follow(ctx, k, changed) }()
+	errs := make(chan error, len(follows))
+	for _, f := range follows {
+		go func() { errs <- f(changed) }()
 	}
 	for {
 		select {
@@ -69,28 +87,38 @@ func (h *Hub) Watch(ctx context.Context, show func(context.Context) error, kinds
 	}
 }
 
-// follow lists k, then watches it from that list, signalling changed on
-// each change; when the server ends the watch it lists and watches again.
-func (h *Hub) follow(ctx context.Context, k Watched, changed chan<- struct{}) error {
+// listVersion lists k and returns the list's resource version.
+func (h *Hub) listVersion(ctx context.Context, k Watched) (string, error) {
+	list := k.List.DeepCopyObject().(client.ObjectList)
+	if err := h.Client.List(ctx, list, k.Opts...); err != nil {
+		return "", err
+	}
+	return list.GetResourceVersion(), nil
+}
+
+// follow watches k from resource version rv, signalling changed on each
+// change; when the server ends the watch it lists again, signals (what
+// changed meanwhile shows in that reprint) and watches from that list.
+func (h *Hub) follow(ctx context.Context, k Watched, rv string, changed chan<- struct{}) error {
 	log := klog.FromContext(ctx)
-	for first := true; ctx.Err() == nil; first = false {
-		list := k.List.DeepCopyObject().(client.ObjectList)
-		if err := h.Client.List(ctx, list, k.Opts...); err != nil {
-			return notAHub(err)
-		}
-		if !first {
-			// What changed while no watch was open shows in this reprint.
+	for ctx.Err() == nil {
+		if rv == "" {
+			var err error
+			if rv, err = h.listVersion(ctx, k); err != nil {
+				return notAHub(err)
+			}
 			signal(changed)
 		}
 		opts := append(append([]client.ListOption{}, k.Opts...),
-			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion(), AllowWatchBookmarks: true}})
-		w, err := h.Client.Watch(ctx, list, opts...)
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}})
+		w, err := h.Client.Watch(ctx, k.List.DeepCopyObject().(client.ObjectList), opts...)
 		if err != nil {
 			return notAHub(err)
 		}
 		if err := drain(ctx, w, changed); err != nil {
 			return err
 		}
+		rv = ""
 		log.V(4).Info("Watch ended; listing again", "kind", fmt.Sprintf("%T", k.List))
 	}
 	return nil

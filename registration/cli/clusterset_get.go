@@ -93,7 +93,7 @@ func (o *ClusterSetGetOptions) Run(ctx context.Context) error {
 		return o.show(ctx)
 	}
 	return o.Hub.Watch(ctx, o.show, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetList{}},
-		hubclient.Watched{List: &clusterv1.ManagedClusterList{}}, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetBindingList{}})
+		hubclient.Watched{List: &clusterv1.ManagedClusterList{}}, hubclient.Watched{List: &clusterv1beta2.ManagedClusterSetBindingList{}, Optional: true})
 }
 
 // show lists the sets, or the named ones, and prints them.

@@ -246,15 +246,24 @@ func TestApply(t *testing.T) {
 	}{
 		"a cluster without the work and one with it": {objs: append(readyClusters("c1", "c2"), existingWork),
 			opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
-			out:  "manifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
+			out:  "This removes:\n  - cluster c2: the agent removes ConfigMap default/old (not in the file any more)\nmanifestwork web created on cluster c1\nmanifestwork web updated on cluster c2\n", updated: &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c2", Name: "web"}}},
 		"again: unchanged": {objs: append(readyClusters("c2"), existingWork), opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} }, twice: true,
-			out: "manifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
+			out: "This removes:\n  - cluster c2: the agent removes ConfigMap default/old (not in the file any more)\nmanifestwork web updated on cluster c2\nmanifestwork web unchanged on cluster c2\n"},
 		"a set on the placement": {objs: []client.Object{placement, existingSet("prod")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
-			out: "manifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
+			out: "This removes:\n  - every cluster of placement prod: the agent removes ConfigMap default/old (not in the file any more)\nmanifestworkreplicaset web updated in namespace apps\n", updated: &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}},
 		"no set yet": {objs: []client.Object{placement}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			out: "manifestworkreplicaset web created in namespace apps, on the clusters placement prod selects\n"},
 		"a set on another placement": {objs: []client.Object{placement, existingSet("staging")}, opts: func(o *CreateOptions) { o.Placement, o.Namespace = "prod", "apps" },
 			err: "ManifestWorkReplicaSet apps/web is on placement staging, not prod: apply changes only its objects; nothing was written"},
+		"off a terminal, without --yes, dropping an object": {objs: append(readyClusters("c2"), existingWork),
+			opts: func(o *CreateOptions) { o.Clusters, o.Confirm = []string{"c2"}, confirm.Options{} },
+			err:  "refusing to apply web: it removes what is listed above; pass --yes"},
+		"--dry-run": {objs: append(readyClusters("c2"), existingWork),
+			opts: func(o *CreateOptions) { o.Clusters, o.Confirm = []string{"c2"}, confirm.Options{DryRun: true} },
+			out:  "This removes:\n  - cluster c2: the agent removes ConfigMap default/old (not in the file any more)\ndry run: nothing was changed\n"},
+		"a set's own work": {objs: append(readyClusters("c2"), setsWork(existingWork)),
+			opts: func(o *CreateOptions) { o.Clusters = []string{"c2"} },
+			err:  "ManifestWork web on cluster c2 is ManifestWorkReplicaSet apps/web's: change it through the set"},
 		"a cluster not accepted": {objs: []client.Object{acceptedCluster("c1"), builder.Cluster("c2").Obj(), existingWork}, opts: func(o *CreateOptions) { o.Clusters = []string{"c1", "c2"} },
 			err: "cluster c2 is not accepted by the hub yet: accept it first (corral accept c2); nothing was written"},
 	}
@@ -265,6 +274,7 @@ func TestApply(t *testing.T) {
 			run := func() error {
 				o := NewCreateOptions(out)
 				o.Hub.Client, o.Name, o.File, o.Apply, o.ErrOut = c, "web", writeFile(t, twoObjects), true, io.Discard
+				o.Confirm = confirm.Options{Yes: true}
 				tc.opts(o)
 				return hubclient.Run(context.Background(), o)
 			}
@@ -646,4 +656,11 @@ func TestResourceDetail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setsWork is w as a ManifestWorkReplicaSet apps/web made it.
+func setsWork(w *workv1.ManifestWork) *workv1.ManifestWork {
+	w = w.DeepCopy()
+	w.Labels = map[string]string{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web"}
+	return w
 }

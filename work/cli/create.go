@@ -24,6 +24,7 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/registration/common"
 )
@@ -44,6 +45,9 @@ type CreateOptions struct {
 	// Apply updates the objects of works (or a set) already there, instead
 	// of refusing them: `corral work apply`.
 	Apply bool
+	// Confirm is apply's --yes and --dry-run: objects a file no longer
+	// has are removed from the clusters, so apply shows them first.
+	Confirm confirm.Options
 	// Changed says whether a flag was given (cmd.Flags().Changed): on
 	// apply only those change a spec already there. Nil: none was.
 	Changed func(flag string) bool
@@ -122,8 +126,8 @@ the flags): when a check fails nothing is created.`,
 // NewCmdApply returns `corral work apply`.
 func NewCmdApply(out io.Writer) *cobra.Command {
 	o := NewCreateOptions(out)
-	o.Apply = true
-	return newCmdDeliver(o, &cobra.Command{
+	o.Apply, o.Confirm = true, confirm.NewOptions()
+	cmd := newCmdDeliver(o, &cobra.Command{
 		Use:   "apply NAME -f FILE|DIR (--clusters C1,C2 | --placement P [-n NAMESPACE])",
 		Short: "Deliver the objects of a file to clusters, creating the works or changing the objects of those already there",
 		Long: `Like 'corral work create', but a ManifestWork NAME already on a cluster (or a
@@ -138,9 +142,15 @@ gets status feedback unless --feedback=false.
 ` + deliverFlagsHelp + `
 
 A ManifestWorkReplicaSet NAME must already be on the placement given;
-everything is checked first, and when a check fails nothing is written.`,
+everything is checked first, and when a check fails nothing is written.
+An object the file no longer has is removed from the clusters: apply shows
+which first and asks (--yes goes ahead without asking, as a script must;
+--dry-run only shows it). A ManifestWork its ManifestWorkReplicaSet made is
+changed through the set (--placement), not on its own.`,
 		Example: fmt.Sprintf(deliverExamples, "apply"),
 	})
+	o.Confirm.AddFlags(cmd.Flags())
+	return cmd
 }
 
 // newCmdDeliver wires o to cmd: the arguments, flags and run of create and
@@ -239,6 +249,9 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if err := o.checkNamespaces(ctx); err != nil {
 		return err
 	}
+	if err := o.checkCanWait(ctx); err != nil {
+		return err
+	}
 	var err error
 	if o.Placement != "" {
 		err = o.deliverToPlacement(ctx)
@@ -266,6 +279,11 @@ func (o *CreateOptions) deliverToClusters(ctx context.Context) error {
 		w := &workv1.ManifestWork{}
 		err := o.Hub.Client.Get(ctx, client.ObjectKey{Namespace: c, Name: o.Name}, w)
 		switch {
+		case err == nil && w.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] != "":
+			set := w.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]
+			return fmt.Errorf("ManifestWork %s on cluster %s is ManifestWorkReplicaSet %s's: change it through the set "+
+				"('corral work apply %s -f %s --placement PLACEMENT -n NAMESPACE'), or choose another name; %s",
+				o.Name, c, strings.Replace(set, ".", "/", 1), o.Name, o.File, o.nothing())
 		case err == nil:
 			existing[c] = w
 			taken = append(taken, c)
@@ -277,6 +295,17 @@ func (o *CreateOptions) deliverToClusters(ctx context.Context) error {
 		return fmt.Errorf("ManifestWork %s already exists on cluster %s: change its objects with 'corral work apply %s -f %s --clusters %s' "+
 			"(deleting it first would remove them from the cluster), or choose another name; nothing was created",
 			o.Name, strings.Join(taken, ", "), o.Name, o.File, strings.Join(taken, ","))
+	}
+	e := confirm.Effect{Verb: "apply " + o.Name}
+	for _, c := range o.Clusters {
+		if w, ok := existing[c]; ok {
+			if gone := dropped(w.Spec.Workload.Manifests, o.manifests); len(gone) > 0 {
+				e.Removes = append(e.Removes, droppedLine(gone, "cluster "+c))
+			}
+		}
+	}
+	if ok, err := o.Confirm.Ask(o.Out, e); !ok || err != nil {
+		return err
 	}
 	mapper := o.Hub.Client.RESTMapper()
 	for _, c := range o.Clusters {
@@ -394,6 +423,13 @@ func (o *CreateOptions) updateReplicaSet(ctx context.Context, set *workv1alpha1.
 		return fmt.Errorf("%w; %s", err, o.nothing())
 	}
 	if err := o.warnPlacement(ctx); err != nil {
+		return err
+	}
+	e := confirm.Effect{Verb: "apply " + o.Name}
+	if gone := dropped(set.Spec.ManifestWorkTemplate.Workload.Manifests, o.manifests); len(gone) > 0 {
+		e.Removes = append(e.Removes, droppedLine(gone, "every cluster of placement "+o.Placement))
+	}
+	if ok, err := o.Confirm.Ask(o.Out, e); !ok || err != nil {
 		return err
 	}
 	desired := set.Spec.DeepCopy()

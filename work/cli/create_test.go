@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
@@ -18,8 +20,10 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
@@ -285,12 +289,20 @@ func TestRefusalsAndWarnings(t *testing.T) {
 	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod-1", Labels: map[string]string{clusterv1beta1.PlacementLabel: "prod"}},
 		Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "c1"}, {ClusterName: "c2"}, {ClusterName: "c3"}}}}
 	cases := map[string]struct {
-		objs    []client.Object
-		file    string
-		opts    func(o *CreateOptions)
-		err     string
-		warning string
+		objs []client.Object
+		file string
+		opts func(o *CreateOptions)
+		// forbidWorks makes listing ManifestWorks forbidden, as for a team.
+		forbidWorks bool
+		err         string
+		warning     string
 	}{
+		"--wait with --feedback=false": {objs: readyClusters("c1"), opts: func(o *CreateOptions) { o.Wait, o.Feedback = true, false },
+			err: "--wait waits for deployment apps/web to be ready, which --feedback=false keeps from being reported: leave out one of them"},
+		"--wait on a placement by a user who may not list works": {objs: []client.Object{builder.Placement("apps", "prod").Obj()}, forbidWorks: true,
+			opts: func(o *CreateOptions) { o.Clusters, o.Placement, o.Namespace, o.Wait = nil, "prod", "apps", true },
+			err: "--wait reads the set's works in the clusters' namespaces, and you may not list them (see docs/teams.md): " +
+				"leave out --wait and follow the set with 'corral work get web -n apps -w'; nothing was created"},
 		"a namespaced object without a namespace": {objs: readyClusters("c1"), file: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n",
 			err: "deployment web has no namespace: add metadata.namespace (a ManifestWork does not default it); nothing was created"},
 		"a cluster-scoped object and an unknown kind pass": {objs: readyClusters("c1"),
@@ -309,6 +321,18 @@ func TestRefusalsAndWarnings(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fakeHub(t, tc.objs...)
+			if tc.forbidWorks {
+				c = hubclienttest.NewClientBuilder(t, tc.objs...).WithInterceptorFuncs(interceptor.Funcs{
+					List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+						// The verb's own lists select the set's works; the
+						// test's check below lists them all.
+						if _, ok := list.(*workv1.ManifestWorkList); ok && len(opts) > 0 {
+							return apierrors.NewForbidden(workv1.Resource("manifestworks"), "", errors.New("team"))
+						}
+						return c.List(ctx, list, opts...)
+					},
+				}).Build()
+			}
 			_, warned, err := deliver(t, c, false, func(o *CreateOptions) {
 				o.Clusters = []string{"c1"}
 				if tc.file != "" {
@@ -318,16 +342,18 @@ func TestRefusalsAndWarnings(t *testing.T) {
 					tc.opts(o)
 				}
 			})
-			works := &workv1.ManifestWorkList{}
-			if err := c.List(context.Background(), works); err != nil {
-				t.Fatal(err)
-			}
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Fatalf("error %v, want %q", err, tc.err)
 				}
-				if len(works.Items) > 0 {
-					t.Errorf("%d works were created", len(works.Items))
+				works, sets := &workv1.ManifestWorkList{}, &workv1alpha1.ManifestWorkReplicaSetList{}
+				for _, l := range []client.ObjectList{works, sets} {
+					if err := c.List(context.Background(), l); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if n := len(works.Items) + len(sets.Items); n > 0 {
+					t.Errorf("%d works or sets were created", n)
 				}
 				return
 			}

@@ -144,7 +144,7 @@ func (o *GetOptions) watched() []hubclient.Watched {
 		}
 		return []hubclient.Watched{{List: &workv1alpha1.ManifestWorkReplicaSetList{}, Opts: opts}}
 	}
-	kinds := []hubclient.Watched{{List: &addonv1alpha1.ManagedClusterAddOnList{}}, {List: &clusterv1.ManagedClusterList{}}}
+	kinds := []hubclient.Watched{{List: &addonv1alpha1.ManagedClusterAddOnList{}, Optional: true}, {List: &clusterv1.ManagedClusterList{}, Optional: true}}
 	if len(o.Clusters) == 0 {
 		return append(kinds, hubclient.Watched{List: &workv1.ManifestWorkList{}})
 	}

@@ -87,8 +87,14 @@ func (o *CreateOptions) validateSpecFlags() error {
 }
 
 // checkFeedbackTargets says which --feedback-json names an object the
-// file does not have.
+// file does not have, and refuses --wait with --feedback=false for a file
+// with a workload: its readiness would never come back.
 func (o *CreateOptions) checkFeedbackTargets() error {
+	if o.Wait && !o.Feedback {
+		if i := slices.IndexFunc(o.manifests, func(m workv1.Manifest) bool { return isWorkload(object(m)) }); i >= 0 {
+			return fmt.Errorf("--wait waits for %s to be ready, which --feedback=false keeps from being reported: leave out one of them", objectName(object(o.manifests[i])))
+		}
+	}
 	for i, f := range o.feedbackPaths {
 		if !slices.ContainsFunc(o.manifests, func(m workv1.Manifest) bool { return f.matches(object(m)) }) {
 			return fmt.Errorf("--feedback-json %q: %s has no %s %s: name an object of the file, %s", o.FeedbackJSON[i], o.File, f.kind, f.name, feedbackJSONExample)
@@ -153,7 +159,7 @@ func (o *CreateOptions) manifestConfigs(mapper meta.RESTMapper, old []workv1.Man
 				c.FeedbackRules = append(c.FeedbackRules, workv1.FeedbackRule{Type: workv1.JSONPathsType, JsonPaths: paths})
 			}
 		}
-		if (given(flagUpdateStrategy) && o.UpdateStrategy != "") || (given(flagForceConflicts) && o.ForceConflicts) {
+		if (given(flagUpdateStrategy) && o.UpdateStrategy != "") || (given(flagForceConflicts) && (o.ForceConflicts || o.Apply)) {
 			c.UpdateStrategy = o.updateStrategy(c.UpdateStrategy)
 		}
 	}

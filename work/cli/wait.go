@@ -88,9 +88,9 @@ func (o *CreateOptions) survey(ctx context.Context) (waitState, error) {
 			return waitState{}, err
 		}
 		list := &workv1.ManifestWorkList{}
-		err = o.Hub.Client.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: o.Namespace + "." + o.Name})
+		err = o.Hub.Client.List(ctx, list, o.setsWorks())
 		if apierrors.IsForbidden(err) {
-			return waitState{}, fmt.Errorf("--wait reads the set's works in the clusters' namespaces, and you may not list them: watch the set with corral work get %s -n %s -w instead", o.Name, o.Namespace)
+			return waitState{}, o.cannotWait()
 		}
 		if err != nil {
 			return waitState{}, fmt.Errorf("listing the works of ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
@@ -214,4 +214,28 @@ func workloadNotReady(u *unstructured.Unstructured, fb map[string]workv1.FieldVa
 		}
 	}
 	return ""
+}
+
+// setsWorks selects the works of the set o delivers.
+func (o *CreateOptions) setsWorks() client.MatchingLabels {
+	return client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: o.Namespace + "." + o.Name}
+}
+
+// checkCanWait refuses --wait on a placement, before anything is written,
+// for a user who may not list the set's works: the wait reads them.
+func (o *CreateOptions) checkCanWait(ctx context.Context) error {
+	if !o.Wait || o.Placement == "" {
+		return nil
+	}
+	err := o.Hub.Client.List(ctx, &workv1.ManifestWorkList{}, o.setsWorks(), client.Limit(1))
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("%w; %s", o.cannotWait(), o.nothing())
+	}
+	return nil
+}
+
+// cannotWait says why --wait cannot follow a set, and what to do.
+func (o *CreateOptions) cannotWait() error {
+	return fmt.Errorf("--wait reads the set's works in the clusters' namespaces, and you may not list them (see docs/teams.md): "+
+		"leave out --wait and follow the set with 'corral work get %s -n %s -w'", o.Name, o.Namespace)
 }

@@ -111,7 +111,12 @@ func TestWait(t *testing.T) {
 			defer cancel()
 			go agents(ctx, t, c, tc.makeWorks, tc.report)
 			out, _, err := deliver(t, c, tc.apply, func(o *CreateOptions) {
-				o.Wait, o.Timeout = true, 300*time.Millisecond
+				// Short only where the wait must time out: a busy machine
+				// may take seconds to run the fake agents.
+				o.Wait, o.Timeout = true, 30*time.Second
+				if tc.err != "" {
+					o.Timeout = 300 * time.Millisecond
+				}
 				o.Clusters = []string{"c1", "c2"}
 				if tc.placement {
 					o.Clusters, o.Placement, o.Namespace = nil, "prod", "apps"

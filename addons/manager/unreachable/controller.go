@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -16,7 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/corral-dev/corral/internal/steps"
 )
@@ -36,6 +39,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-unreachable").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(becameUnknown{})).
+		// An addon created, or written Available, while its cluster is
+		// Unknown is marked again, as OCM's health check does on every
+		// sync: the cluster's own transition has passed by then.
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(clusterOfAddon),
+			builder.WithPredicates(availabilityChanged{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -66,6 +74,35 @@ func (becameUnknown) Update(e event.UpdateEvent) bool {
 
 func (becameUnknown) Delete(event.DeleteEvent) bool   { return false }
 func (becameUnknown) Generic(event.GenericEvent) bool { return false }
+
+// clusterOfAddon is the cluster an addon is of: its namespace's.
+func clusterOfAddon(_ context.Context, mca client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: mca.GetNamespace()}}}
+}
+
+// availabilityChanged passes an addon created, and one whose Available
+// condition changed status to other than Unknown.
+type availabilityChanged struct{ predicate.Funcs }
+
+func (availabilityChanged) Create(event.CreateEvent) bool { return true }
+
+func (availabilityChanged) Update(e event.UpdateEvent) bool {
+	status := func(o client.Object) metav1.ConditionStatus {
+		mca, ok := o.(*addonv1alpha1.ManagedClusterAddOn)
+		if !ok {
+			return ""
+		}
+		if c := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable); c != nil {
+			return c.Status
+		}
+		return ""
+	}
+	now := status(e.ObjectNew)
+	return now != metav1.ConditionUnknown && now != status(e.ObjectOld)
+}
+
+func (availabilityChanged) Delete(event.DeleteEvent) bool   { return false }
+func (availabilityChanged) Generic(event.GenericEvent) bool { return false }
 
 // unknown is mc's Available condition if it is Unknown, else nil.
 func unknown(mc *clusterv1.ManagedCluster) *metav1.Condition {

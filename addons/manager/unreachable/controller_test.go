@@ -160,3 +160,33 @@ func TestBecameUnknown(t *testing.T) {
 		t.Error("Create should pass an Unknown cluster only")
 	}
 }
+
+func TestAvailabilityChanged(t *testing.T) {
+	addon := func(status metav1.ConditionStatus) *addonv1alpha1.ManagedClusterAddOn {
+		mca := builder.AddOn("c1", "work").Obj()
+		if status != "" {
+			mca.Status.Conditions = []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: status, Reason: "R"}}
+		}
+		return mca
+	}
+	cases := map[string]struct {
+		oldStatus, newStatus metav1.ConditionStatus
+		want                 bool
+	}{
+		"Unknown written Available again":  {oldStatus: metav1.ConditionUnknown, newStatus: metav1.ConditionTrue, want: true},
+		"first reported False":             {oldStatus: "", newStatus: metav1.ConditionFalse, want: true},
+		"marked Unknown (this controller)": {oldStatus: metav1.ConditionTrue, newStatus: metav1.ConditionUnknown},
+		"no change of Available":           {oldStatus: metav1.ConditionTrue, newStatus: metav1.ConditionTrue},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := event.UpdateEvent{ObjectOld: addon(tc.oldStatus), ObjectNew: addon(tc.newStatus)}
+			if got := (availabilityChanged{}).Update(e); got != tc.want {
+				t.Errorf("Update = %t, want %t", got, tc.want)
+			}
+		})
+	}
+	if got := clusterOfAddon(context.Background(), addon("")); len(got) != 1 || got[0].Name != "c1" || got[0].Namespace != "" {
+		t.Errorf("clusterOfAddon = %v, want cluster c1", got)
+	}
+}
