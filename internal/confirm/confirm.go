@@ -43,6 +43,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "show what would be done, and change nothing")
 }
 
+// AddDryRunFlag registers --dry-run alone, for a verb that removes
+// nothing and so never asks.
+func (o *Options) AddDryRunFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "show what would be done, and change nothing")
+}
+
 // Effect is what a verb will do, computed before it does anything.
 type Effect struct {
 	// Verb says what is asked, for the question and the refusal, e.g.

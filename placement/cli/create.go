@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -101,7 +100,7 @@ taint for that long after it was added.`,
 // AddFlags registers the hub's flags and the placement's.
 func (o *CreateOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Hub.AddFlags(fs)
-	o.Confirm.AddFlags(fs)
+	o.Confirm.AddDryRunFlag(fs)
 	addNamespaceFlag(fs, &o.Namespace, "namespace of the placement")
 	fs.StringSliceVar(&o.ClusterSets, "clustersets", o.ClusterSets, "choose only from these cluster sets, each bound to the namespace (default: every bound set)")
 	fs.StringVar(&o.LabelSelector, "label-selector", o.LabelSelector, "choose clusters whose labels match, e.g. 'env=prod,tier in (gold,silver)'")
@@ -264,7 +263,11 @@ func (o *CreateOptions) checkSets(ctx context.Context) (notes []string, err erro
 		}
 	}
 	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.Error()
+		}
+		return nil, fmt.Errorf("%s; nothing was created", strings.Join(msgs, "; "))
 	}
 	if len(o.ClusterSets) == 0 {
 		bindings := &clusterv1beta2.ManagedClusterSetBindingList{}

@@ -184,13 +184,11 @@ func TestCreateRefusesUnboundSets(t *testing.T) {
 	if err == nil {
 		t.Fatal("created a placement of unbound sets")
 	}
-	want := []string{
-		"cluster set dev is not bound to namespace apps: bind it with corral clusterset bind dev -n apps",
-		"cluster set edge is not bound to namespace apps: bind it with corral clusterset bind edge -n apps",
-		"cluster set gone does not exist: create it with corral clusterset create gone (corral clusterset get lists them)",
-	}
-	if diff := cmp.Diff(want, strings.Split(err.Error(), "\n")); diff != "" {
-		t.Errorf("one line per problem (-want +got):\n%s", diff)
+	want := "cluster set dev is not bound to namespace apps: bind it with corral clusterset bind dev -n apps; " +
+		"cluster set edge is not bound to namespace apps: bind it with corral clusterset bind edge -n apps; " +
+		"cluster set gone does not exist: create it with corral clusterset create gone (corral clusterset get lists them); nothing was created"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("every problem, in one line (-want +got):\n%s", diff)
 	}
 }
 
