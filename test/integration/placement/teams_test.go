@@ -3,6 +3,7 @@ package placement_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/testenv"
 	placementcli "github.com/corral-dev/corral/placement/cli"
+	workcli "github.com/corral-dev/corral/work/cli"
 )
 
 // teamsRBAC is the Role and the ClusterRole docs/teams.md tells a hub
@@ -70,6 +72,22 @@ var _ = Describe("a team's user, with the RBAC of docs/teams.md", func() {
 		out, err = testenv.RunCommand(ctx, placementcli.NewCmdGet, "web", "-n", f.ns, "--kubeconfig", kubeconfig)
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(MatchRegexp(`web\s+2\s+` + regexp.QuoteMeta(strings.Join(clusters, ", ")) + `\s+True AllDecisionsScheduled`))
+
+		By("delivering, listing and deleting the team's work with the Role alone")
+		app := filepath.Join(GinkgoT().TempDir(), "app.yaml")
+		Expect(os.WriteFile(app, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: "+f.ns+"}\n"), 0o600)).To(Succeed())
+		out, err = testenv.RunCommand(ctx, workcli.NewCmdCreate, "app", "-f", app, "--placement", "web", "-n", f.ns, "--wait", "--kubeconfig", kubeconfig)
+		Expect(err).To(MatchError(ContainSubstring("you may not list them (see docs/teams.md)")), out)
+		Expect(err).To(MatchError(HaveSuffix("nothing was created")), out)
+		out, err = testenv.RunCommand(ctx, workcli.NewCmdCreate, "app", "-f", app, "--placement", "web", "-n", f.ns, "--kubeconfig", kubeconfig)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("manifestworkreplicaset app created in namespace " + f.ns))
+		out, err = testenv.RunCommand(ctx, workcli.NewCmdGet, "-n", f.ns, "--kubeconfig", kubeconfig)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`(?m)^` + f.ns + `\s+app\s`))
+		out, err = testenv.RunCommand(ctx, workcli.NewCmdDelete, "app", "-n", f.ns, "--yes", "--kubeconfig", kubeconfig)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("manifestworkreplicaset app deleted from namespace " + f.ns))
 
 		out, err = testenv.RunCommand(ctx, placementcli.NewCmdCreate, "api", "-n", f.ns, "--clustersets", f.set, "--wait", "--kubeconfig", kubeconfig)
 		Expect(err).NotTo(HaveOccurred(), out)
