@@ -42,17 +42,24 @@ func Status(template *unstructured.Unstructured, members map[string]Member) (map
 	}
 	slices.SortFunc(ms, func(a, b named) int { return strings.Compare(a.cluster, b.cluster) })
 
+	// A counter no member fed back stays unset: a pointer one (a Job's
+	// ready) is then absent, as on a cluster.
 	status := map[string]any{}
 	for _, c := range w.counters {
 		var sum int64
+		fed := false
 		for _, m := range ms {
 			n, err := m.count(c)
 			if err != nil {
 				return nil, fmt.Errorf("cluster %s: %w", m.cluster, err)
 			}
+			_, ok := m.Values[c]
+			fed = fed || ok
 			sum += n
 		}
-		status[c] = sum
+		if fed {
+			status[c] = sum
+		}
 	}
 	if w.generation {
 		og, err := observedGeneration(template, w, ms)
