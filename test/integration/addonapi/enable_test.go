@@ -114,7 +114,7 @@ var _ = Describe("corral addon enable", func() {
 		Expect(out).To(And(ContainSubstring(c1), ContainSubstring(c2)))
 
 		By("disabling it everywhere")
-		out, err = corralAddon(ctx, "disable", addon, "--all-clusters")
+		out, err = corralAddon(ctx, "disable", addon, "--all-clusters", "--yes")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring("addon " + addon + " disabled on cluster " + c2))
 		Eventually(func() []string { return enabledAddons(ctx, c1, c2) }).WithContext(ctx).WithTimeout(timeout).Should(BeEmpty())

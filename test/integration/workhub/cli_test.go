@@ -74,8 +74,15 @@ var _ = Describe("corral work", func() {
 		// one not Available.
 		addon := builder.AddOn(cls[0], "work").Obj()
 		Expect(admin.Create(ctx, addon)).To(Succeed())
-		meta.SetStatusCondition(&addon.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAddOnLeaseUpdated"})
-		Expect(admin.Status().Update(ctx, addon)).To(Succeed())
+		// The hub's addon lifecycle writes the addon too: retry on a
+		// conflict.
+		Eventually(func() error {
+			if err := admin.Get(ctx, client.ObjectKeyFromObject(addon), addon); err != nil {
+				return err
+			}
+			meta.SetStatusCondition(&addon.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAddOnLeaseUpdated"})
+			return admin.Status().Update(ctx, addon)
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		file := filepath.Join(GinkgoT().TempDir(), "web.yaml")
 		Expect(os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {a: b}\n"), 0o600)).To(Succeed())
 
