@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -62,7 +63,7 @@ func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result,
 			s.revisions = append(s.revisions, revisionInfo{obj: &list.Items[i], spec: list.Items[i].Spec})
 		}
 	}
-	slices.SortFunc(s.revisions, func(a, b revisionInfo) int { return int(a.spec.Revision - b.spec.Revision) })
+	slices.SortFunc(s.revisions, func(a, b revisionInfo) int { return cmp.Compare(a.spec.Revision, b.spec.Revision) })
 	return steps.Continue, nil
 }
 
