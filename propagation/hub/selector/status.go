@@ -27,7 +27,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 	if s.selected != nil {
 		s.selected.ObservedGeneration = gen
 		if s.selected.Status == metav1.ConditionTrue {
-			s.selected.Message = fmt.Sprintf("revision %d holds %d objects%s", s.newest(), len(s.objects), s.skippedSuffix())
+			objects := "objects"
+			if len(s.objects) == 1 {
+				objects = "object"
+			}
+			s.selected.Message = fmt.Sprintf("revision %d holds %d %s%s", s.newest(), len(s.objects), objects, s.skippedSuffix())
 		}
 		meta.SetStatusCondition(&s.status.Conditions, *s.selected)
 	}

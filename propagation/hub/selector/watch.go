@@ -34,30 +34,43 @@ const NamespaceContents = "(namespace contents)"
 // indexSelectedKinds registers SelectsIndex for both kinds.
 func indexSelectedKinds(mgr ctrl.Manager) error {
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(context.Background(), &v1alpha1.Propagation{}, SelectsIndex, func(o client.Object) []string {
-		p := o.(*v1alpha1.Propagation)
-		keys := make([]string, 0, len(p.Spec.ResourceSelectors))
-		for _, sel := range p.Spec.ResourceSelectors {
-			keys = append(keys, schema.GroupKind{Group: sel.Group, Kind: sel.Kind}.String())
-		}
-		return keys
-	}); err != nil {
+	if err := idx.IndexField(context.Background(), &v1alpha1.Propagation{}, SelectsIndex, propagationKinds); err != nil {
 		return fmt.Errorf("indexing Propagations by the kinds they select: %w", err)
 	}
-	if err := idx.IndexField(context.Background(), &v1alpha1.ClusterPropagation{}, SelectsIndex, func(o client.Object) []string {
-		p := o.(*v1alpha1.ClusterPropagation)
-		keys := make([]string, 0, len(p.Spec.ResourceSelectors)+1)
-		for _, sel := range p.Spec.ResourceSelectors {
-			keys = append(keys, schema.GroupKind{Group: sel.Group, Kind: sel.Kind}.String())
-			if bringsContents(sel) {
-				keys = append(keys, NamespaceContents)
-			}
-		}
-		return keys
-	}); err != nil {
+	if err := idx.IndexField(context.Background(), &v1alpha1.ClusterPropagation{}, SelectsIndex, clusterPropagationKinds); err != nil {
 		return fmt.Errorf("indexing ClusterPropagations by the kinds they select: %w", err)
 	}
 	return nil
+}
+
+// propagationKinds is SelectsIndex's function for Propagations.
+func propagationKinds(o client.Object) []string {
+	p, ok := o.(*v1alpha1.Propagation)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(p.Spec.ResourceSelectors))
+	for _, sel := range p.Spec.ResourceSelectors {
+		keys = append(keys, schema.GroupKind{Group: sel.Group, Kind: sel.Kind}.String())
+	}
+	return keys
+}
+
+// clusterPropagationKinds is SelectsIndex's function for
+// ClusterPropagations.
+func clusterPropagationKinds(o client.Object) []string {
+	p, ok := o.(*v1alpha1.ClusterPropagation)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(p.Spec.ResourceSelectors)+1)
+	for _, sel := range p.Spec.ResourceSelectors {
+		keys = append(keys, schema.GroupKind{Group: sel.Group, Kind: sel.Kind}.String())
+		if bringsContents(sel) {
+			keys = append(keys, NamespaceContents)
+		}
+	}
+	return keys
 }
 
 // watcher starts, once per kind, a watch of the kind's objects through

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
@@ -118,15 +119,38 @@ var _ = Describe("the selector", Ordered, func() {
 		Expect(kindsAndNames(rev.Spec.Objects)).To(Equal([]string{"Namespace " + ns, "Secret token", "ConfigMap settings", "Deployment web"}))
 	})
 
-	It("says in one line that the hub serves no such kind, and writes nothing", func(ctx context.Context) {
+	It("says in one line that the hub serves no such kind or version, writes nothing, and sees the kind come", func(ctx context.Context) {
 		ns := freshNamespace(ctx)
+		group := testenv.UniqueName("widgets") + ".example.com"
 		Expect(c.Create(ctx, newPropagation(ns, "widgets", nil,
-			v1alpha1.ResourceSelector{Group: "example.com", Version: "v1", Kind: "Widget", Name: "w"}))).To(Succeed())
+			v1alpha1.ResourceSelector{Group: group, Version: "v1", Kind: "Widget", Name: "w"}))).To(Succeed())
+		Expect(c.Create(ctx, newPropagation(ns, "web", nil,
+			v1alpha1.ResourceSelector{Group: "apps", Version: "v2", Kind: "Deployment", Name: "web"}))).To(Succeed())
 		Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, "widgets").WithTimeout(eventually).Should(And(
 			HaveField("Status", metav1.ConditionFalse),
 			HaveField("Reason", v1alpha1.ReasonUnknownKind),
-			HaveField("Message", "selector 1: the hub serves no Widget.v1.example.com"),
+			HaveField("Message", "selector 1: the hub serves no Widget.v1."+group),
 		))
+		Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).Should(And(
+			HaveField("Reason", v1alpha1.ReasonUnknownKind),
+			HaveField("Message", "selector 1: the hub serves no Deployment.v2.apps"),
+		))
+		Expect(revisionNumbers(ctx, ns, "widgets")).To(BeEmpty())
+
+		By("the kind's CRD created: looked at again, it resolves and selects nothing yet")
+		crd := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "widgets." + group},
+			"spec": map[string]any{
+				"group": group, "scope": "Namespaced",
+				"names":    map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+			},
+		}}
+		Expect(c.Create(ctx, crd)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, crd)).To(Succeed()) })
+		Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, "widgets").WithTimeout(propselector.UnknownKindRetry + eventually).
+			Should(HaveField("Reason", v1alpha1.ReasonNothingSelected))
 		Expect(revisionNumbers(ctx, ns, "widgets")).To(BeEmpty())
 	})
 
