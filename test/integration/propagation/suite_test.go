@@ -1,7 +1,8 @@
-// Package propagation_test checks the propagation addon's API on a real
-// API server: envtest with the OCM CRDs and the apps.corral.dev CRDs
-// `make generate` writes, their defaults, each refusal their validation
-// makes, and the revisions' immutability.
+// Package propagation_test checks the propagation addon on a real API
+// server: envtest with the OCM CRDs and the apps.corral.dev CRDs `make
+// generate` writes, their defaults, each refusal their validation makes,
+// the revisions' immutability, and the hub half's controllers, run by
+// the specs that need them (selector_test.go).
 package propagation_test
 
 import (
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
@@ -26,7 +28,11 @@ func TestPropagation(t *testing.T) {
 	RunSpecs(t, "propagation API")
 }
 
-var c client.Client
+var (
+	c client.Client
+	// cfg reaches the suite's API server, for the specs' managers.
+	cfg *rest.Config
+)
 
 var _ = BeforeSuite(func() {
 	By("starting envtest with the OCM and apps.corral.dev CRDs")
@@ -35,7 +41,7 @@ var _ = BeforeSuite(func() {
 	own, err := crds.All()
 	Expect(err).NotTo(HaveOccurred())
 	env.CRDInstallOptions.CRDs = append(env.CRDInstallOptions.CRDs, own...)
-	cfg, err := env.Start()
+	cfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)
 

@@ -1,0 +1,164 @@
+package selector
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revision"
+)
+
+// DefaultRevisionHistoryLimit is how many revisions are kept besides the
+// newest and the pinned one when the spec says nothing (the CRD defaults
+// it; a Go client may not).
+const DefaultRevisionHistoryLimit = 10
+
+// revisionInfo is one (Cluster)PropagationRevision as the steps see it.
+type revisionInfo struct {
+	obj  client.Object
+	spec v1alpha1.RevisionSpec
+}
+
+// RevisionName is the name of a propagation's revision n.
+func RevisionName(propagation string, n int64) string {
+	return propagation + "-" + strconv.FormatInt(n, 10)
+}
+
+// newest is the newest revision's number, 0 for none.
+func (s *scope) newest() int64 {
+	if len(s.revisions) == 0 {
+		return 0
+	}
+	return s.revisions[len(s.revisions)-1].spec.Revision
+}
+
+// listRevisions reads the propagation's revisions, oldest first.
+func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result, error) {
+	mine := client.MatchingLabels{v1alpha1.LabelPropagation: s.obj.GetName()}
+	s.revisions = nil
+	if s.namespace != "" {
+		list := &v1alpha1.PropagationRevisionList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(s.namespace), mine); err != nil {
+			return steps.StopList, fmt.Errorf("listing revisions: %w", err)
+		}
+		for i := range list.Items {
+			s.revisions = append(s.revisions, revisionInfo{obj: &list.Items[i], spec: list.Items[i].Spec})
+		}
+	} else {
+		list := &v1alpha1.ClusterPropagationRevisionList{}
+		if err := r.Client.List(ctx, list, mine); err != nil {
+			return steps.StopList, fmt.Errorf("listing revisions: %w", err)
+		}
+		for i := range list.Items {
+			s.revisions = append(s.revisions, revisionInfo{obj: &list.Items[i], spec: list.Items[i].Spec})
+		}
+	}
+	slices.SortFunc(s.revisions, func(a, b revisionInfo) int { return cmp.Compare(a.spec.Revision, b.spec.Revision) })
+	return steps.Continue, nil
+}
+
+// writeRevision writes the selected objects as revision newest+1 when
+// their hash differs from the newest revision's. A revision of that
+// number existing already (the cache has not seen it yet) is looked at
+// again soon.
+func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result, error) {
+	if s.blocked() {
+		return steps.Continue, nil
+	}
+	hash, err := revision.Hash(s.objects)
+	if err != nil {
+		s.block(v1alpha1.ReasonUndecodable, err.Error())
+		return steps.Continue, nil
+	}
+	if n := len(s.revisions); n > 0 && s.revisions[n-1].spec.Hash == hash {
+		return steps.Continue, nil
+	}
+	manifests, err := revision.Manifests(s.objects)
+	if err != nil {
+		s.block(v1alpha1.ReasonUndecodable, err.Error())
+		return steps.Continue, nil
+	}
+	spec := v1alpha1.RevisionSpec{Revision: s.newest() + 1, Hash: hash, Objects: manifests}
+	rev := s.newRevisionObject(spec)
+	if err := controllerutil.SetControllerReference(s.obj, rev, r.Client.Scheme()); err != nil {
+		return steps.StopList, err
+	}
+	if err := r.Client.Create(ctx, rev); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return steps.Result{Stop: true, RequeueAfter: steps.ConflictRetry}, nil
+		}
+		if apierrors.IsRequestEntityTooLargeError(err) {
+			s.block(v1alpha1.ReasonTooLarge, fmt.Sprintf("revision %d is too large to write: %v", spec.Revision, err))
+			return steps.Continue, nil
+		}
+		if apierrors.IsInvalid(err) {
+			s.block(v1alpha1.ReasonUndecodable, fmt.Sprintf("revision %d was refused: %v", spec.Revision, err))
+			return steps.Continue, nil
+		}
+		return steps.StopList, fmt.Errorf("creating revision %d: %w", spec.Revision, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Wrote a new revision", "revision", spec.Revision, "hash", hash, "objects", len(manifests))
+	s.revisions = append(s.revisions, revisionInfo{obj: rev, spec: spec})
+	return steps.Continue, nil
+}
+
+// newRevisionObject is the revision object of spec, named and labelled
+// for the propagation.
+func (s *scope) newRevisionObject(spec v1alpha1.RevisionSpec) client.Object {
+	meta := metav1.ObjectMeta{
+		Name:      RevisionName(s.obj.GetName(), spec.Revision),
+		Namespace: s.namespace,
+		Labels: map[string]string{
+			v1alpha1.LabelPropagation: s.obj.GetName(),
+			v1alpha1.LabelRevision:    strconv.FormatInt(spec.Revision, 10),
+		},
+	}
+	if s.namespace != "" {
+		return &v1alpha1.PropagationRevision{ObjectMeta: meta, Spec: spec}
+	}
+	return &v1alpha1.ClusterPropagationRevision{ObjectMeta: meta, Spec: spec}
+}
+
+// prune deletes the oldest revisions beyond revisionHistoryLimit, never
+// the newest nor the pinned one.
+func (r *Reconciler) prune(ctx context.Context, s *scope) (steps.Result, error) {
+	limit := DefaultRevisionHistoryLimit
+	if s.policy.RevisionHistoryLimit != nil {
+		limit = int(*s.policy.RevisionHistoryLimit)
+	}
+	newest := s.newest()
+	var keep []revisionInfo
+	kept := 0
+	// Newest first: the first limit others are kept.
+	for i := len(s.revisions) - 1; i >= 0; i-- {
+		rev := s.revisions[i]
+		n := rev.spec.Revision
+		pinned := s.policy.Revision != nil && *s.policy.Revision == n
+		if n == newest || pinned {
+			keep = append(keep, rev)
+			continue
+		}
+		if kept < limit {
+			kept++
+			keep = append(keep, rev)
+			continue
+		}
+		if err := r.Client.Delete(ctx, rev.obj); client.IgnoreNotFound(err) != nil {
+			return steps.StopList, fmt.Errorf("pruning revision %d: %w", n, err)
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Pruned a revision", "revision", n)
+	}
+	slices.Reverse(keep)
+	s.revisions = keep
+	return steps.Continue, nil
+}

@@ -1,0 +1,25 @@
+// Package hub is the propagation addon's hub half: the seam registering
+// its controllers with the hub's manager. Each controller is a package of
+// its own beside this one (selector; revision holds the pure pieces they
+// share).
+package hub
+
+import (
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/corral-dev/corral/propagation/hub/selector"
+)
+
+// Options configure the propagation addon's hub half.
+type Options struct {
+	// Workers is how many propagations each controller reconciles at
+	// once; 0 is each controller's default.
+	Workers int
+}
+
+// SetupWithManager registers the hub half's controllers with mgr, which
+// run while mgr leads: the selector, writing revisions of what the
+// propagations select.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	return selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers})
+}
