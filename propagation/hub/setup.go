@@ -1,12 +1,13 @@
 // Package hub is the propagation addon's hub half: the seam registering
 // its controllers with the hub's manager. Each controller is a package of
-// its own beside this one (selector; revision holds the pure pieces they
-// share).
+// its own beside this one (selector, distribute; revision and aggregate
+// hold the pure pieces they share).
 package hub
 
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/corral-dev/corral/propagation/hub/distribute"
 	"github.com/corral-dev/corral/propagation/hub/selector"
 )
 
@@ -19,7 +20,11 @@ type Options struct {
 
 // SetupWithManager registers the hub half's controllers with mgr, which
 // run while mgr leads: the selector, writing revisions of what the
-// propagations select.
+// propagations select, and the distributor, delivering a revision to the
+// clusters of the propagations' placements as ManifestWorks.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	return selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers})
+	if err := selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers}); err != nil {
+		return err
+	}
+	return distribute.SetupWithManager(mgr, distribute.Options{Workers: opts.Workers})
 }

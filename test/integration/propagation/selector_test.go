@@ -20,7 +20,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -37,12 +36,7 @@ var _ = Describe("the selector", Ordered, func() {
 		By("running the propagation hub half on a manager of its own")
 		scheme := runtime.NewScheme()
 		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-			Scheme:                 scheme,
-			Metrics:                metricsserver.Options{BindAddress: "0"},
-			HealthProbeBindAddress: "0",
-		})
-		Expect(err).NotTo(HaveOccurred())
+		mgr := newManager(scheme)
 		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 		stop := testenv.Go(context.Background(), mgr.Start)
 		DeferCleanup(func() { Expect(stop(30 * time.Second)).To(Succeed()) })

@@ -16,7 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -48,6 +54,8 @@ var _ = BeforeSuite(func() {
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.Install(scheme)).To(Succeed())
+	Expect(workv1.Install(scheme)).To(Succeed())
+	Expect(clusterv1beta1.Install(scheme)).To(Succeed())
 	c, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 })
@@ -59,4 +67,19 @@ func freshNamespace(ctx context.Context) string {
 	Expect(c.Create(ctx, ns)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, ns)).To(Succeed()) })
 	return ns.Name
+}
+
+// newManager is a manager of the suite's API server for a spec's
+// controllers: no metrics or probe listeners, and controller names that
+// may repeat across the specs' managers (each spec stops its own).
+func newManager(scheme *runtime.Scheme) ctrl.Manager {
+	GinkgoHelper()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return mgr
 }

@@ -1,0 +1,175 @@
+package distribute
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+)
+
+// applyCluster makes the cluster's works those of the delivered revision:
+// one per part, created when missing, updated when they differ; works of
+// parts the revision does not have are deleted. A work of a part's name
+// that is not the propagation's is left alone, and said so.
+func (r *Reconciler) applyCluster(ctx context.Context, s *scope, cluster string, current []workv1.ManifestWork) error {
+	have := map[string]*workv1.ManifestWork{}
+	for i := range current {
+		have[current[i].Name] = &current[i]
+	}
+	var errs []error
+	for part := range s.parts {
+		name := s.p.workName(part)
+		w := have[name]
+		delete(have, name)
+		if err := r.applyWork(ctx, s, cluster, part, w); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, w := range have {
+		ctrl.LoggerFrom(ctx).V(1).Info("Deleting the ManifestWork of a part the revision does not have", "work", klog.KObj(w))
+		if err := r.deleteWork(ctx, s.p, w); err != nil {
+			errs = append(errs, err)
+		}
+		s.dropWork(w)
+	}
+	return errors.Join(errs...)
+}
+
+// applyWork writes one part's work when it is missing or differs from
+// what it should be.
+func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, part int, current *workv1.ManifestWork) error {
+	log := ctrl.LoggerFrom(ctx)
+	if current == nil {
+		w := s.desiredWork(cluster, part, nil, r.ManifestConfigs)
+		err := r.Client.Create(ctx, w)
+		switch {
+		case err == nil:
+			log.V(1).Info("Created a ManifestWork", "work", klog.KObj(w), "revision", s.delivered.number)
+			s.works = append(s.works, *w)
+			return nil
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("creating ManifestWork %s/%s: cluster namespace %s does not exist", cluster, w.Name, cluster)
+		case !apierrors.IsAlreadyExists(err):
+			return fmt.Errorf("creating ManifestWork %s/%s: %w", cluster, w.Name, err)
+		}
+		found := &workv1.ManifestWork{}
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(w), found); err != nil {
+			return fmt.Errorf("reading ManifestWork %s/%s: %w", cluster, w.Name, err)
+		}
+		if !s.p.owns(found) {
+			return fmt.Errorf("ManifestWork %s/%s exists and is not this propagation's (labels %v): left alone", cluster, w.Name, s.p.ownLabels())
+		}
+		current = found
+	}
+	w := s.desiredWork(cluster, part, current, r.ManifestConfigs)
+	if sameWork(current, w) {
+		return nil
+	}
+	if err := r.Client.Update(ctx, w); err != nil {
+		return fmt.Errorf("updating ManifestWork %s/%s: %w", cluster, w.Name, err)
+	}
+	log.V(1).Info("Updated a ManifestWork", "work", klog.KObj(w), "revision", s.delivered.number, "from", revisionOf(current))
+	s.replaceWork(w)
+	return nil
+}
+
+// desiredWork is the part's work on the cluster: current (when given)
+// with the propagation's labels, the delivered revision's label, the
+// part's manifests and the delete option of the deletionPolicy; and the
+// time it is given a revision it did not carry.
+func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWork, configs func([]workv1.Manifest) []workv1.ManifestConfigOption) *workv1.ManifestWork {
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: s.p.workName(part)}}
+	if current != nil {
+		w = current.DeepCopy()
+	}
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	for k, v := range s.p.ownLabels() {
+		w.Labels[k] = v
+	}
+	revision := strconv.FormatInt(s.delivered.number, 10)
+	if w.Annotations == nil {
+		w.Annotations = map[string]string{}
+	}
+	if w.Labels[v1alpha1.LabelRevision] != revision || w.Annotations[RolloutTimeAnnotation] == "" {
+		w.Annotations[RolloutTimeAnnotation] = s.now.UTC().Format(time.RFC3339)
+	}
+	w.Labels[v1alpha1.LabelRevision] = revision
+	w.Spec.Workload.Manifests = s.parts[part]
+	w.Spec.DeleteOption = deleteOption(s.p.policy.DeletionPolicy)
+	w.Spec.ManifestConfigs = nil
+	if configs != nil {
+		w.Spec.ManifestConfigs = configs(s.parts[part])
+	}
+	return w
+}
+
+// sameWork says the work as it is (current) needs no write to be want:
+// the same labels, annotations and spec, the manifests compared as JSON
+// (the API server may give them back re-encoded).
+func sameWork(current, want *workv1.ManifestWork) bool {
+	if !equality.Semantic.DeepEqual(current.Labels, want.Labels) || !equality.Semantic.DeepEqual(current.Annotations, want.Annotations) {
+		return false
+	}
+	a, b := current.Spec.DeepCopy(), want.Spec.DeepCopy()
+	if !sameManifests(a.Workload.Manifests, b.Workload.Manifests) {
+		return false
+	}
+	a.Workload.Manifests, b.Workload.Manifests = nil, nil
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// sameManifests compares manifests byte for byte, or else as JSON values.
+func sameManifests(a, b []workv1.Manifest) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if bytes.Equal(a[i].Raw, b[i].Raw) {
+			continue
+		}
+		var x, y any
+		if json.Unmarshal(a[i].Raw, &x) != nil || json.Unmarshal(b[i].Raw, &y) != nil || !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceWork puts w in place of the scope's copy of it.
+func (s *scope) replaceWork(w *workv1.ManifestWork) {
+	for i := range s.works {
+		if s.works[i].Namespace == w.Namespace && s.works[i].Name == w.Name {
+			s.works[i] = *w
+			return
+		}
+	}
+	s.works = append(s.works, *w)
+}
+
+// dropWork takes w out of the scope's works.
+func (s *scope) dropWork(w *workv1.ManifestWork) {
+	ns, name := w.Namespace, w.Name
+	kept := s.works[:0]
+	for _, x := range s.works {
+		if x.Namespace != ns || x.Name != name {
+			kept = append(kept, x)
+		}
+	}
+	s.works = kept
+}

@@ -1,0 +1,269 @@
+package distribute
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
+	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/rollout"
+	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+)
+
+// RolloutTimeAnnotation on a ManifestWork is when it was given the
+// revision of its apps.corral.dev/revision label (RFC 3339, on the
+// controller's clock): the rollout on its cluster started then.
+const RolloutTimeAnnotation = v1alpha1.GroupName + "/rollout-time"
+
+// ReasonInvalidRolloutStrategy says a placement ref's rolloutStrategy
+// cannot be followed.
+const ReasonInvalidRolloutStrategy = "InvalidRolloutStrategy"
+
+// placementResult is what the rollout found for one placement ref.
+type placementResult struct {
+	ref placementRef
+	// problem and message, when set, say why the placement could not be
+	// followed.
+	problem, message string
+	// decided are the clusters the placement's decisions select, but those
+	// an earlier placement ref has.
+	decided sets.Set[string]
+	// timedOut are the clusters past their progressDeadline.
+	timedOut sets.Set[string]
+	// failureBreach says the rollout stopped on maxFailures.
+	failureBreach bool
+}
+
+// rollOut follows each placement ref's decisions as its rollout strategy
+// allows, and deletes the works of clusters no placement selects. With no
+// revision to deliver, or a placement that cannot be followed, it writes
+// nothing: the clusters keep what they run.
+func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error) {
+	var (
+		errs    []error
+		recheck *time.Duration
+		claimed = sets.New[string]()
+	)
+	for _, ref := range s.p.refs {
+		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed)
+		s.placements = append(s.placements, res)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("placement %s: %w", ref, err))
+		}
+		if after != nil && (recheck == nil || *after < *recheck) {
+			recheck = after
+		}
+	}
+	if s.delivered != nil && !slices.ContainsFunc(s.placements, func(p placementResult) bool { return p.problem != "" }) {
+		errs = append(errs, r.removeLeft(ctx, s, claimed))
+	}
+	s.rolloutErr = errors.Join(errs...)
+	res := steps.Continue
+	if recheck != nil {
+		ctrl.LoggerFrom(ctx).V(4).Info("Looking again at the next rollout deadline", "after", *recheck)
+		res.RequeueAfter = max(*recheck, time.Second)
+	}
+	return res, s.rolloutErr
+}
+
+// rollOutPlacement rolls the delivered revision out on one placement's
+// clusters, but those an earlier placement ref claimed, and says how long
+// until a rollout deadline. Clusters whose works carry the delivered
+// revision already are kept in line with it (a deletionPolicy change); the
+// others get it when the strategy reaches them.
+func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placementRef, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
+	res := placementResult{ref: ref, decided: sets.New[string](), timedOut: sets.New[string]()}
+	placement := &clusterv1beta1.Placement{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, placement); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s not found", ref)
+			return res, nil, nil
+		}
+		return res, nil, fmt.Errorf("reading the Placement: %w", err)
+	}
+	tracker := placementsdk.NewPlacementDecisionClustersTracker(placement, rollout.Decisions(ctx, r.Client), nil)
+	if err := tracker.Refresh(); err != nil {
+		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("reading the decisions of Placement %s: %v", ref, err)
+		return res, nil, err
+	}
+	res.decided = tracker.ExistingClusterGroupsBesides().GetClusters().Difference(claimed)
+	defer claimed.Insert(res.decided.UnsortedList()...)
+	if s.delivered == nil {
+		return res, nil, nil
+	}
+
+	byCluster := s.worksByCluster()
+	ro := rollout.Placement{Tracker: tracker, Claimed: claimed, PerGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
+	for _, cluster := range sets.List(sets.KeySet(byCluster)) {
+		if claimed.Has(cluster) {
+			continue
+		}
+		ro.Existing = append(ro.Existing, clusterStatus(cluster, byCluster[cluster], s.delivered.number, len(s.parts)))
+	}
+	result, err := ro.Decide(ref.strategy)
+	if err != nil {
+		res.problem, res.message = ReasonInvalidRolloutStrategy, fmt.Sprintf("rollout strategy of placement %s: %v", ref, err)
+		return res, nil, nil // the propagation's spec must change first
+	}
+	for _, c := range result.ClustersTimeOut {
+		res.timedOut.Insert(c.ClusterName)
+	}
+	res.failureBreach = result.MaxFailureBreach
+
+	toApply := sets.New[string]()
+	for _, c := range result.ClustersToRollout {
+		if c.Status == rolloutsdk.ToApply {
+			toApply.Insert(c.ClusterName)
+		}
+	}
+	var errs []error
+	for _, cluster := range sets.List(res.decided) {
+		if !toApply.Has(cluster) && !s.carriesDelivered(byCluster[cluster]) {
+			continue // the rollout has not reached it
+		}
+		if err := r.applyCluster(ctx, s, cluster, byCluster[cluster]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, result.RecheckAfter, errors.Join(errs...)
+}
+
+// removeLeft deletes the works of clusters no placement selects.
+func (r *Reconciler) removeLeft(ctx context.Context, s *scope, selected sets.Set[string]) error {
+	var errs []error
+	for cluster, works := range s.worksByCluster() {
+		if selected.Has(cluster) {
+			continue
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("Removing the ManifestWorks of a cluster no placement selects", "cluster", cluster,
+			"deletionPolicy", s.p.policy.DeletionPolicy)
+		for i := range works {
+			if err := r.deleteWork(ctx, s.p, &works[i]); err != nil {
+				errs = append(errs, err)
+			}
+			s.dropWork(&works[i])
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// worksByCluster are the scope's works by cluster namespace, each
+// cluster's by name.
+func (s *scope) worksByCluster() map[string][]workv1.ManifestWork {
+	out := map[string][]workv1.ManifestWork{}
+	for _, w := range s.works {
+		out[w.Namespace] = append(out[w.Namespace], w)
+	}
+	for _, ws := range out {
+		slices.SortFunc(ws, func(a, b workv1.ManifestWork) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	return out
+}
+
+// carriesDelivered says a cluster's works are all of the delivered
+// revision, and as many as its parts.
+func (s *scope) carriesDelivered(works []workv1.ManifestWork) bool {
+	if s.delivered == nil || len(works) != len(s.parts) {
+		return false
+	}
+	for _, w := range works {
+		if revisionOf(&w) != s.delivered.number {
+			return false
+		}
+	}
+	return true
+}
+
+// revisionOf is the revision a work's label says it carries, 0 when it
+// says none.
+func revisionOf(w *workv1.ManifestWork) int64 {
+	n, _ := strconv.ParseInt(w.Labels[v1alpha1.LabelRevision], 10, 64)
+	return n
+}
+
+// clusterStatus is a cluster's rollout status from its works: ToApply
+// while they do not all carry revision, as many as parts, or while one is
+// being deleted. Then, each work read as OCM reads a work's conditions of
+// its current generation (Failed when Progressing and Degraded, Succeeded
+// when Progressing is False, otherwise Progressing, also while not
+// reported yet), the cluster is Failed if a work is, else Progressing if
+// one is, else Succeeded; since the latest change among those works,
+// never before they were given the revision.
+func clusterStatus(cluster string, works []workv1.ManifestWork, revision int64, parts int) rolloutsdk.ClusterRolloutStatus {
+	out := rolloutsdk.ClusterRolloutStatus{ClusterName: cluster, Status: rolloutsdk.ToApply}
+	if len(works) != parts {
+		return out
+	}
+	for i := range works {
+		if revisionOf(&works[i]) != revision || !works[i].DeletionTimestamp.IsZero() {
+			return out
+		}
+	}
+	statuses := map[rolloutsdk.RolloutStatus]*metav1.Time{}
+	for i := range works {
+		st, since := workStatus(&works[i])
+		if t := statuses[st]; t == nil || t.Before(since) {
+			statuses[st] = since
+		}
+	}
+	for _, st := range []rolloutsdk.RolloutStatus{rolloutsdk.Failed, rolloutsdk.Progressing, rolloutsdk.Succeeded} {
+		if since, ok := statuses[st]; ok {
+			out.Status, out.LastTransitionTime = st, since
+			return out
+		}
+	}
+	out.Status = rolloutsdk.Succeeded // no parts: nothing to wait for
+	return out
+}
+
+// workStatus is one work's rollout status and since when.
+func workStatus(w *workv1.ManifestWork) (rolloutsdk.RolloutStatus, *metav1.Time) {
+	given := rolloutTime(w)
+	since := func(c *metav1.Condition) *metav1.Time {
+		if c == nil || c.LastTransitionTime.Before(&given) {
+			return given.DeepCopy()
+		}
+		return c.LastTransitionTime.DeepCopy()
+	}
+	applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
+	progressing := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing)
+	degraded := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkDegraded)
+	switch {
+	case observed(applied, w.Generation) && applied.Status != metav1.ConditionTrue:
+		return rolloutsdk.Progressing, since(applied)
+	case !observed(applied, w.Generation) || !observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)):
+		return rolloutsdk.Progressing, since(nil)
+	case progressing.Status == metav1.ConditionTrue && degraded != nil && degraded.Status == metav1.ConditionTrue:
+		return rolloutsdk.Failed, since(degraded)
+	case progressing.Status == metav1.ConditionFalse:
+		return rolloutsdk.Succeeded, since(progressing)
+	}
+	return rolloutsdk.Progressing, since(progressing)
+}
+
+// rolloutTime is when the work was given its revision
+// (RolloutTimeAnnotation), or else when it was created.
+func rolloutTime(w *workv1.ManifestWork) metav1.Time {
+	if t, err := time.Parse(time.RFC3339, w.Annotations[RolloutTimeAnnotation]); err == nil {
+		return metav1.NewTime(t)
+	}
+	return w.CreationTimestamp
+}
+
+func observed(c *metav1.Condition, generation int64) bool {
+	return c != nil && c.ObservedGeneration == generation
+}
