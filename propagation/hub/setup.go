@@ -1,7 +1,7 @@
 // Package hub is the propagation addon's hub half: the seam registering
 // its controllers with the hub's manager. Each controller is a package of
-// its own beside this one (selector, distribute; revision and aggregate
-// hold the pure pieces they share).
+// its own beside this one (selector, distribute, status; revision and
+// aggregate hold the pure pieces they share).
 package hub
 
 import (
@@ -9,6 +9,7 @@ import (
 
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 	"github.com/corral-dev/corral/propagation/hub/selector"
+	"github.com/corral-dev/corral/propagation/hub/status"
 )
 
 // Options configure the propagation addon's hub half.
@@ -21,10 +22,16 @@ type Options struct {
 // SetupWithManager registers the hub half's controllers with mgr, which
 // run while mgr leads: the selector, writing revisions of what the
 // propagations select, and the distributor, delivering a revision to the
-// clusters of the propagations' placements as ManifestWorks.
+// clusters of the propagations' placements as ManifestWorks, with the
+// status feedback rules of status.ManifestConfigs; and the status
+// controller, writing the clusters' fed-back status of workloads into
+// their templates' .status.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers}); err != nil {
 		return err
 	}
-	return distribute.SetupWithManager(mgr, distribute.Options{Workers: opts.Workers})
+	if err := distribute.SetupWithManager(mgr, distribute.Options{Workers: opts.Workers, ManifestConfigs: status.ManifestConfigs}); err != nil {
+		return err
+	}
+	return status.SetupWithManager(mgr, status.Options{Workers: opts.Workers})
 }

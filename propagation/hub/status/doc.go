@@ -1,0 +1,36 @@
+// Package status writes the members' aggregated status into the hub
+// templates of (Cluster)Propagations: for each Deployment, StatefulSet,
+// DaemonSet, ReplicaSet and Job of the delivered revision, the status its
+// clusters feed back through the propagation's ManifestWorks, summed by
+// aggregate.Status, becomes the template's own `.status`, so that
+// `kubectl rollout status` and Argo CD's health checks read the template
+// on the hub as if it were one cluster's object.
+//
+// It owns the feedback rules of the works (ManifestConfigs, given to the
+// distribute controller through distribute.Options.ManifestConfigs: the
+// rules of aggregate.FeedbackRules for every manifest of a kind
+// aggregate.Supported, whatever the propagation's statusAggregation, since
+// the hook sees the manifests only) and the templates' status subresource.
+//
+// It watches Propagations, ClusterPropagations and the ManifestWorks
+// labelled as theirs (apps.corral.dev/propagation and, for a Propagation,
+// apps.corral.dev/propagation-namespace). It reads the delivered revision
+// (status.deliveredRevision) and the works' status feedback, and writes
+// each template's /status, guarded by the resourceVersion read, only when
+// the aggregated status differs from the template's. With
+// statusAggregation Disabled it writes nothing.
+//
+// The members are the clusters of status.clusters and those holding one
+// of the propagation's works. A cluster without a work, or whose work
+// carries an older revision, or whose work agent has not applied the
+// work's current spec (its Applied condition's observedGeneration), holds
+// the template's observedGeneration back. The objects on the clusters do
+// not carry the revision label (the delivered manifests are the
+// revision's objects, unchanged), so aggregate.NewMember is given
+// delivered 0 and outdatedness is read from the works instead.
+//
+// corral's hub runs no workload controllers, so nothing else writes a
+// template's status. On a hub that does run them (a kube-controller-manager
+// reconciling Deployments), set statusAggregation: Disabled, or deliver
+// the workloads inside an envelope: the two writers would fight.
+package status

@@ -1,0 +1,87 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/aggregate"
+)
+
+// collectMembers reads, for each target, each cluster's member from the
+// propagation's works. The clusters are those of status.clusters and
+// those holding a work that is not being deleted. A target one of whose
+// members cannot be read is left out (nil), and said so.
+func (r *Reconciler) collectMembers(ctx context.Context, s *scope) (steps.Result, error) {
+	list := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.workSelector()}); err != nil {
+		return steps.StopList, fmt.Errorf("listing the propagation's ManifestWorks: %w", err)
+	}
+	byCluster := map[string][]*workv1.ManifestWork{}
+	for _, c := range s.status.Clusters {
+		byCluster[c.Cluster] = nil
+	}
+	for i := range list.Items {
+		w := &list.Items[i]
+		if w.DeletionTimestamp.IsZero() {
+			byCluster[w.Namespace] = append(byCluster[w.Namespace], w)
+		}
+	}
+	var errs []error
+	s.members = make([]map[string]aggregate.Member, len(s.targets))
+	for i, t := range s.targets {
+		members := make(map[string]aggregate.Member, len(byCluster))
+		var err error
+		for cluster, works := range byCluster {
+			if members[cluster], err = memberOf(t, works, s.status.DeliveredRevision); err != nil {
+				errs = append(errs, fmt.Errorf("%s %s/%s on cluster %s: %w", t.gvk.Kind, t.id.Namespace, t.id.Name, cluster, err))
+				break
+			}
+		}
+		if err == nil {
+			s.members[i] = members
+		}
+	}
+	return steps.Continue, errors.Join(errs...)
+}
+
+// memberOf is the cluster's member for t, read from the first of its
+// works that reports t; the zero Member when none does. The objects on
+// the clusters carry no revision label, so NewMember does not check the
+// revision: a member is Outdated when its work carries another revision
+// than delivered, or the work agent has not applied the work's current
+// spec, so that its feedback may be of the object as it was.
+func memberOf(t target, works []*workv1.ManifestWork, delivered int64) (aggregate.Member, error) {
+	for _, w := range works {
+		for _, mc := range w.Status.ResourceStatus.Manifests {
+			rm := mc.ResourceMeta
+			if rm.Group != t.id.Group || rm.Resource != t.id.Resource || rm.Namespace != t.id.Namespace || rm.Name != t.id.Name {
+				continue
+			}
+			m, err := aggregate.NewMember(mc.StatusFeedbacks, 0)
+			if err != nil {
+				return aggregate.Member{}, err
+			}
+			m.Outdated = !current(w, delivered)
+			return m, nil
+		}
+	}
+	return aggregate.Member{}, nil
+}
+
+// current says whether w carries the delivered revision and its work
+// agent applied w's current generation.
+func current(w *workv1.ManifestWork, delivered int64) bool {
+	if w.Labels[v1alpha1.LabelRevision] != strconv.FormatInt(delivered, 10) {
+		return false
+	}
+	applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
+	return applied != nil && applied.ObservedGeneration == w.Generation
+}

@@ -1,0 +1,77 @@
+package status
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	workv1 "open-cluster-management.io/api/work/v1"
+)
+
+// checkEnabled stops the list for a propagation being deleted, one with
+// statusAggregation Disabled, or one delivering no revision yet.
+func (r *Reconciler) checkEnabled(ctx context.Context, s *scope) (steps.Result, error) {
+	switch {
+	case !s.obj.GetDeletionTimestamp().IsZero():
+		return steps.StopList, nil
+	case s.policy.StatusAggregation == v1alpha1.StatusAggregationDisabled:
+		ctrl.LoggerFrom(ctx).V(4).Info("Status aggregation is disabled")
+		return steps.StopList, nil
+	case s.status.DeliveredRevision == 0:
+		return steps.StopList, nil
+	}
+	return steps.Continue, nil
+}
+
+// readTargets finds the delivered revision and the objects of it whose
+// status is aggregated. A revision not (yet) in the cache, or one
+// without such objects, stops the list: the revision's or the
+// propagation's next event brings it back.
+func (r *Reconciler) readTargets(ctx context.Context, s *scope) (steps.Result, error) {
+	objects, found, err := r.revisionObjects(ctx, s)
+	if err != nil || !found {
+		return steps.StopList, err
+	}
+	for _, m := range objects {
+		if t, ok := targetOf(m); ok {
+			s.targets = append(s.targets, t)
+		}
+	}
+	if len(s.targets) == 0 {
+		return steps.StopList, nil
+	}
+	return steps.Continue, nil
+}
+
+// revisionObjects are the objects of the propagation's delivered
+// revision, read by its labels.
+func (r *Reconciler) revisionObjects(ctx context.Context, s *scope) ([]workv1.Manifest, bool, error) {
+	match := client.MatchingLabels{v1alpha1.LabelPropagation: s.obj.GetName()}
+	want := s.status.DeliveredRevision
+	if s.namespaced() {
+		list := &v1alpha1.PropagationRevisionList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(s.obj.GetNamespace()), match); err != nil {
+			return nil, false, fmt.Errorf("listing the PropagationRevisions: %w", err)
+		}
+		for _, rev := range list.Items {
+			if rev.Spec.Revision == want {
+				return rev.Spec.Objects, true, nil
+			}
+		}
+		return nil, false, nil
+	}
+	list := &v1alpha1.ClusterPropagationRevisionList{}
+	if err := r.Client.List(ctx, list, match); err != nil {
+		return nil, false, fmt.Errorf("listing the ClusterPropagationRevisions: %w", err)
+	}
+	for _, rev := range list.Items {
+		if rev.Spec.Revision == want {
+			return rev.Spec.Objects, true, nil
+		}
+	}
+	return nil, false, nil
+}
