@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,17 +15,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/internal/confirm/confirmtest"
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
+
+var testNow = time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
 
 // testMapper is the hub's RESTMapper: Deployments and ConfigMaps are
 // namespaced, Namespaces are not; anything else is unknown.
@@ -46,7 +53,7 @@ func manifest(kind, ns, name string) workv1.Manifest {
 func rev(name string, n int64, objects ...workv1.Manifest) *v1alpha1.PropagationRevision {
 	return &v1alpha1.PropagationRevision{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name + "-" + string(rune('0'+n)),
-			Labels: map[string]string{v1alpha1.LabelPropagation: name}},
+			Labels: map[string]string{v1alpha1.LabelPropagation: name}, CreationTimestamp: metav1.NewTime(testNow.Add(-time.Duration(10-n) * time.Minute))},
 		Spec: v1alpha1.RevisionSpec{Revision: n, Hash: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Objects: objects},
 	}
 }
@@ -57,7 +64,7 @@ func rev(name string, n int64, objects ...workv1.Manifest) *v1alpha1.Propagation
 func fixture(t *testing.T) client.WithWatch {
 	t.Helper()
 	pinless := &v1alpha1.Propagation{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api", Generation: 1},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api", Generation: 1, CreationTimestamp: metav1.NewTime(testNow.Add(-2 * time.Hour))},
 		Spec: v1alpha1.PropagationSpec{
 			ResourceSelectors: []v1alpha1.ResourceSelector{{Group: "apps", Version: "v1", Kind: "Deployment", Name: "api"}},
 			PlacementRefs:     []v1alpha1.LocalPlacementReference{{Name: "two"}},
@@ -226,62 +233,33 @@ func TestPropagatePrintsYAML(t *testing.T) {
 	if err := run(t, o); err != nil {
 		t.Fatal(err)
 	}
-	want := `apiVersion: cluster.open-cluster-management.io/v1beta1
-kind: Placement
-metadata:
-  name: web
-  namespace: shop
-spec:
-  decisionStrategy:
-    groupStrategy:
-      clustersPerDecisionGroup: 0
-  numberOfClusters: 1
-  predicates:
-  - requiredClusterSelector:
-      celSelector: {}
-      claimSelector: {}
-      labelSelector:
-        matchExpressions:
-        - key: name
-          operator: In
-          values:
-          - c1
-  prioritizerPolicy: {}
-  spreadPolicy: {}
-status:
-  conditions: null
-  decisionGroups: null
-  numberOfSelectedClusters: 0
----
-apiVersion: apps.corral.dev/v1alpha1
-kind: Propagation
-metadata:
-  name: web
-  namespace: shop
-spec:
-  deletionPolicy: Orphan
-  placementRefs:
-  - name: web
-    rolloutStrategy:
-      progressive:
-        maxConcurrency: 1
-        maxFailures: 0
-        minSuccessTime: 0s
-      type: Progressive
-  resourceSelectors:
-  - group: apps
-    kind: Deployment
-    name: web
-    version: v1
-status:
-  summary:
-    applied: 0
-    available: 0
-    failed: 0
-    total: 0
-`
-	if diff := cmp.Diff(want, out.String()); diff != "" {
-		t.Errorf("-o yaml (-want +got):\n%s", diff)
+	docs := strings.Split(out.String(), "\n---\n")
+	if len(docs) != 2 || strings.Contains(out.String(), "status:") {
+		t.Fatalf("want two YAML documents, the placement and the propagation, without status:\n%s", out.String())
+	}
+	p, prop := &clusterv1beta1.Placement{}, &v1alpha1.Propagation{}
+	for i, into := range []any{p, prop} {
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), into); err != nil {
+			t.Fatalf("%v:\n%s", err, docs[i])
+		}
+	}
+	one := int32(1)
+	wantPlacement := &clusterv1beta1.Placement{TypeMeta: metav1.TypeMeta{APIVersion: "cluster.open-cluster-management.io/v1beta1", Kind: "Placement"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: &one, Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+			LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "name", Operator: metav1.LabelSelectorOpIn, Values: []string{"c1"}}}}}}}}}
+	if diff := cmp.Diff(wantPlacement, p); diff != "" {
+		t.Errorf("placement (-want +got):\n%s", diff)
+	}
+	wantProp := &v1alpha1.Propagation{TypeMeta: metav1.TypeMeta{APIVersion: "apps.corral.dev/v1alpha1", Kind: "Propagation"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: v1alpha1.PropagationSpec{
+			ResourceSelectors: []v1alpha1.ResourceSelector{{Group: "apps", Version: "v1", Kind: "Deployment", Name: "web"}},
+			PlacementRefs: []v1alpha1.LocalPlacementReference{{Name: "web", RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive,
+				Progressive: &clusterv1alpha1.RolloutProgressive{MaxConcurrency: intstr.FromInt32(1)}}}},
+			PropagationPolicy: v1alpha1.PropagationPolicy{DeletionPolicy: v1alpha1.DeletionPolicyOrphan}}}
+	if diff := cmp.Diff(wantProp, prop); diff != "" {
+		t.Errorf("propagation (-want +got):\n%s", diff)
 	}
 	if after := snapshot(t, c); after != before {
 		t.Errorf("-o yaml wrote on the hub:\nbefore %s\nafter  %s", before, after)
@@ -295,7 +273,7 @@ func TestGet(t *testing.T) {
 		wantErr string
 		wantOut []string
 	}{
-		"the namespace's table": {wantOut: []string{"NAME  REVISION  CLUSTERS", "api   3/3       2 (2 applied, 1 available, 0 failed)  True      True       False Progressing"}},
+		"the namespace's table": {wantOut: []string{"NAME  REVISION  CLUSTERS", "api   3/3       2 (2 applied, 1 available, 0 failed)  True      True       False Progressing  120m\n"}},
 		"one, with a row per cluster": {name: "api", wantOut: []string{"Available: 1 of 2 clusters available", "Placements: shop/two",
 			"c1       3         True     True", "c2       3         True     False Unavailable  -       deployment api: 0 of 2 ready"}},
 		"one as yaml":   {name: "api", output: "yaml", wantOut: []string{"kind: Propagation", "name: api", "deliveredRevision: 3"}},
@@ -305,7 +283,7 @@ func TestGet(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			o := NewGetOptions(&out)
-			o.Hub, o.Namespace, o.Name, o.Output = hubclient.Hub{Client: fixture(t)}, "shop", tc.name, tc.output
+			o.Hub, o.Namespace, o.Name, o.Output, o.Now = hubclient.Hub{Client: fixture(t)}, "shop", tc.name, tc.output, testNow
 			confirmtest.Expect(t, run(t, o), out.String(), tc.wantErr, tc.wantOut, nil)
 		})
 	}
@@ -315,8 +293,9 @@ func TestHistory(t *testing.T) {
 	c := fixture(t)
 	var out bytes.Buffer
 	o := NewHistoryOptions(&out)
-	o.Hub, o.Namespace, o.Name = hubclient.Hub{Client: c}, "shop", "api"
-	confirmtest.Expect(t, run(t, o), out.String(), "", []string{"REVISION  OBJECTS  HASH", "2         1        0123456789ab", "3         2        0123456789ab  ", "current, delivered"}, nil)
+	o.Hub, o.Namespace, o.Name, o.Now = hubclient.Hub{Client: c}, "shop", "api", testNow
+	confirmtest.Expect(t, run(t, o), out.String(), "", []string{"REVISION  OBJECTS  HASH          AGE  NOTE\n",
+		"2         1        0123456789ab  8m   \n", "3         2        0123456789ab  7m   current, delivered\n"}, nil)
 }
 
 func TestRollback(t *testing.T) {
@@ -332,7 +311,7 @@ func TestRollback(t *testing.T) {
 		wantPin *int64
 	}{
 		"to revision 2, with --yes": {to: 2, yes: true, wantPin: pin(2),
-			wantOut: []string{"on 2 clusters (c1, c2): revision 3's objects are replaced by revision 2's (deployment shop/api)",
+			wantOut: []string{"propagation shop/api: delivers revision 2 instead of revision 3\n", "on 2 clusters (c1, c2): revision 3's objects are replaced by revision 2's (deployment shop/api)",
 				"not in revision 2, so deleted from the clusters: configmap shop/api-cfg", "propagation shop/api now delivers revision 2"}},
 		"a revision that does not exist": {to: 7, yes: true,
 			wantErr: "propagation shop/api has no revision 7: it has 2, 3 (corral propagation history api -n shop); nothing was changed"},
@@ -441,3 +420,61 @@ func TestDelete(t *testing.T) {
 		})
 	}
 }
+
+func TestPropagateValidate(t *testing.T) {
+	cases := map[string]struct {
+		o       PropagateOptions
+		wantErr string
+	}{
+		"both --placement and --clusters": {o: PropagateOptions{Placement: "two", Clusters: []string{"c1"}}, wantErr: "give --placement two or --clusters, not both"},
+		"a bad cluster name":              {o: PropagateOptions{Clusters: []string{"C1"}}, wantErr: `--clusters: "C1" is not a cluster name`},
+		"a bad deletion policy":           {o: PropagateOptions{Placement: "two", DeletionPolicy: "Keep"}, wantErr: `--deletion-policy "Keep": give Delete`},
+		"an unknown rollout":              {o: PropagateOptions{Placement: "two", Rollout: "Canary"}, wantErr: `--rollout "Canary": give All, Progressive[:N]`},
+		"a rollout of no clusters at a time": {o: PropagateOptions{Placement: "two", Rollout: "Progressive:0"},
+			wantErr: `--rollout "Progressive:0": after Progressive: give how many clusters at a time`},
+		"a name too long for a label": {o: PropagateOptions{Placement: "two", Name: strings.Repeat("a", 64)},
+			wantErr: "choose another with --name"},
+		"a bad output": {o: PropagateOptions{Placement: "two", Output: "wide"}, wantErr: `--output "wide" is not supported`},
+		"a percentage": {o: PropagateOptions{Placement: "two", Rollout: "Progressive:25%"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := tc.o
+			o.Objects, o.Namespace = []string{"deployment/web"}, "shop"
+			if o.DeletionPolicy == "" {
+				o.DeletionPolicy = "Delete"
+			}
+			if o.Rollout == "" {
+				o.Rollout = "All"
+			}
+			confirmtest.Expect(t, o.Validate(), "", tc.wantErr, nil, nil)
+		})
+	}
+}
+
+func TestGetClusterPropagation(t *testing.T) {
+	c := hubclienttest.NewClientBuilder(t, &v1alpha1.ClusterPropagation{ObjectMeta: metav1.ObjectMeta{Name: "shop", CreationTimestamp: metav1.NewTime(testNow.Add(-time.Minute))},
+		Status: v1alpha1.PropagationStatus{CurrentRevision: 2, DeliveredRevision: 1}, Spec: v1alpha1.ClusterPropagationSpec{PropagationPolicy: v1alpha1.PropagationPolicy{Revision: ptrTo(int64(1))}}}).Build()
+	var out bytes.Buffer
+	o := NewGetOptions(&out)
+	o.Hub, o.AllNamespaces, o.Now = hubclient.Hub{Client: c}, true, testNow
+	confirmtest.Expect(t, run(t, o), out.String(), "", []string{"NAMESPACE  NAME        REVISION", "-          cprop/shop  2/1 (pinned 1)"}, nil)
+}
+
+func TestGetWatch(t *testing.T) {
+	c := fixture(t)
+	hubclienttest.ExpectWatch(t, c, func(ctx context.Context, hub hubclient.Hub, out io.Writer) error {
+		o := NewGetOptions(out)
+		o.Hub, o.Namespace, o.Watch = hub, "shop", true
+		return hubclient.Run(ctx, o)
+	}, func(ctx context.Context, i int) error {
+		p := &v1alpha1.Propagation{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "api"}, p); err != nil {
+			return err
+		}
+		p.Status.CurrentRevision = 4
+		return c.Status().Update(ctx, p)
+	}, "4/3")
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -130,6 +130,6 @@ func deleteEffect(r ref, p prop, revs []revision) confirm.Effect {
 	default:
 		e.Removes = append(e.Removes, fmt.Sprintf("from %s (%s): %s (deletionPolicy Delete)", count(len(clusters), "cluster"), list(clusters, 10), what))
 	}
-	e.Changes = append(e.Changes, "the hub's own objects and the placements stay")
+	e.Changes = append(e.Changes, "the objects on the hub (the templates) and the placements stay")
 	return e
 }

@@ -110,7 +110,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 		now = time.Now()
 	}
 	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tOBJECTS\tHASH\tAGE\t")
+	fmt.Fprintln(tw, "REVISION\tOBJECTS\tHASH\tAGE\tNOTE")
 	for _, r := range revs {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", r.Spec.Revision, len(r.Spec.Objects), shortHash(r.Spec.Hash),
 			duration.HumanDuration(now.Sub(r.Created.Time)), strings.Join(marks(p, r.Spec.Revision), ", "))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	clusterv1beta2 "open-cluster-management.io/api/cluster/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/corral-dev/corral/internal/confirm"
 	"github.com/corral-dev/corral/internal/hubclient"
@@ -325,13 +325,21 @@ func resolve(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, string, err
 	return m, name, nil
 }
 
-// print writes what Run would create, as -o asks.
+// print writes what Run would create, as -o asks: without status, a
+// file to keep and apply; several objects as YAML documents, or as a v1
+// List in JSON.
 func (o *PropagateOptions) print() error {
-	objs := []any{}
-	if o.placement != nil {
-		objs = append(objs, o.placement)
+	var objs []any
+	for _, obj := range []any{o.placement, o.obj} {
+		if p, ok := obj.(*clusterv1beta1.Placement); ok && p == nil {
+			continue
+		}
+		m, err := withoutStatus(obj)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, m)
 	}
-	objs = append(objs, o.obj)
 	if o.Output == "json" {
 		if len(objs) == 1 {
 			return output.Print(o.Out, "json", objs[0], nil)
@@ -339,18 +347,28 @@ func (o *PropagateOptions) print() error {
 		return output.Print(o.Out, "json", map[string]any{"apiVersion": "v1", "kind": "List", "items": objs}, nil)
 	}
 	for i, obj := range objs {
-		b, err := yaml.Marshal(obj)
-		if err != nil {
-			return err
-		}
 		if i > 0 {
 			fmt.Fprintln(o.Out, "---")
 		}
-		if _, err := o.Out.Write(b); err != nil {
+		if err := output.Print(o.Out, "yaml", obj, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// withoutStatus is obj as a map, without its status.
+func withoutStatus(obj any) (map[string]any, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	return m, nil
 }
 
 // check refuses, in one line, what would make the propagation wrong from

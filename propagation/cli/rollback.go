@@ -56,7 +56,6 @@ and changes nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			o.toSet = cmd.Flags().Changed("to-revision")
 			return hubclient.Run(cmd.Context(), o)
 		},
 	}
@@ -152,7 +151,11 @@ func pinText(pin *int64) string {
 func rollbackEffect(r ref, p prop, revs []revision, pin *int64, to int64) confirm.Effect {
 	e := confirm.Effect{Verb: fmt.Sprintf("roll %s to %s", r, pinText(pin))}
 	from := p.Status.DeliveredRevision
-	e.Changes = append(e.Changes, fmt.Sprintf("%s: delivers %s (revision %d) instead of revision %s", r, pinText(pin), to, revNumber(from)))
+	what := pinText(pin)
+	if pin == nil {
+		what = fmt.Sprintf("the newest revision (%d), unpinned,", to)
+	}
+	e.Changes = append(e.Changes, fmt.Sprintf("%s: delivers %s instead of revision %s", r, what, revNumber(from)))
 	clusters := clustersOf(p)
 	if len(clusters) == 0 || from == to {
 		e.Changes = append(e.Changes, "no cluster runs another revision of it: nothing changes on the clusters yet")
