@@ -88,7 +88,9 @@ otherwise; one of that name is refused. --rollout is All (the default),
 Progressive[:N] (N clusters, or N%, at a time) or ProgressivePerGroup.
 --deletion-policy Orphan leaves the objects on the clusters when the
 propagation is deleted. -o yaml|json prints what it would create and
-creates nothing; --dry-run checks everything and creates nothing.
+creates nothing (it still asks the hub what the kinds are); --dry-run
+checks everything and creates nothing. Short names (deploy, cm) are not
+resolved: spell the kind or its resource.
 'corral propagation get NAME' shows where the objects went.`,
 		Example: `  corral propagate deployment/web configmap/web-config -n shop --placement two-regions
   corral propagate deployments.apps/web -n shop --clusters cluster1,cluster2 --rollout Progressive:1

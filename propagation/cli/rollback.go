@@ -70,6 +70,9 @@ func (o *RollbackOptions) AddFlags(fs *pflag.FlagSet) {
 	o.Confirm.AddFlags(fs)
 	addNamespaceFlag(fs, &o.Namespace, "namespace of the propagation")
 	fs.Int64Var(&o.ToRevision, "to-revision", o.ToRevision, "the revision to deliver; 0 delivers the newest again")
+	// The default, -1, only means "not given": --help shows none (pflag
+	// prints no default it takes for a zero value).
+	fs.Lookup("to-revision").DefValue = "0"
 	fs.BoolVar(&o.Latest, "latest", o.Latest, "clear the pin: deliver the newest revision again (as --to-revision 0)")
 }
 
