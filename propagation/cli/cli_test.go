@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -58,6 +59,11 @@ func rev(name string, n int64, objects ...workv1.Manifest) *v1alpha1.Propagation
 	}
 }
 
+func work(cluster, name string, labels map[string]string, objects ...workv1.ManifestCondition) *workv1.ManifestWork {
+	return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name, Labels: labels},
+		Status: workv1.ManifestWorkStatus{ResourceStatus: workv1.ManifestResourceStatus{Manifests: objects}}}
+}
+
 // fixture is a hub: objects web and cfg in shop, a bound set, clusters c1
 // and c2, placement two, and propagation api delivered at revision 3 of 3
 // to c1 and c2; revision 2 lacks configmap api-cfg.
@@ -92,6 +98,12 @@ func fixture(t *testing.T) client.WithWatch {
 		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "prod"}, Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"}},
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "two"}},
 		pinless,
+		work("c2", "prop.shop.api-0", map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "shop"},
+			workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Deployment", Namespace: "shop", Name: "api"},
+				Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue},
+					{Type: workv1.ManifestAvailable, Status: metav1.ConditionFalse, Message: "0 of 2 replicas ready"}}}),
+		work("c2", "prop.other.api-0", map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "other"},
+			workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Kind: "Secret", Namespace: "other", Name: "not-this-one"}}),
 		rev("api", 2, manifest("Deployment", "shop", "api")),
 		rev("api", 3, manifest("Deployment", "shop", "api"), manifest("ConfigMap", "shop", "api-cfg")),
 	).WithStatusSubresource(&v1alpha1.Propagation{}).WithRESTMapper(testMapper()).Build()
@@ -272,10 +284,13 @@ func TestGet(t *testing.T) {
 		output  string
 		wantErr string
 		wantOut []string
+		hidden  []string
 	}{
 		"the namespace's table": {wantOut: []string{"NAME  REVISION  CLUSTERS", "api   3/3       2 (2 applied, 1 available, 0 failed)  True      True       False Progressing  120m\n"}},
 		"one, with a row per cluster": {name: "api", wantOut: []string{"Available: 1 of 2 clusters available", "Placements: shop/two",
-			"c1       3         True     True", "c2       3         True     False Unavailable  -       deployment api: 0 of 2 ready"}},
+			"c1       3         True     True", "c2       3         True     False Unavailable  -       deployment api: 0 of 2 ready",
+			"CLUSTER  OBJECT               APPLIED  AVAILABLE  MESSAGE\nc2       deployment shop/api  True     False      Available: 0 of 2 replicas ready\n"},
+			hidden: []string{"not-this-one"}},
 		"one as yaml":   {name: "api", output: "yaml", wantOut: []string{"kind: Propagation", "name: api", "deliveredRevision: 3"}},
 		"one not there": {name: "gone", wantErr: "no propagation gone in namespace shop: corral propagation get -n shop lists them"},
 	}
@@ -284,7 +299,7 @@ func TestGet(t *testing.T) {
 			var out bytes.Buffer
 			o := NewGetOptions(&out)
 			o.Hub, o.Namespace, o.Name, o.Output, o.Now = hubclient.Hub{Client: fixture(t)}, "shop", tc.name, tc.output, testNow
-			confirmtest.Expect(t, run(t, o), out.String(), tc.wantErr, tc.wantOut, nil)
+			confirmtest.Expect(t, run(t, o), out.String(), tc.wantErr, tc.wantOut, tc.hidden)
 		})
 	}
 }
@@ -478,3 +493,27 @@ func TestGetWatch(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestWorksSelector(t *testing.T) {
+	cases := map[string]struct {
+		r      ref
+		labels map[string]string
+		want   bool
+	}{
+		"a propagation's own work": {r: ref{Namespace: "shop", Name: "api"},
+			labels: map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "shop"}, want: true},
+		"a namesake's in another namespace": {r: ref{Namespace: "shop", Name: "api"},
+			labels: map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "other"}},
+		"a clusterpropagation's own work": {r: ref{Cluster: true, Name: "api"},
+			labels: map[string]string{v1alpha1.LabelPropagation: "api"}, want: true},
+		"a propagation's, not the clusterpropagation's": {r: ref{Cluster: true, Name: "api"},
+			labels: map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "shop"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.r.worksSelector().Matches(labels.Set(tc.labels)); got != tc.want {
+				t.Errorf("matches %v: %v, want %v", tc.labels, got, tc.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/validation"
+	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/hubclient"
@@ -55,7 +56,8 @@ delivered (REVISION current/delivered), how many clusters the placements
 select and how many of them applied the delivered revision, have it
 available or failed, the Selected, Scheduled and Available conditions (with
 the reason when not True), and the age. With NAME it also shows one row per
-cluster and the objects delivered. -w prints again after each change; -o
+cluster, the objects delivered, and each object on each cluster as its
+ManifestWork reports it (applied, available, what is wrong). -w prints again after each change; -o
 yaml|json prints the objects themselves.`,
 		Example: `  corral propagation get -n shop
   corral propagation get web -n shop
@@ -120,6 +122,9 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if o.AllNamespaces || o.Name != "" && o.target.Cluster {
 		watched = append(watched, hubclient.Watched{List: &v1alpha1.ClusterPropagationList{}})
 	}
+	if o.Name != "" {
+		watched = append(watched, hubclient.Watched{List: &workv1.ManifestWorkList{}, Opts: []client.ListOption{o.target.worksSelector()}, Optional: true})
+	}
 	return o.Hub.Watch(ctx, o.show, watched...)
 }
 
@@ -159,6 +164,7 @@ func (o *GetOptions) show(ctx context.Context) error {
 	o.printTable(rows, now)
 	if o.Name != "" && len(rows) == 1 {
 		printDetail(o.Out, rows[0])
+		return printObjects(ctx, o.Out, o.Hub.Client, o.target)
 	}
 	return nil
 }
