@@ -398,7 +398,7 @@ func TestDelete(t *testing.T) {
 			wantOut: []string{"propagation shop/api and its 2 revisions, from the hub",
 				"from 2 clusters (c1, c2): deployment shop/api, configmap shop/api-cfg (deletionPolicy Delete)", "propagation shop/api deleted"}},
 		"Orphan says what stays": {orphan: true, yes: true, deleted: true,
-			wantOut: []string{"deletionPolicy Orphan: deployment shop/api, configmap shop/api-cfg stay on 2 clusters (c1, c2), no longer managed"},
+			wantOut: []string{"deletionPolicy Orphan: on 2 clusters (c1, c2) these stay, no longer managed: deployment shop/api, configmap shop/api-cfg"},
 			hidden:  []string{"deletionPolicy Delete"}},
 		"refused off a terminal without --yes": {
 			wantErr: "not asked on a terminal, so refusing to delete propagation shop/api: it removes what is listed above; pass --yes to go ahead"},
@@ -514,6 +514,62 @@ func TestWorksSelector(t *testing.T) {
 			if got := tc.r.worksSelector().Matches(labels.Set(tc.labels)); got != tc.want {
 				t.Errorf("matches %v: %v, want %v", tc.labels, got, tc.want)
 			}
+		})
+	}
+}
+
+// clusterFixture is a hub with clusterpropagation shop, pinned to
+// revision 1 of 2, delivered to c1.
+func clusterFixture(t *testing.T) client.WithWatch {
+	t.Helper()
+	crev := func(n int64, objects ...workv1.Manifest) *v1alpha1.ClusterPropagationRevision {
+		return &v1alpha1.ClusterPropagationRevision{ObjectMeta: metav1.ObjectMeta{Name: "shop-" + string(rune('0'+n)),
+			Labels: map[string]string{v1alpha1.LabelPropagation: "shop"}, CreationTimestamp: metav1.NewTime(testNow.Add(-time.Duration(10-n) * time.Minute))},
+			Spec: v1alpha1.RevisionSpec{Revision: n, Hash: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", Objects: objects}}
+	}
+	return hubclienttest.NewClientBuilder(t,
+		&v1alpha1.ClusterPropagation{ObjectMeta: metav1.ObjectMeta{Name: "shop"},
+			Spec:   v1alpha1.ClusterPropagationSpec{PropagationPolicy: v1alpha1.PropagationPolicy{Revision: ptrTo(int64(1)), DeletionPolicy: v1alpha1.DeletionPolicyOrphan}},
+			Status: v1alpha1.PropagationStatus{CurrentRevision: 2, DeliveredRevision: 1, Clusters: []v1alpha1.ClusterStatus{{Cluster: "c1", Revision: 1}}}},
+		crev(1, manifest("Namespace", "", "shop")),
+		crev(2, manifest("Namespace", "", "shop"), manifest("ConfigMap", "shop", "cfg")),
+	).Build()
+}
+
+func TestClusterPropagationVerbs(t *testing.T) {
+	cases := map[string]struct {
+		verb    func(out io.Writer, c client.WithWatch) hubclient.Verb
+		wantErr string
+		wantOut []string
+	}{
+		"history": {verb: func(out io.Writer, c client.WithWatch) hubclient.Verb {
+			o := NewHistoryOptions(out)
+			o.Hub, o.Name, o.Now = hubclient.Hub{Client: c}, "cprop/shop", testNow
+			return o
+		}, wantOut: []string{"1         1        fedcba987654  9m   delivered, pinned\n", "2         2        fedcba987654  8m   current\n"}},
+		"rollback --latest": {verb: func(out io.Writer, c client.WithWatch) hubclient.Verb {
+			o := NewRollbackOptions(out)
+			o.Hub, o.Name, o.Latest, o.Confirm.Yes = hubclient.Hub{Client: c}, "clusterpropagation/shop", true, true
+			return o
+		}, wantOut: []string{"clusterpropagation shop: delivers the newest revision (2), unpinned, instead of revision 1\n",
+			"on 1 cluster (c1): revision 1's objects are replaced by revision 2's (namespace shop, configmap shop/cfg)",
+			"clusterpropagation shop now delivers the newest revision"}},
+		"rollback to a revision pruned": {verb: func(out io.Writer, c client.WithWatch) hubclient.Verb {
+			o := NewRollbackOptions(out)
+			o.Hub, o.Name, o.ToRevision, o.Confirm.Yes = hubclient.Hub{Client: c}, "cprop/shop", 5, true
+			return o
+		}, wantErr: "clusterpropagation shop has no revision 5: it has 1, 2 (corral propagation history cprop/shop); nothing was changed"},
+		"delete, Orphan": {verb: func(out io.Writer, c client.WithWatch) hubclient.Verb {
+			o := NewDeleteOptions(out)
+			o.Hub, o.Name, o.Confirm.Yes = hubclient.Hub{Client: c}, "cprop/shop", true
+			return o
+		}, wantOut: []string{"deletionPolicy Orphan: on 1 cluster (c1) these stay, no longer managed: namespace shop", "clusterpropagation shop and its 2 revisions, from the hub"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			v := tc.verb(&out, clusterFixture(t))
+			confirmtest.Expect(t, run(t, v), out.String(), tc.wantErr, tc.wantOut, nil)
 		})
 	}
 }

@@ -126,7 +126,7 @@ func deleteEffect(r ref, p prop, revs []revision) confirm.Effect {
 	case len(clusters) == 0:
 		e.Changes = append(e.Changes, r.String()+" has delivered to no cluster: nothing changes on the clusters")
 	case p.Policy.DeletionPolicy == v1alpha1.DeletionPolicyOrphan:
-		e.Changes = append(e.Changes, fmt.Sprintf("deletionPolicy Orphan: %s stay on %s (%s), no longer managed", what, count(len(clusters), "cluster"), list(clusters, 10)))
+		e.Changes = append(e.Changes, fmt.Sprintf("deletionPolicy Orphan: on %s (%s) these stay, no longer managed: %s", count(len(clusters), "cluster"), list(clusters, 10), what))
 	default:
 		e.Removes = append(e.Removes, fmt.Sprintf("from %s (%s): %s (deletionPolicy Delete)", count(len(clusters), "cluster"), list(clusters, 10), what))
 	}

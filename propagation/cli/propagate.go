@@ -56,6 +56,15 @@ type PropagateOptions struct {
 	placement *clusterv1beta1.Placement
 	obj       client.Object
 	target    ref
+	// resolved are the objects, their kinds resolved, as build found them.
+	resolved []resolved
+}
+
+// resolved is a KIND/NAME argument, its kind mapped by the hub.
+type resolved struct {
+	arg     string
+	mapping *meta.RESTMapping
+	name    string
 }
 
 // NewPropagateOptions returns the defaults: namespace default, objects
@@ -232,11 +241,13 @@ func (o *PropagateOptions) build() error {
 	mapper := o.Hub.Client.RESTMapper()
 	var namespaced, cluster []v1alpha1.ClusterResourceSelector
 	var nsArgs, clusterArgs []string
+	o.resolved = nil
 	for _, arg := range o.Objects {
 		m, name, err := resolve(mapper, arg)
 		if err != nil {
 			return err
 		}
+		o.resolved = append(o.resolved, resolved{arg: arg, mapping: m, name: name})
 		gvk := m.GroupVersionKind
 		sel := v1alpha1.ClusterResourceSelector{ResourceSelector: v1alpha1.ResourceSelector{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Name: name}}
 		if m.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -386,8 +397,8 @@ func (o *PropagateOptions) check(ctx context.Context) (notes []string, err error
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("reading %s: %w", o.target, err)
 	}
-	for _, arg := range o.Objects {
-		note, err := o.checkObject(ctx, arg)
+	for _, r := range o.resolved {
+		note, err := o.checkObject(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -412,11 +423,8 @@ func (o *PropagateOptions) check(ctx context.Context) (notes []string, err error
 }
 
 // checkObject refuses a named object the hub does not hold.
-func (o *PropagateOptions) checkObject(ctx context.Context, arg string) (string, error) {
-	m, name, err := resolve(o.Hub.Client.RESTMapper(), arg)
-	if err != nil {
-		return "", err
-	}
+func (o *PropagateOptions) checkObject(ctx context.Context, r resolved) (string, error) {
+	m, name := r.mapping, r.name
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(m.GroupVersionKind)
 	key := client.ObjectKey{Name: name}
