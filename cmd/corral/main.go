@@ -25,6 +25,7 @@ import (
 	"github.com/corral-dev/corral/internal/rsstrim"
 	"github.com/corral-dev/corral/internal/version"
 	placementcli "github.com/corral-dev/corral/placement/cli"
+	propagationcli "github.com/corral-dev/corral/propagation/cli"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
 	workcli "github.com/corral-dev/corral/work/cli"
 )
@@ -73,6 +74,7 @@ everything beyond registration is an addon you install on demand.`,
 		addoncli.NewCmdAddon(streams.Out, builtin.All()...),
 		workcli.NewCmdWork(streams.Out),
 		placementcli.NewCmdPlacement(streams.Out),
+		propagationcli.NewCmdPropagate(streams.Out), propagationcli.NewCmdPropagation(streams.Out),
 		get,
 		corralhub.NewCommand(builtin.All()...),
 		corralagent.NewCommand(streams.Out, builtin.All()...),

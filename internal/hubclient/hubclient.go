@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/kubeflags"
+	propagationv1alpha1 "github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
 // Hub is which hub a verb talks to and, once completed, its clients.
@@ -86,6 +87,7 @@ func Scheme() (*runtime.Scheme, error) {
 		clusterv1.Install, clusterv1alpha1.Install, clusterv1beta1.Install, clusterv1beta2.Install,
 		addonv1alpha1.Install,
 		workv1.Install, workv1alpha1.Install,
+		propagationv1alpha1.Install,
 	} {
 		if err := install(s); err != nil {
 			return nil, err
