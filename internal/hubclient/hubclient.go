@@ -129,6 +129,10 @@ func notAHub(err error) error {
 	msg := err.Error()
 	unserved := meta.IsNoMatchError(err) ||
 		apierrors.IsNotFound(err) && strings.Contains(msg, "the server could not find the requested resource")
+	if unserved && strings.Contains(msg, "apps.corral.dev") {
+		return errors.New("this hub does not serve corral's propagation API (apps.corral.dev): " +
+			"the propagation addon is not installed on it yet (see docs/propagation.md for its status)")
+	}
 	if !unserved || !strings.Contains(msg, "open-cluster-management.io") {
 		return err
 	}

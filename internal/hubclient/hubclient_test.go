@@ -3,6 +3,7 @@ package hubclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,8 +149,10 @@ func TestNotAHubIsSaidPlainly(t *testing.T) {
 	}{
 		"no such API":           {unserved, "this cluster does not serve the Open Cluster Management APIs"},
 		"no kind in the mapper": {&meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: gr.Group, Kind: "ManagedCluster"}}, "this cluster does not serve the Open Cluster Management APIs"},
-		"one missing cluster":   {apierrors.NewNotFound(gr, "c1"), `managedclusters.cluster.open-cluster-management.io "c1" not found`},
-		"another API":           {apierrors.NewGenericServerResponse(404, "list", schema.GroupResource{Resource: "pods"}, "", "", 0, false), "the server could not find the requested resource"},
+		"no propagation API": {fmt.Errorf("listing propagations: %w", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "apps.corral.dev", Kind: "Propagation"}}),
+			"this hub does not serve corral's propagation API (apps.corral.dev): the propagation addon is not installed on it yet"},
+		"one missing cluster": {apierrors.NewNotFound(gr, "c1"), `managedclusters.cluster.open-cluster-management.io "c1" not found`},
+		"another API":         {apierrors.NewGenericServerResponse(404, "list", schema.GroupResource{Resource: "pods"}, "", "", 0, false), "the server could not find the requested resource"},
 	} {
 		err := Run(t.Context(), failing{tc.err})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
