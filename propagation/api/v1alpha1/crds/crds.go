@@ -5,11 +5,10 @@ package crds
 
 import (
 	"embed"
-	"fmt"
-	"io/fs"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
+
+	"github.com/corral-dev/corral/internal/crdfiles"
 )
 
 //go:embed *.yaml
@@ -17,21 +16,5 @@ var files embed.FS
 
 // All returns every CRD of the propagation API, in file-name order.
 func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	names, err := fs.Glob(files, "*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(names))
-	for _, name := range names {
-		b, err := files.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(b, crd); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out = append(out, crd)
-	}
-	return out, nil
+	return crdfiles.Read(files, "*.yaml")
 }
