@@ -14,16 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
-	"github.com/corral-dev/corral/propagation/hub"
 	propselector "github.com/corral-dev/corral/propagation/hub/selector"
 )
 
@@ -31,16 +27,7 @@ import (
 const eventually = 60 * time.Second
 
 var _ = Describe("the selector", Ordered, func() {
-	BeforeAll(func() {
-		ctrl.SetLogger(GinkgoLogr)
-		By("running the propagation hub half on a manager of its own")
-		scheme := runtime.NewScheme()
-		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(30 * time.Second)).To(Succeed()) })
-	})
+	BeforeAll(startHubHalf)
 
 	It("makes revision 1 of objects selected by name and label, a new one on a spec edit, none on a status edit", func(ctx context.Context) {
 		ns := freshNamespace(ctx)

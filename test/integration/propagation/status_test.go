@@ -2,38 +2,23 @@ package propagation_test
 
 import (
 	"context"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
-	"github.com/corral-dev/corral/propagation/hub"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 )
 
 var _ = Describe("aggregated status", Ordered, func() {
-	BeforeAll(func() {
-		ctrl.SetLogger(GinkgoLogr)
-		By("running the propagation hub half, as wired, on a manager of its own")
-		scheme := runtime.NewScheme()
-		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(30 * time.Second)).To(Succeed()) })
-	})
+	BeforeAll(startHubHalf)
 
 	It("sums the clusters' Deployment status into the template, observedGeneration once both caught up", func(ctx context.Context) {
 		ns := freshNamespace(ctx)

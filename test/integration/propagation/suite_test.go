@@ -8,6 +8,7 @@ package propagation_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -27,6 +28,7 @@ import (
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1/crds"
+	"github.com/corral-dev/corral/propagation/hub"
 )
 
 func TestPropagation(t *testing.T) {
@@ -82,4 +84,18 @@ func newManager(scheme *runtime.Scheme) ctrl.Manager {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return mgr
+}
+
+// startHubHalf runs the propagation addon's hub half, as the hub wires
+// it (hub.SetupWithManager), on a manager of its own until the container
+// ends.
+func startHubHalf() {
+	ctrl.SetLogger(GinkgoLogr)
+	By("running the propagation hub half, as wired, on a manager of its own")
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	mgr := newManager(scheme)
+	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(30 * time.Second)).To(Succeed()) })
 }
