@@ -141,7 +141,7 @@ e2e: tools host-packages build images examples helm image ## End-to-end tests: t
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate corral's own APIs' deepcopy and CRDs (propagation/api); the results are committed.
 	$(CONTROLLER_GEN) object paths=./propagation/api/...
-	$(CONTROLLER_GEN) crd paths=./propagation/api/... output:crd:artifacts:config=propagation/api/v1alpha1/crds
+	$(CONTROLLER_GEN) crd paths=./propagation/api/... output:crd:artifacts:config=deploy/charts/corral-hub/crds
 
 $(CONTROLLER_GEN):
 	@echo "generate: building controller-gen $(CONTROLLER_GEN_VERSION) (once)"

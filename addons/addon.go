@@ -118,6 +118,17 @@ func (a Addon) Validate() error {
 	return nil
 }
 
+// HubOnly says the addon has no agent half: its hub half serves every
+// cluster from the hub, so there is nothing to enable on a cluster, no
+// agent registers for it and no lease says it is Available.
+func (a Addon) HubOnly() bool { return a.SetupHub != nil && a.RunAgent == nil }
+
+// WithAgents picks, in order, the addons that have an agent half: those
+// enabled on clusters.
+func WithAgents(all []Addon) []Addon {
+	return slices.DeleteFunc(slices.Clone(all), Addon.HubOnly)
+}
+
 // None, as the only name given to Select, picks no addon: a hub or agent
 // that runs the registration core alone (`--addons none`).
 const None = "none"

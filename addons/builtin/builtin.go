@@ -1,6 +1,7 @@
 // Package builtin lists corral's built-in addons: the ones `corral hub`
 // runs the hub halves of, `corral agent` hosts the agent halves of, and
-// `corral dev up --addons` enables. It is where each addon's two halves
+// `corral dev up --addons` enables (those with an agent half: a hub-only
+// addon, propagation, serves every cluster from the hub). It is where each addon's two halves
 // meet, so nothing else has to import both.
 package builtin
 
@@ -8,6 +9,7 @@ import (
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/health"
 	"github.com/corral-dev/corral/placement"
+	"github.com/corral-dev/corral/propagation"
 	"github.com/corral-dev/corral/properties"
 	"github.com/corral-dev/corral/work"
 )
@@ -20,5 +22,6 @@ func All() []addons.Addon {
 		placement.Addon(),
 		properties.Addon(),
 		health.Addon(),
+		propagation.Addon(),
 	}
 }

@@ -94,6 +94,11 @@ func (o *EnableOptions) Validate() error {
 	if err := validateAddonNames(o.Addons); err != nil {
 		return err
 	}
+	for _, a := range o.Builtins {
+		if a.HubOnly() && slices.Contains(o.Addons, a.Name) {
+			return fmt.Errorf("addon %s runs on the hub alone and serves every cluster from there: there is nothing to enable on a cluster", a.Name)
+		}
+	}
 	if err := o.validateTarget(false); err != nil {
 		return err
 	}

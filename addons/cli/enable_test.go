@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
@@ -167,6 +168,8 @@ func TestEnableValidate(t *testing.T) {
 		"bad config":         {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{"just-a-name"}}, wantErr: `--config "just-a-name" is not group/resource/[namespace/]name`},
 		"none with a config": {o: EnableOptions{Addons: []string{"hello"}, target: target{Clusters: []string{"c1"}}, ConfigFlags: []string{"a/b/c/d", NoConfig}},
 			wantErr: "--config none removes the addon's configurations, so it cannot be given with others"},
+		"a hub-only built-in": {o: EnableOptions{Addons: []string{"hello", "hubonly"}, target: target{Clusters: []string{"c1"}}, Builtins: []addons.Addon{{Name: "hubonly", SetupHub: func(ctrl.Manager, addons.HubEnv) error { return nil }}}},
+			wantErr: "addon hubonly runs on the hub alone and serves every cluster from there: there is nothing to enable on a cluster"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

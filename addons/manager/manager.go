@@ -146,6 +146,11 @@ func runFramework(ctx context.Context, mgr ctrl.Manager, builtins []addons.Addon
 		return err
 	}
 	for _, a := range builtins {
+		if a.HubOnly() {
+			// No agent registers, so no lease would ever say it is
+			// Available: the framework has nothing to do for it.
+			continue
+		}
 		if err := framework.AddAgent(newBuiltinAgent(a, kube, addonClient)); err != nil {
 			return fmt.Errorf("adding addon %s to the addon framework: %w", a.Name, err)
 		}

@@ -28,11 +28,15 @@ func SelectAddons(known []addons.Addon, names []string) ([]addons.Addon, error) 
 	return picked, nil
 }
 
-// enableAddons enables the fleet's addons on every managed cluster, as
-// `corral addon enable` would, once the hub knows them: the hub's addon
-// manager creates their ClusterManagementAddOns as it starts, so a missing
-// one is waited for, up to wait, before enable gives up.
+// enableAddons enables the fleet's addons that have an agent half on every
+// managed cluster, as `corral addon enable` would, once the hub knows
+// them: the hub's addon manager creates their ClusterManagementAddOns as
+// it starts, so a missing one is waited for, up to wait, before enable
+// gives up.
 func enableAddons(ctx context.Context, hub client.Client, clusters []string, selected []addons.Addon, wait time.Duration, progress io.Writer) error {
+	// A hub-only addon serves every cluster from the hub: nothing to
+	// enable, and no agent lease would ever make it Available.
+	selected = addons.WithAgents(selected)
 	if len(selected) == 0 || len(clusters) == 0 {
 		return nil
 	}

@@ -20,16 +20,19 @@ import (
 )
 
 // hubRefusals: with corral-hub's token, the hub's API server refuses
-// what the hub never does: Secrets, others' Leases, granting what it does
-// not hold, signing.
+// what the hub never does: writing Secrets, others' Leases, granting what
+// it does not hold, signing. It reads every Secret (a propagation may
+// select one), and writes none but the webhook's.
 func hubRefusals(ctx context.Context) {
 	hub := testenv.MustClient(hubSA)
 	secret := createSecret(ctx, hubAdmin, "kube-system")
 
-	By("Secrets: none cluster-wide, none in kube-system, none in its own namespace but the webhook's")
-	expectForbidden(hub.List(ctx, &corev1.SecretList{}))
-	expectForbidden(hub.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{}))
-	expectForbidden(hub.List(ctx, &corev1.SecretList{}, client.InNamespace(charts.HubNamespace)))
+	By("Secrets: read everywhere (the propagation selector), written nowhere but the webhook's")
+	Expect(hub.List(ctx, &corev1.SecretList{})).To(Succeed())
+	Expect(hub.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{})).To(Succeed())
+	expectForbidden(hub.Update(ctx, secret.DeepCopy()))
+	expectForbidden(hub.Delete(ctx, secret.DeepCopy()))
+	expectForbidden(hub.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "lp-secret"}}))
 
 	By("Leases: no update but its own two")
 	for _, ns := range []string{"kube-system", charts.HubNamespace} {
@@ -40,7 +43,7 @@ func hubRefusals(ctx context.Context) {
 	By("RBAC: no role granting what it does not hold, no binding to cluster-admin")
 	expectForbidden(hub.Create(ctx, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "lp-escalation"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"update"}}},
 	}))
 	expectForbidden(hub.Create(ctx, bindingTo("cluster-admin", charts.HubNamespace, charts.HubDeployment)))
 

@@ -150,10 +150,11 @@ func leaseRenewed(ctx context.Context) time.Time {
 	return l.Spec.RenewTime.Time
 }
 
-// enableAddons enables every built-in addon, as `corral addon enable`
-// does, and waits for what each one's halves report.
+// enableAddons enables every built-in addon with an agent half, as
+// `corral addon enable` does, and waits for what each one's halves
+// report. A hub-only addon (propagation) is enabled on no cluster.
 func enableAddons(ctx context.Context) {
-	names := addons.Names(builtin.All())
+	names := addons.Names(addons.WithAgents(builtin.All()))
 	Expect(addoncli.WaitForAddons(ctx, hubAdmin, names, timeout)).To(Succeed())
 	Eventually(func(g Gomega) {
 		_, err := addoncli.Enable(ctx, hubAdmin, names, []clusterv1.ManagedCluster{*managedClusterOf(g, ctx)}, addoncli.EnableSpec{})

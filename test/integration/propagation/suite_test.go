@@ -1,8 +1,8 @@
 // Package propagation_test checks the propagation addon on a real API
-// server: envtest with the OCM CRDs and the apps.corral.dev CRDs `make
-// generate` writes, their defaults, each refusal their validation makes,
-// the revisions' immutability, and the hub half's controllers, run by
-// the specs that need them (selector_test.go).
+// server: envtest with the hub chart's CRDs (OCM's and the apps.corral.dev
+// ones `make generate` writes there), their defaults, each refusal their
+// validation makes, the revisions' immutability, and the hub half's
+// controllers, run by the specs that need them (selector_test.go).
 package propagation_test
 
 import (
@@ -27,7 +27,6 @@ import (
 
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
-	"github.com/corral-dev/corral/propagation/api/v1alpha1/crds"
 	"github.com/corral-dev/corral/propagation/hub"
 )
 
@@ -43,12 +42,9 @@ var (
 )
 
 var _ = BeforeSuite(func() {
-	By("starting envtest with the OCM and apps.corral.dev CRDs")
+	By("starting envtest with the hub chart's CRDs, OCM's and apps.corral.dev")
 	env, err := testenv.Environment()
 	Expect(err).NotTo(HaveOccurred())
-	own, err := crds.All()
-	Expect(err).NotTo(HaveOccurred())
-	env.CRDInstallOptions.CRDs = append(env.CRDInstallOptions.CRDs, own...)
 	cfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(env.Stop)

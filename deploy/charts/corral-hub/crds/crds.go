@@ -1,7 +1,11 @@
-// Package crds holds the CustomResourceDefinitions of the
-// open-cluster-management.io/api module, copied by hack/update-crds.sh and
-// checked against the pinned module by this package's test, so that corral
-// installs exactly the contract its dependency defines.
+// Package crds holds the CustomResourceDefinitions a corral hub serves:
+// those of the open-cluster-management.io/api module (*.crd.yaml), copied
+// by hack/update-crds.sh and checked against the pinned module by this
+// package's test, so that corral installs exactly the contract its
+// dependency defines; and corral's own, apps.corral.dev (apps.corral.dev_*.yaml),
+// which `make generate` writes from propagation/api. Helm installs them
+// all from here, as `corral init`, the dev fleet and the suites do through
+// All.
 package crds
 
 import (
@@ -12,10 +16,30 @@ import (
 	"github.com/corral-dev/corral/internal/crdfiles"
 )
 
-//go:embed *.crd.yaml
+// ocmFiles matches the api module's CRDs, ownFiles corral's.
+const (
+	ocmFiles = "*.crd.yaml"
+	ownFiles = "apps.corral.dev_*.yaml"
+)
+
+//go:embed *.crd.yaml apps.corral.dev_*.yaml
 var files embed.FS
 
-// All returns every CRD, in file-name order.
+// All returns every CRD, the api module's then corral's, each in
+// file-name order.
 func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return crdfiles.Read(files, "*.crd.yaml")
+	ocm, err := crdfiles.Read(files, ocmFiles)
+	if err != nil {
+		return nil, err
+	}
+	own, err := Own()
+	if err != nil {
+		return nil, err
+	}
+	return append(ocm, own...), nil
+}
+
+// Own returns corral's own CRDs (apps.corral.dev), in file-name order.
+func Own() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return crdfiles.Read(files, ownFiles)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/corral-dev/corral/internal/crdfiles"
 )
 
 // TestMatchesAPIModule fails when the chart's CRDs and the pinned api module
@@ -19,7 +21,7 @@ func TestMatchesAPIModule(t *testing.T) {
 		t.Fatalf("locating the api module: %v", err)
 	}
 	apiDir := strings.TrimSpace(string(out))
-	crds, err := All()
+	crds, err := crdfiles.Read(files, ocmFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +64,26 @@ func TestAllParse(t *testing.T) {
 			t.Errorf("%s serves no version", crd.Name)
 		}
 	}
-	for _, name := range []string{"managedclusters.cluster.open-cluster-management.io", "manifestworks.work.open-cluster-management.io", "managedclusteraddons.addon.open-cluster-management.io"} {
+	for _, name := range []string{"managedclusters.cluster.open-cluster-management.io", "manifestworks.work.open-cluster-management.io", "managedclusteraddons.addon.open-cluster-management.io", "propagations.apps.corral.dev", "clusterpropagationrevisions.apps.corral.dev"} {
 		if !seen[name] {
 			t.Errorf("%s is missing", name)
+		}
+	}
+}
+
+// TestOwnAreApps: the files `make generate` writes hold apps.corral.dev
+// CRDs only, and no api module file is one of them.
+func TestOwnAreApps(t *testing.T) {
+	own, err := Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own) != 4 {
+		t.Errorf("%d apps.corral.dev CRDs, want 4 (propagations, clusterpropagations and their revisions): run make generate", len(own))
+	}
+	for _, crd := range own {
+		if crd.Spec.Group != "apps.corral.dev" {
+			t.Errorf("%s (group %s) among corral's own CRDs", crd.Name, crd.Spec.Group)
 		}
 	}
 }
