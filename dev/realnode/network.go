@@ -163,6 +163,12 @@ func parseNets(out string) []*net.IPNet {
 // in the namespace, with the node's address and a default route to the
 // host; the host routes the node's pod network to it.
 func (nn NodeNet) wire() error {
+	// A veth this node's last run left (its namespace deleted, the
+	// kernel not done tearing it down yet) would make "link add" fail
+	// with "File exists": it is this node's by name, so it goes first.
+	if err := nn.removeHostVeth(); err != nil {
+		return fmt.Errorf("wiring node %s: %w", nn.Name, err)
+	}
 	ns, peer := nn.NetNS(), nn.HostVeth+"p"
 	in := func(args ...string) []string { return append([]string{"-n", ns}, args...) }
 	steps := [][]string{
@@ -187,8 +193,24 @@ func (nn NodeNet) wire() error {
 }
 
 // unwire deletes the node's namespace, and with it the veth pair and the
-// route to its pods.
-func (nn NodeNet) unwire() error { return removeNetNS(nn.NetNS()) }
+// route to its pods. The kernel destroys a deleted namespace's devices
+// later, on its own time, so the host's end of the pair is deleted here
+// too: a fleet started again at once finds its name free.
+func (nn NodeNet) unwire() error {
+	return errors.Join(removeNetNS(nn.NetNS()), nn.removeHostVeth())
+}
+
+// removeHostVeth deletes the host's end of the node's veth pair (and so
+// the pair), if it is there.
+func (nn NodeNet) removeHostVeth() error {
+	if !linkExists(nn.HostVeth) {
+		return nil
+	}
+	if err := ip("link", "delete", nn.HostVeth); err != nil && linkExists(nn.HostVeth) {
+		return err
+	}
+	return nil
+}
 
 // removeNetNS deletes the network namespace name, if there is one.
 func removeNetNS(name string) error {
@@ -230,4 +252,37 @@ func ip(args ...string) error {
 		return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// removeVeths deletes the host's end of every veth pair of fleet id's
+// nodes that is still there (its namespace gone before the kernel tore
+// the pair down, or never wired into one).
+func removeVeths(id string) error {
+	out, err := exec.Command("ip", "-o", "link", "show").Output()
+	if err != nil {
+		return fmt.Errorf("ip link show: %w", err)
+	}
+	var errs []error
+	for _, name := range vethsOf(id, string(out)) {
+		errs = append(errs, NodeNet{HostVeth: name}.removeHostVeth())
+	}
+	return errors.Join(errs...)
+}
+
+// vethsOf picks, from the output of 'ip -o link show', the host ends of
+// fleet id's node veths: crl<id>n<i>, not their crl<id>n<i>p peers.
+func vethsOf(id, out string) []string {
+	prefix := fmt.Sprintf("crl%sn", id)
+	var names []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@")
+		if rest, ok := strings.CutPrefix(name, prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }

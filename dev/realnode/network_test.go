@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,5 +257,18 @@ func TestPickOctetOfParsedNets(t *testing.T) {
 	got, err := pickOctet(parseNets(sampleAddrs + sampleRoutes))
 	if err != nil || got != 201 {
 		t.Errorf("pickOctet = %d, %v; want 201", got, err)
+	}
+}
+
+func TestVethsOf(t *testing.T) {
+	out := "1: lo: <LOOPBACK,UP> mtu 65536\n" +
+		"167: crlabc123n0p@crlabc123n0: <BROADCAST> mtu 1500\n" +
+		"168: crlabc123n0@crlabc123n0p: <BROADCAST> mtu 1500\n" +
+		"169: crlabc123n12: <BROADCAST> mtu 1500\n" +
+		"170: crlabc123: <BROADCAST> mtu 1500\n" +
+		"171: crlother1n0@crlother1n0p: <BROADCAST> mtu 1500\n"
+	got := vethsOf("abc123", out)
+	if want := []string{"crlabc123n0", "crlabc123n12"}; !slices.Equal(got, want) {
+		t.Errorf("vethsOf = %v, want %v: the fleet's host ends only, not peers, bridge or another fleet's", got, want)
 	}
 }

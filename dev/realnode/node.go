@@ -86,7 +86,7 @@ func RemoveLeftovers(id string) error {
 	for _, name := range names {
 		errs = append(errs, removeNetNS(name))
 	}
-	errs = append(errs, Network{ID: id}.Remove())
+	errs = append(errs, removeVeths(id), Network{ID: id}.Remove())
 	return errors.Join(errs...)
 }
 

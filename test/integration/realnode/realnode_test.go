@@ -111,6 +111,26 @@ var _ = Describe("a real node's network, namespace and cgroup", func() {
 		Expect(filepath.Glob("/sys/fs/cgroup/*/corral-" + other + "-n1")).NotTo(BeEmpty())
 	})
 
+	It("Prepare, after a run whose veth the kernel has not torn down yet, takes the node's name back", func() {
+		// What a fleet stopped and started again at once can find: the
+		// node's namespace deleted, its veth still there.
+		Expect(exec.Command("ip", "link", "add", node.Net.HostVeth, "type", "veth", "peer", "name", node.Net.HostVeth+"p").Run()).To(Succeed())
+		Expect(node.Prepare()).To(Succeed())
+		Expect(ipOut("-n", node.Net.NetNS(), "-o", "-4", "addr", "show", "dev", "eth0")).To(ContainSubstring(node.IP() + "/24"))
+	})
+
+	It("Remove deletes the node's veth with its namespace, so its name is free at once", func() {
+		Expect(node.Prepare()).To(Succeed())
+		Expect(node.Remove()).To(Succeed())
+		Expect(exec.Command("ip", "link", "show", node.Net.HostVeth).Run()).NotTo(Succeed(), "the host's end of the veth is still there")
+	})
+
+	It("RemoveLeftovers deletes a veth of the fleet's that no namespace holds", func() {
+		Expect(exec.Command("ip", "link", "add", node.Net.HostVeth, "type", "veth", "peer", "name", node.Net.HostVeth+"p").Run()).To(Succeed())
+		Expect(realnode.RemoveLeftovers(id)).To(Succeed())
+		Expect(exec.Command("ip", "link", "show", node.Net.HostVeth).Run()).NotTo(Succeed(), "the stray veth is still there")
+	})
+
 	It("Remove of a node that never started does nothing and succeeds", func() {
 		Expect(node.Remove()).To(Succeed())
 	})
