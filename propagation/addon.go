@@ -1,10 +1,13 @@
 package propagation
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/propagation/hub"
+	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
 // AddonName is the propagation addon's name: its ClusterManagementAddOn's.
@@ -18,7 +21,27 @@ func Addon() addons.Addon {
 		Name:        AddonName,
 		Description: "delivers native hub objects to the clusters of OCM Placements as ManifestWorks, with revisions",
 		SetupHub: func(mgr ctrl.Manager, _ addons.HubEnv) error {
-			return hub.SetupWithManager(mgr, hub.Options{})
+			uncached, err := partlyCached(mgr)
+			if err != nil {
+				return err
+			}
+			return hub.SetupWithManager(mgr, hub.Options{Uncached: uncached})
 		},
 	}
+}
+
+// partlyCached are the kinds the hub's cache holds only some objects of
+// (registrationhub.CacheOptions: cluster namespaces, the clusters' RBAC
+// and leases), which a propagation may select all the same: a user's
+// Namespace is not in that cache.
+func partlyCached(mgr ctrl.Manager) ([]schema.GroupKind, error) {
+	var out []schema.GroupKind
+	for obj := range registrationhub.CacheOptions().ByObject {
+		gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gvk.GroupKind())
+	}
+	return out, nil
 }

@@ -214,7 +214,7 @@ func TestPropagateClustersPlacement(t *testing.T) {
 	}
 	two := int32(2)
 	want := clusterv1beta1.PlacementSpec{NumberOfClusters: &two, Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
-		LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "name", Operator: metav1.LabelSelectorOpIn, Values: []string{"c1", "c2"}}}}}}}}
+		CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name in ['c1', 'c2']"}}}}}}
 	if diff := cmp.Diff(want, p.Spec); diff != "" {
 		t.Errorf("placement (-want +got):\n%s", diff)
 	}
@@ -259,7 +259,7 @@ func TestPropagatePrintsYAML(t *testing.T) {
 	wantPlacement := &clusterv1beta1.Placement{TypeMeta: metav1.TypeMeta{APIVersion: "cluster.open-cluster-management.io/v1beta1", Kind: "Placement"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
 		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: &one, Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
-			LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "name", Operator: metav1.LabelSelectorOpIn, Values: []string{"c1"}}}}}}}}}
+			CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name in ['c1']"}}}}}}}
 	if diff := cmp.Diff(wantPlacement, p); diff != "" {
 		t.Errorf("placement (-want +got):\n%s", diff)
 	}

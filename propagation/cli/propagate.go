@@ -30,9 +30,16 @@ import (
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
-// clusterNameLabel is the label every OCM ManagedCluster carries with its
-// own name; a Placement of named clusters selects on it.
-const clusterNameLabel = "name"
+// namedClusters is the CEL expression that selects exactly clusters by
+// name: ManagedClusters carry no label with their name (OCM's hub sets
+// none either), so a label selector cannot.
+func namedClusters(clusters []string) string {
+	quoted := make([]string, len(clusters))
+	for i, c := range clusters {
+		quoted[i] = "'" + c + "'" // a cluster name is a DNS label: nothing to escape
+	}
+	return "managedCluster.metadata.name in [" + strings.Join(quoted, ", ") + "]"
+}
 
 // PropagateOptions are the options of `corral propagate`.
 type PropagateOptions struct {
@@ -296,19 +303,24 @@ func (o *PropagateOptions) build() error {
 }
 
 // clustersPlacement is the Placement --clusters makes: exactly those
-// clusters, by the name label OCM gives every ManagedCluster.
+// clusters, by name (a CEL selector).
 func (o *PropagateOptions) clustersPlacement() *clusterv1beta1.Placement {
-	clusters := slices.Clone(o.Clusters)
-	slices.Sort(clusters)
-	clusters = slices.Compact(clusters)
+	clusters := o.clusterNames()
 	n := int32(len(clusters))
 	return &clusterv1beta1.Placement{
 		TypeMeta:   metav1.TypeMeta{APIVersion: clusterv1beta1.GroupVersion.String(), Kind: "Placement"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: &n, Predicates: []clusterv1beta1.ClusterPredicate{{
-			RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: clusterNameLabel, Operator: metav1.LabelSelectorOpIn, Values: clusters}}}}}}},
+			RequiredClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+				CelExpressions: []string{namedClusters(clusters)}}}}}},
 	}
+}
+
+// clusterNames are the clusters of --clusters, sorted, each once.
+func (o *PropagateOptions) clusterNames() []string {
+	clusters := slices.Clone(o.Clusters)
+	slices.Sort(clusters)
+	return slices.Compact(clusters)
 }
 
 // resolve maps KIND/NAME through the hub's RESTMapper, as kubectl reads a
@@ -456,7 +468,7 @@ func (o *PropagateOptions) checkClusters(ctx context.Context) (notes []string, e
 		return nil, fmt.Errorf("reading placement %s/%s: %w", o.Namespace, o.Name, err)
 	}
 	var missing []string
-	for _, name := range o.placement.Spec.Predicates[0].RequiredClusterSelector.LabelSelector.MatchExpressions[0].Values {
+	for _, name := range o.clusterNames() {
 		switch err := c.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}); {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, name)

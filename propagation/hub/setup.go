@@ -5,6 +5,7 @@
 package hub
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/propagation/hub/distribute"
@@ -17,6 +18,9 @@ type Options struct {
 	// Workers is how many propagations each controller reconciles at
 	// once; 0 is each controller's default.
 	Workers int
+	// Uncached are kinds the hub's cache holds only some objects of: the
+	// selector reads them from the API server.
+	Uncached []schema.GroupKind
 }
 
 // SetupWithManager registers the hub half's controllers with mgr, which
@@ -27,7 +31,7 @@ type Options struct {
 // controller, writing the clusters' fed-back status of workloads into
 // their templates' .status.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	if err := selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers}); err != nil {
+	if err := selector.SetupWithManager(mgr, selector.Options{Workers: opts.Workers, Uncached: opts.Uncached}); err != nil {
 		return err
 	}
 	if err := distribute.SetupWithManager(mgr, distribute.Options{Workers: opts.Workers, ManifestConfigs: status.ManifestConfigs}); err != nil {

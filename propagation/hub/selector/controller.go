@@ -3,6 +3,7 @@ package selector
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +32,10 @@ type Options struct {
 	// Workers is how many propagations are reconciled at once; 0 is
 	// DefaultWorkers.
 	Workers int
+	// Uncached are kinds the manager's cache holds only some objects of
+	// (the registration hub caches only cluster namespaces, and the RBAC
+	// and leases of clusters): they are read from the API server instead.
+	Uncached []schema.GroupKind
 }
 
 // Reconciler keeps every (Cluster)Propagation's revisions. A request with
@@ -41,6 +46,10 @@ type Reconciler struct {
 	// Reader reads the selected objects, as unstructured objects: the
 	// manager's cache, whose informers the watches share.
 	Reader client.Reader
+	// APIReader reads the objects of Uncached kinds, which Reader would
+	// not all see.
+	APIReader client.Reader
+	Uncached  map[schema.GroupKind]bool
 	// Mapper resolves the selectors' kinds.
 	Mapper meta.RESTMapper
 	// Discovery lists the namespaced kinds a Namespace brings.
@@ -69,7 +78,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := indexSelectedKinds(mgr); err != nil {
 		return err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetCache(), Mapper: mgr.GetRESTMapper(), Discovery: disc}
+	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(),
+		Uncached: map[schema.GroupKind]bool{}, Mapper: mgr.GetRESTMapper(), Discovery: disc}
+	for _, gk := range opts.Uncached {
+		r.Uncached[gk] = true
+	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("propagation-selector").
 		For(&v1alpha1.Propagation{}).

@@ -108,10 +108,14 @@ func (r *Reconciler) list(ctx context.Context, m *meta.RESTMapping, namespace st
 	}
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
+	reader := r.Reader
+	if r.Uncached[m.GroupVersionKind.GroupKind()] {
+		reader = r.APIReader
+	}
 	if sel.Name != "" {
 		obj := &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(m.GroupVersionKind)
-		err := r.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sel.Name}, obj)
+		err := reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sel.Name}, obj)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -133,7 +137,7 @@ func (r *Reconciler) list(ctx context.Context, m *meta.RESTMapping, namespace st
 	if namespace != "" {
 		opts = append(opts, client.InNamespace(namespace))
 	}
-	if err := r.Reader.List(ctx, list, opts...); err != nil {
+	if err := reader.List(ctx, list, opts...); err != nil {
 		return nil, fmt.Errorf("listing %s: %w", m.Resource, err)
 	}
 	out := make([]*unstructured.Unstructured, 0, len(list.Items))
