@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/corral-dev/corral/addons"
 )
 
 // LabelReport marks a ConfigMap as an addon's report or settings; its
@@ -146,18 +148,15 @@ func NewCache(mgr ctrl.Manager, addon string) (cache.Cache, error) {
 // when addon's report in its namespace does (reports is NewCache's cache)
 // and when addon's ManagedClusterAddOn there does.
 func SetupClusterController(mgr ctrl.Manager, name, addon string, reports cache.Cache, workers int, r reconcile.Reconciler) error {
-	toCluster := func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		For(&clusterv1.ManagedCluster{}).
-		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(toCluster))).
+		WatchesRawSource(source.Kind(reports, client.Object(&corev1.ConfigMap{}), handler.EnqueueRequestsFromMapFunc(addons.ClusterOf))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetName() != addon {
 				return nil
 			}
-			return toCluster(ctx, obj)
+			return addons.ClusterOf(ctx, obj)
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)

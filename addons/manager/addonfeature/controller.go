@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -17,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/steps"
 )
 
@@ -33,16 +32,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-feature").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(clusterChanged{})).
-		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(ClusterOfAddon),
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(addons.ClusterOf),
 			builder.WithPredicates(addonChanged{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
-}
-
-// ClusterOfAddon maps a ManagedClusterAddOn to the ManagedCluster of its
-// namespace.
-func ClusterOfAddon(_ context.Context, mca client.Object) []reconcile.Request {
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: mca.GetNamespace()}}}
 }
 
 // clusterChanged passes a cluster's creation and the updates that may

@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -19,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/steps"
 )
 
@@ -42,7 +41,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		// An addon created, or written Available, while its cluster is
 		// Unknown is marked again, as OCM's health check does on every
 		// sync: the cluster's own transition has passed by then.
-		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(clusterOfAddon),
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(addons.ClusterOf),
 			builder.WithPredicates(availabilityChanged{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
@@ -74,11 +73,6 @@ func (becameUnknown) Update(e event.UpdateEvent) bool {
 
 func (becameUnknown) Delete(event.DeleteEvent) bool   { return false }
 func (becameUnknown) Generic(event.GenericEvent) bool { return false }
-
-// clusterOfAddon is the cluster an addon is of: its namespace's.
-func clusterOfAddon(_ context.Context, mca client.Object) []reconcile.Request {
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: mca.GetNamespace()}}}
-}
 
 // availabilityChanged passes an addon created, and one whose Available
 // condition changed status to other than Unknown.

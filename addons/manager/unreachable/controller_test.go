@@ -186,7 +186,4 @@ func TestAvailabilityChanged(t *testing.T) {
 			}
 		})
 	}
-	if got := clusterOfAddon(context.Background(), addon("")); len(got) != 1 || got[0].Name != "c1" || got[0].Namespace != "" {
-		t.Errorf("clusterOfAddon = %v, want cluster c1", got)
-	}
 }
