@@ -64,10 +64,13 @@ ends with a sample app: a Deployment (default/hello) placed on every managed
 cluster by a Placement and delivered by a ManifestWorkReplicaSet, its status
 printed per cluster (skip it with --no-sample-app).
 
-Every cluster, the hub included, has one real node — a kubelet with its own
+Every managed cluster has one real node — a kubelet with its own
 containerd, in a network namespace of its own — where pods really run, and
 kwok's fake nodes beside it for scale (--nodes), tainted so that only pods
-that tolerate kwok.x-k8s.io/node=fake land there. Real nodes need root, and
+that tolerate kwok.x-k8s.io/node=fake land there. The hub runs no workloads:
+it has no node and no workload controllers, so a Deployment on it is only a
+template for the propagation addon (with --no-corral it has a real node, for
+corral's own pods). Real nodes need root, and
 containerd, runc and the CNI plugins (apt-get install containerd runc
 containernetworking-plugins); --real-nodes=false runs kwok's nodes only.
 The fleet's images (the sample app, the example addons' agents) are loaded

@@ -158,7 +158,9 @@ func startAside(ctx context.Context, opts Options, clusters []*localcluster.Clus
 		}
 		var load aside
 		for _, c := range clusters {
-			load.do(func() error { return c.Import(ctx, archives...) })
+			if hubNode(opts, c.Profile) {
+				load.do(func() error { return c.Import(ctx, archives...) })
+			}
 		}
 		if err := load.wait(); err != nil {
 			return err

@@ -38,8 +38,10 @@ type Options struct {
 	// addons or sample app, for installing corral into them with `corral
 	// init` and `corral join`.
 	NoCorral bool
-	// RealNodes gives every cluster, the hub included, a real node
-	// (dev/realnode) beside kwok's, and loads the fleet's images into it.
+	// RealNodes gives every managed cluster a real node (dev/realnode)
+	// beside kwok's, and loads the fleet's images into it. The hub gets
+	// one only with NoCorral, where corral is installed into it: otherwise
+	// the hub runs no workloads (hubNode says why).
 	RealNodes bool
 	// Progress receives one line per step.
 	Progress io.Writer
@@ -121,8 +123,9 @@ func Run(ctx context.Context, opts Options) error {
 		return fail(state, errors.Join(err, stop()))
 	}
 	state.Sample = !opts.NoSample && wantsSample(opts)
+	state.Propagated = state.Sample && wantsPropagated(opts)
 	if state.Sample {
-		if err := deployFleetSample(regCtx, clusters[0], clusters[1:], opts.Progress); err != nil {
+		if err := deployFleetSample(regCtx, clusters[0], clusters[1:], state.Propagated, opts.Progress); err != nil {
 			return fail(state, errors.Join(err, stop()))
 		}
 	}
@@ -160,13 +163,25 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 	return enableAddons(ctx, hub, clusterNames(managed), opts.Addons, addonManagerTimeout, opts.Progress)
 }
 
-// deployFleetSample deploys the sample app on the managed clusters.
-func deployFleetSample(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, progress io.Writer) error {
+// deployFleetSample deploys the sample app on the managed clusters and,
+// with propagated, the propagated one beside it.
+func deployFleetSample(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, propagated bool, progress io.Writer) error {
 	hub, err := hubClient(hubCluster)
 	if err != nil {
 		return err
 	}
-	return deploySample(ctx, hub, clusterNames(managed), progress)
+	if propagated {
+		if err := createPropagated(ctx, hub, progress); err != nil {
+			return err
+		}
+	}
+	if err := deploySample(ctx, hub, clusterNames(managed), progress); err != nil {
+		return err
+	}
+	if propagated {
+		return waitRolledOut(ctx, hub, progress)
+	}
+	return nil
 }
 
 // hubClient is a client of the hub with every type the CLI knows.
@@ -205,7 +220,7 @@ func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup)
 			Name: cs.Name, Profile: cs.Profile, Dir: cs.Dir, BinDir: opts.BinDir,
 			Nodes: opts.Nodes, Reuse: opts.Reuse, Progress: opts.Progress,
 		}
-		if nodes != nil {
+		if nodes != nil && hubNode(opts, cs.Profile) {
 			nn := nodes.network.Node(i, localcluster.NodeName(cs.Name))
 			o.RealNode, o.Images = &nn, nodes.images
 		}
@@ -219,7 +234,7 @@ func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup)
 		}
 		started = append(started, c)
 		state.Clusters[i].Server = c.Server
-		if opts.RealNodes {
+		if opts.RealNodes && hubNode(opts, c.Profile) {
 			state.Clusters[i].Node = localcluster.NodeName(c.Name)
 		}
 		state.Clusters[i].Components = c.Components()
@@ -228,6 +243,17 @@ func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup)
 		return nil, errors.Join(err, stopAll(started))
 	}
 	return clusters, nil
+}
+
+// hubNode says whether a cluster of the profile gets a real node: every
+// managed cluster does, and the hub only when corral is to be installed
+// into it (NoCorral), where corral's own pods run. A hub without a node
+// runs none of kube-controller-manager's workload controllers
+// (localcluster's hubControllers), so a Deployment on it is a template
+// only: the propagation addon delivers it to the clusters and sums their
+// status into it, with nothing on the hub writing that status too.
+func hubNode(opts Options, profile localcluster.Profile) bool {
+	return profile != localcluster.ProfileHub || opts.NoCorral
 }
 
 // watchDeaths logs each cluster whose component dies, until ctx ends.
@@ -284,6 +310,11 @@ func Howto(state *State) string {
 		s += fmt.Sprintf("# The sample app: where it runs, why there, and the addons that put it there:\n"+
 			"%[1]s work get %[2]s --kubeconfig %[3]s\n%[1]s placement explain %[4]s/%[2]s --kubeconfig %[3]s\n%[1]s addon list --kubeconfig %[3]s\n\n",
 			corral, SampleApp, hub.Kubeconfig, SampleNamespace)
+		if state.Propagated {
+			s += fmt.Sprintf("# The propagated app: a plain Deployment on the hub, its status summed from every cluster:\n"+
+				"kubectl --kubeconfig %[3]s -n %[4]s rollout status deployment/%[2]s\n%[1]s propagation get %[2]s -n %[4]s --kubeconfig %[3]s\n\n",
+				corral, PropagatedApp, hub.Kubeconfig, SampleNamespace)
+		}
 		if state.Network != nil && len(state.Clusters) > 1 {
 			s += fmt.Sprintf("# The sample app answering on %s's real node (kill %%1 to stop forwarding):\n"+
 				"kubectl --kubeconfig %s port-forward deployment/%s 8080 &\ncurl localhost:8080\n\n",

@@ -35,7 +35,7 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func TestHowto(t *testing.T) {
-	state := &State{Dir: "/f", Clusters: []ClusterState{
+	state := &State{Dir: "/f", Sample: true, Propagated: true, Clusters: []ClusterState{
 		{Name: "hub", Kubeconfig: "/f/hub/kubeconfig"},
 		{Name: "cluster1", Kubeconfig: "/f/cluster1/kubeconfig"},
 	}}
@@ -45,6 +45,8 @@ func TestHowto(t *testing.T) {
 		"kubectl --kubeconfig /f/cluster1/kubeconfig get nodes",
 		corralCommand() + " dev status --dir /f",
 		corralCommand() + " dev down --dir /f",
+		"kubectl --kubeconfig /f/hub/kubeconfig -n default rollout status deployment/web",
+		corralCommand() + " propagation get web -n default",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Howto() does not contain %q:\n%s", want, got)

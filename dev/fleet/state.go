@@ -47,6 +47,9 @@ type State struct {
 	Clusters   []ClusterState `json:"clusters"`
 	// Sample says the fleet deploys the sample app (SampleApp).
 	Sample bool `json:"sample,omitempty"`
+	// Propagated says the fleet deploys, with the sample app, a hub
+	// Deployment (PropagatedApp) through the propagation addon.
+	Propagated bool `json:"propagated,omitempty"`
 	// NoCorral says that only the clusters run (dev up --no-corral).
 	NoCorral bool `json:"noCorral,omitempty"`
 	// Network is the real nodes' network; nil without real nodes.

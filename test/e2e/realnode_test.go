@@ -92,10 +92,10 @@ spec:
 		Expect(r.code).To(Equal(0), "%s", r)
 	})
 
-	It("dev status lists each real node with the sample app's pods on it", func() {
+	It("dev status lists each managed cluster's real node with the sample app's pods on it, and none for the hub", func() {
 		r := corral(cliTimeout, "dev", "status", "--dir", *dir)
 		Expect(r.code).To(Equal(0), "%s", r)
-		Expect(r.out).To(MatchRegexp(`(?m)^hub-node\s+true\s`))
+		Expect(r.out).NotTo(MatchRegexp(`(?m)^hub-node\s`), "the hub runs no workloads")
 		Expect(r.out).To(MatchRegexp(`(?m)^cluster1-node\s+true\s+default/hello-\S+\s+Running\s+1/1`))
 	})
 }
