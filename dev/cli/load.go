@@ -34,6 +34,7 @@ func newCmdLoad(streams Streams) *cobra.Command {
 		Use:   "load IMAGE...",
 		Short: "Load container images into the real nodes of the local fleet",
 		Long: `Load container images into the real node of every cluster of the local fleet
+(the managed clusters; the hub has one only under --no-corral)
 (or of those --cluster names), as 'kind load' does: nothing is pulled on
 this machine, so a pod runs only an image loaded here. Give it an image
 archive (the tar 'docker save', 'podman save' or 'ctr images export'
@@ -58,7 +59,7 @@ Never, or a tag other than latest.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Dir, "dir", o.Dir, "the fleet's directory (env "+fleet.DirEnv+")")
-	f.StringSliceVar(&o.Clusters, "cluster", nil, "a cluster to load into, repeatable (default: every cluster)")
+	f.StringSliceVar(&o.Clusters, "cluster", nil, "a cluster to load into, repeatable (default: every cluster with a real node)")
 	return cmd
 }
 
@@ -105,14 +106,15 @@ func (o *LoadOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// targets are the clusters to load into: those named, else all; each must
-// have a real node.
+// targets are the clusters to load into: those named, each of which must
+// have a real node, else every cluster that has one (the hub has none
+// unless the fleet runs --no-corral).
 func (o *LoadOptions) targets(state *fleet.State) ([]fleet.ClusterState, error) {
 	var out []fleet.ClusterState
 	var names []string
 	for _, c := range state.Clusters {
 		names = append(names, c.Name)
-		if len(o.Clusters) == 0 || slices.Contains(o.Clusters, c.Name) {
+		if slices.Contains(o.Clusters, c.Name) || (len(o.Clusters) == 0 && c.Node != "") {
 			out = append(out, c)
 		}
 	}
@@ -125,6 +127,9 @@ func (o *LoadOptions) targets(state *fleet.State) ([]fleet.ClusterState, error) 
 		if c.Node == "" {
 			return nil, fmt.Errorf("cluster %s has no real node to load images into: start the fleet with --real-nodes", c.Name)
 		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no cluster of the fleet has a real node to load images into: start the fleet with --real-nodes")
 	}
 	return out, nil
 }

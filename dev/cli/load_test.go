@@ -21,6 +21,7 @@ func TestLoadTargets(t *testing.T) {
 	state := &fleet.State{Clusters: []fleet.ClusterState{
 		{Name: "hub", Node: "hub-node"}, {Name: "cluster1", Node: "cluster1-node"}, {Name: "cluster2", Node: "cluster2-node"},
 	}}
+	hubless := &fleet.State{Clusters: []fleet.ClusterState{{Name: "hub"}, {Name: "cluster1", Node: "cluster1-node"}, {Name: "cluster2", Node: "cluster2-node"}}}
 	kwokOnly := &fleet.State{Clusters: []fleet.ClusterState{{Name: "hub"}, {Name: "cluster1"}}}
 	cases := map[string]struct {
 		state    *fleet.State
@@ -31,7 +32,9 @@ func TestLoadTargets(t *testing.T) {
 		"every cluster by default":         {state: state, want: []string{"hub", "cluster1", "cluster2"}},
 		"only those named":                 {state: state, clusters: []string{"cluster2"}, want: []string{"cluster2"}},
 		"a name the fleet does not have":   {state: state, clusters: []string{"cluster9"}, wantErr: "--cluster cluster9: the fleet has no such cluster; it has hub, cluster1, cluster2"},
-		"a fleet without real nodes":       {state: kwokOnly, wantErr: "cluster hub has no real node"},
+		"every cluster with a node":        {state: hubless, want: []string{"cluster1", "cluster2"}},
+		"the hub named, without a node":    {state: hubless, clusters: []string{"hub"}, wantErr: "cluster hub has no real node"},
+		"a fleet without real nodes":       {state: kwokOnly, wantErr: "no cluster of the fleet has a real node"},
 		"a named cluster without its node": {state: kwokOnly, clusters: []string{"cluster1"}, wantErr: "--real-nodes"},
 	}
 	for name, tc := range cases {
