@@ -34,8 +34,8 @@ func newCmdLoad(streams Streams) *cobra.Command {
 		Use:   "load IMAGE...",
 		Short: "Load container images into the real nodes of the local fleet",
 		Long: `Load container images into the real node of every cluster of the local fleet
-(the managed clusters; the hub has one only under --no-corral)
-(or of those --cluster names), as 'kind load' does: nothing is pulled on
+that has one (the hub has none, unless the fleet runs --no-corral), or of
+those --cluster names, as 'kind load' does: nothing is pulled on
 this machine, so a pod runs only an image loaded here. Give it an image
 archive (the tar 'docker save', 'podman save' or 'ctr images export'
 writes, or bin/image/corral.tar, which 'make image' writes), an OCI layout
