@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
+	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -58,6 +62,42 @@ func enableAddons(ctx context.Context, hub client.Client, clusters []string, sel
 	}
 	if err != nil {
 		return fmt.Errorf("enabling the fleet's addons: %w", err)
+	}
+	return nil
+}
+
+// waitAddonsAvailable waits, up to wait, until every addon of selected
+// with an agent half is Available on every one of clusters, saying how
+// many are as that changes: the fleet is up once its addons serve, not
+// only once they are enabled (the hub marks an addon Available from its
+// agent's lease, a little after the agent runs).
+func waitAddonsAvailable(ctx context.Context, hub client.Client, clusters []string, selected []addons.Addon, wait time.Duration, progress io.Writer) error {
+	names := addons.Names(addons.WithAgents(selected))
+	want := len(names) * len(clusters)
+	if want == 0 {
+		return nil
+	}
+	var missing []string
+	last := -1
+	err := kwait.PollUntilContextTimeout(ctx, time.Second, wait, true, func(ctx context.Context) (bool, error) {
+		missing = missing[:0]
+		for _, cluster := range clusters {
+			for _, name := range names {
+				a := &addonv1alpha1.ManagedClusterAddOn{}
+				err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, a)
+				if err != nil || !meta.IsStatusConditionTrue(a.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
+					missing = append(missing, cluster+"/"+name)
+				}
+			}
+		}
+		if n := want - len(missing); n != last {
+			fmt.Fprintf(progress, "addons: %d of %d available\n", n, want)
+			last = n
+		}
+		return len(missing) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("addons not Available after %s: %s (see 'corral addon status')", wait, strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -104,5 +105,37 @@ func TestEnableAddons(t *testing.T) {
 				t.Errorf("progress %q does not say what was enabled", progress.String())
 			}
 		})
+	}
+}
+
+func TestWaitAddonsAvailableWaitsForEveryAgentAddonOnEveryCluster(t *testing.T) {
+	scheme, err := hubclient.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addon := func(cluster, name string, available metav1.ConditionStatus) *addonv1alpha1.ManagedClusterAddOn {
+		a := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
+		a.Status.Conditions = []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: available, Reason: "Test"}}
+		return a
+	}
+	selected := []addons.Addon{testAddon("work"), {Name: "propagation", SetupHub: func(ctrl.Manager, addons.HubEnv) error { return nil }}}
+	ctx := context.Background()
+
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		addon("cluster1", "work", metav1.ConditionTrue), addon("cluster2", "work", metav1.ConditionUnknown)).Build()
+	var progress bytes.Buffer
+	err = waitAddonsAvailable(ctx, c, []string{"cluster1", "cluster2"}, selected, 1500*time.Millisecond, &progress)
+	if err == nil || !strings.Contains(err.Error(), "cluster2/work") || strings.Contains(err.Error(), "cluster1") {
+		t.Errorf("waitAddonsAvailable with cluster2's work Unknown = %v, want an error naming cluster2/work only", err)
+	}
+
+	c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		addon("cluster1", "work", metav1.ConditionTrue), addon("cluster2", "work", metav1.ConditionTrue)).Build()
+	progress.Reset()
+	if err := waitAddonsAvailable(ctx, c, []string{"cluster1", "cluster2"}, selected, time.Minute, &progress); err != nil {
+		t.Fatalf("waitAddonsAvailable with all Available = %v", err)
+	}
+	if !strings.Contains(progress.String(), "addons: 2 of 2 available") {
+		t.Errorf("progress = %q, want it to count 2 of 2 (the hub-only addon has no agent to wait for)", progress.String())
 	}
 }

@@ -129,6 +129,9 @@ func Run(ctx context.Context, opts Options) error {
 			return fail(state, errors.Join(err, stop()))
 		}
 	}
+	if err := waitFleetAddons(regCtx, clusters[0], clusters[1:], opts); err != nil {
+		return fail(state, errors.Join(err, stop()))
+	}
 	return runUntilDone(ctx, opts, state, clusters, stop, "joined")
 }
 
@@ -161,6 +164,17 @@ func enableFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, ma
 		return err
 	}
 	return enableAddons(ctx, hub, clusterNames(managed), opts.Addons, addonManagerTimeout, opts.Progress)
+}
+
+// waitFleetAddons waits until opts.Addons are Available on the managed
+// clusters. It comes after the sample, which needs only the agents to
+// run, so that the two waits overlap.
+func waitFleetAddons(ctx context.Context, hubCluster *localcluster.Cluster, managed []*localcluster.Cluster, opts Options) error {
+	hub, err := hubClient(hubCluster)
+	if err != nil {
+		return err
+	}
+	return waitAddonsAvailable(ctx, hub, clusterNames(managed), opts.Addons, addonManagerTimeout, opts.Progress)
 }
 
 // deployFleetSample deploys the sample app on the managed clusters and,
