@@ -71,8 +71,8 @@ no longer choose the set's clusters. Safe to run again.
 
 Before it unbinds it shows what that takes away: the placements in NAMESPACE
 that choose the set's clusters now and may no longer (no other set of the
-cluster is bound there and named by them), the ManifestWorkReplicaSets whose
-work leaves those clusters, and the addons their install strategies placed
+cluster is bound there and named by them), the ManifestWorkReplicaSets and
+(Cluster)Propagations whose objects leave those clusters, and the addons their install strategies placed
 there. When something would be removed it asks on a terminal; off a
 terminal it refuses unless --yes is given. --dry-run shows the same and
 changes nothing.`,

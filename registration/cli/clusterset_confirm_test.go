@@ -22,12 +22,15 @@ import (
 	"github.com/corral-dev/corral/internal/hubclient"
 	"github.com/corral-dev/corral/internal/hubclient/hubclienttest"
 	"github.com/corral-dev/corral/internal/testing/builder"
+	propagationv1alpha1 "github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
 // fleet is a hub where placements narrow/app and wide/app choose c1 and
 // c2, both in set from: from is bound in narrow and wide, to only in wide.
-// ManifestWorkReplicaSet narrow/web delivers by narrow/app, and addon
-// hello's install strategy placed it on c1 by narrow/app. c3 is in no set
+// ManifestWorkReplicaSet narrow/web, Propagation narrow/shop and
+// ClusterPropagation shared deliver by narrow/app, Propagation narrow/kept
+// too but orphaning its objects, and addon hello's install strategy
+// placed it on c1 by narrow/app. c3 is in no set
 // and chosen by nothing; empty is a set with no clusters, bound in both;
 // spare is a set with no clusters, bound nowhere.
 func fleet() []client.Object {
@@ -37,6 +40,14 @@ func fleet() []client.Object {
 		boundBinding("narrow", "from"), boundBinding("wide", "from"), boundBinding("wide", "to"), boundBinding("narrow", "empty"), boundBinding("wide", "empty"),
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "narrow", Name: "web"},
 			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: "app"}}}},
+		&propagationv1alpha1.Propagation{ObjectMeta: metav1.ObjectMeta{Namespace: "narrow", Name: "shop"},
+			Spec: propagationv1alpha1.PropagationSpec{PlacementRefs: []propagationv1alpha1.LocalPlacementReference{{Name: "app"}}}},
+		&propagationv1alpha1.Propagation{ObjectMeta: metav1.ObjectMeta{Namespace: "narrow", Name: "kept"},
+			Spec: propagationv1alpha1.PropagationSpec{PlacementRefs: []propagationv1alpha1.LocalPlacementReference{{Name: "app"}},
+				PropagationPolicy: propagationv1alpha1.PropagationPolicy{DeletionPolicy: propagationv1alpha1.DeletionPolicyOrphan}}},
+		&propagationv1alpha1.ClusterPropagation{ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+			Spec: propagationv1alpha1.ClusterPropagationSpec{PlacementRefs: []propagationv1alpha1.PlacementReference{
+				{Namespace: "narrow", LocalPlacementReference: propagationv1alpha1.LocalPlacementReference{Name: "app"}}}}},
 		&addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "hello"},
 			Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{
 				Type:       addonv1alpha1.AddonInstallStrategyPlacements,
@@ -133,10 +144,14 @@ func TestClusterSetVerbsAsk(t *testing.T) {
 	c1Loses := []string{
 		"  - c1: placement narrow/app drops it",
 		"  - c1: ManifestWorkReplicaSet narrow/web's work leaves it, and what the work applied there is removed",
+		"  - c1: Propagation narrow/shop's objects leave it, and are removed there",
+		"  - c1: ClusterPropagation shared's objects leave it, and are removed there",
 		"  - c1: addon hello's agent is removed (its install strategy placed it there by placement narrow/app)",
 	}
 	c2Loses := []string{"  - c2: placement narrow/app drops it",
-		"  - c2: ManifestWorkReplicaSet narrow/web's work leaves it, and what the work applied there is removed"}
+		"  - c2: ManifestWorkReplicaSet narrow/web's work leaves it, and what the work applied there is removed",
+		"  - c2: Propagation narrow/shop's objects leave it, and are removed there",
+		"  - c2: ClusterPropagation shared's objects leave it, and are removed there"}
 	verbs := map[string]struct {
 		run       setVerb
 		wantShown []string
@@ -176,7 +191,7 @@ func TestClusterSetVerbsAsk(t *testing.T) {
 				before := hubState(t, c)
 				var out bytes.Buffer
 				err := v.run(t.Context(), hubclient.Hub{Client: c}, &out, m.conf())
-				confirmtest.Expect(t, err, out.String(), m.wantErr, append(v.wantShown, m.wantOut), v.notShown)
+				confirmtest.Expect(t, err, out.String(), m.wantErr, append(v.wantShown, m.wantOut), append(v.notShown, "narrow/kept"))
 				after := hubState(t, c)
 				if wrote := cmp.Diff(before, after) != ""; wrote != m.writes {
 					t.Errorf("wrote = %v, want %v (-before +after):\n%s", wrote, m.writes, cmp.Diff(before, after))

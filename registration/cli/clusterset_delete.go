@@ -43,8 +43,8 @@ func NewCmdClusterSetDelete(out io.Writer) *cobra.Command {
 		Long: `Delete a ManagedClusterSet. Before it deletes anything it shows what that
 takes away: the namespaces whose bindings are left without the set (the
 bindings stay, unbound), the placements there that choose its clusters now
-and may no longer, the ManifestWorkReplicaSets whose work leaves those
-clusters, and the addons their install strategies placed there. When
+and may no longer, the ManifestWorkReplicaSets and (Cluster)Propagations
+whose objects leave those clusters, and the addons their install strategies placed there. When
 something would be removed it asks on a terminal; off a terminal it refuses
 unless --yes is given. --dry-run shows the same and deletes nothing.
 

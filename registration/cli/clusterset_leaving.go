@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -14,6 +15,7 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	propagationv1alpha1 "github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/registration/common"
 )
 
@@ -21,14 +23,15 @@ import (
 // anything, to say what a change of sets or bindings takes away from
 // clusters: the placements that choose each cluster now, the sets and the
 // bindings, and what those placements deliver (ManifestWorkReplicaSets,
-// addons installed by their install strategies).
+// Propagations and ClusterPropagations, addons installed by their install
+// strategies).
 type placementView struct {
 	// choosing are the placements whose decisions hold each cluster.
-	choosing    map[string][]*clusterv1beta1.Placement
-	sets        []clusterv1beta2.ManagedClusterSet
-	bindings    []clusterv1beta2.ManagedClusterSetBinding
-	replicaSets []workv1alpha1.ManifestWorkReplicaSet
-	addons      []addonv1alpha1.ClusterManagementAddOn
+	choosing   map[string][]*clusterv1beta1.Placement
+	sets       []clusterv1beta2.ManagedClusterSet
+	bindings   []clusterv1beta2.ManagedClusterSetBinding
+	deliveries []delivery
+	addons     []addonv1alpha1.ClusterManagementAddOn
 	// enabled holds "cluster/addon" for each ManagedClusterAddOn.
 	enabled map[string]bool
 }
@@ -42,6 +45,8 @@ func readPlacements(ctx context.Context, c client.Reader) (*placementView, error
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	replicaSets := &workv1alpha1.ManifestWorkReplicaSetList{}
+	props := &propagationv1alpha1.PropagationList{}
+	cprops := &propagationv1alpha1.ClusterPropagationList{}
 	cmas := &addonv1alpha1.ClusterManagementAddOnList{}
 	mcas := &addonv1alpha1.ManagedClusterAddOnList{}
 	for _, l := range []struct {
@@ -50,6 +55,7 @@ func readPlacements(ctx context.Context, c client.Reader) (*placementView, error
 	}{
 		{decisions, "placement decisions"}, {placements, "placements"}, {sets, "cluster sets"},
 		{bindings, "cluster set bindings"}, {replicaSets, "ManifestWorkReplicaSets"},
+		{props, "propagations"}, {cprops, "cluster propagations"},
 		{cmas, "addons"}, {mcas, "enabled addons"},
 	} {
 		if err := c.List(ctx, l.list); err != nil && !meta.IsNoMatchError(err) {
@@ -57,7 +63,7 @@ func readPlacements(ctx context.Context, c client.Reader) (*placementView, error
 		}
 	}
 	v := &placementView{choosing: map[string][]*clusterv1beta1.Placement{}, sets: sets.Items, bindings: bindings.Items,
-		replicaSets: replicaSets.Items, addons: cmas.Items, enabled: map[string]bool{}}
+		deliveries: deliveriesOf(replicaSets.Items, props.Items, cprops.Items), addons: cmas.Items, enabled: map[string]bool{}}
 	byKey := map[string]*clusterv1beta1.Placement{}
 	for i := range placements.Items {
 		p := &placements.Items[i]
@@ -114,10 +120,10 @@ func eligibleIn(set string, p *clusterv1beta1.Placement, bindings []clusterv1bet
 }
 
 // removes says, one line each, what lost takes from each cluster: the
-// placements that drop it, the ManifestWorkReplicaSets whose work leaves
+// placements that drop it, the deliveries (deliveriesOf) whose objects leave
 // it, and the addons whose install strategy placed them there. A
-// replica set or addon another of its placements still chooses the
-// cluster for stays.
+// delivery or addon another of its placements still chooses the cluster
+// for stays.
 func (v *placementView) removes(lost map[string][]*clusterv1beta1.Placement) []string {
 	clusters := make([]string, 0, len(lost))
 	for c := range lost {
@@ -135,9 +141,9 @@ func (v *placementView) removes(lost map[string][]*clusterv1beta1.Placement) []s
 		for _, p := range lost[c] {
 			lines = append(lines, fmt.Sprintf("%s: placement %s drops it", c, key(p)))
 		}
-		for _, rs := range v.replicaSets {
-			if losesWork(rs, lost[c], still) {
-				lines = append(lines, fmt.Sprintf("%s: ManifestWorkReplicaSet %s/%s's work leaves it, and what the work applied there is removed", c, rs.Namespace, rs.Name))
+		for _, d := range v.deliveries {
+			if d.leaves(lost[c], still) {
+				lines = append(lines, c+": "+d.what)
 			}
 		}
 		for i := range v.addons {
@@ -149,15 +155,60 @@ func (v *placementView) removes(lost map[string][]*clusterv1beta1.Placement) []s
 	return lines
 }
 
-// losesWork says whether rs delivers by one of lost and by none of its
+// delivery is what delivers objects to the clusters its placements
+// choose, and so takes them away from a cluster they drop.
+type delivery struct {
+	// what says, after "CLUSTER: ", what leaving the cluster removes.
+	what string
+	// placements are the namespace/name of its placements.
+	placements []types.NamespacedName
+}
+
+// deliveriesOf are the deliveries that remove what they delivered from
+// a cluster they leave: every ManifestWorkReplicaSet, and the
+// (Cluster)Propagations whose deletionPolicy is not Orphan (those leave
+// the objects in place).
+func deliveriesOf(rss []workv1alpha1.ManifestWorkReplicaSet, props []propagationv1alpha1.Propagation, cprops []propagationv1alpha1.ClusterPropagation) []delivery {
+	var out []delivery
+	for _, rs := range rss {
+		d := delivery{what: fmt.Sprintf("ManifestWorkReplicaSet %s/%s's work leaves it, and what the work applied there is removed", rs.Namespace, rs.Name)}
+		for _, ref := range rs.Spec.PlacementRefs {
+			d.placements = append(d.placements, types.NamespacedName{Namespace: rs.Namespace, Name: ref.Name})
+		}
+		out = append(out, d)
+	}
+	for _, p := range props {
+		if p.Spec.DeletionPolicy == propagationv1alpha1.DeletionPolicyOrphan {
+			continue
+		}
+		d := delivery{what: fmt.Sprintf("Propagation %s/%s's objects leave it, and are removed there", p.Namespace, p.Name)}
+		for _, ref := range p.Spec.PlacementRefs {
+			d.placements = append(d.placements, types.NamespacedName{Namespace: p.Namespace, Name: ref.Name})
+		}
+		out = append(out, d)
+	}
+	for _, p := range cprops {
+		if p.Spec.DeletionPolicy == propagationv1alpha1.DeletionPolicyOrphan {
+			continue
+		}
+		d := delivery{what: fmt.Sprintf("ClusterPropagation %s's objects leave it, and are removed there", p.Name)}
+		for _, ref := range p.Spec.PlacementRefs {
+			d.placements = append(d.placements, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// leaves says whether d delivers by one of lost and by none of its
 // placements that still choose the cluster.
-func losesWork(rs workv1alpha1.ManifestWorkReplicaSet, lost []*clusterv1beta1.Placement, still func(ns, name string) bool) bool {
+func (d delivery) leaves(lost []*clusterv1beta1.Placement, still func(ns, name string) bool) bool {
 	by := false
-	for _, ref := range rs.Spec.PlacementRefs {
-		if still(rs.Namespace, ref.Name) {
+	for _, ref := range d.placements {
+		if still(ref.Namespace, ref.Name) {
 			return false
 		}
-		by = by || slices.ContainsFunc(lost, func(p *clusterv1beta1.Placement) bool { return p.Namespace == rs.Namespace && p.Name == ref.Name })
+		by = by || slices.ContainsFunc(lost, func(p *clusterv1beta1.Placement) bool { return p.Namespace == ref.Namespace && p.Name == ref.Name })
 	}
 	return by
 }

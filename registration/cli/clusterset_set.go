@@ -52,7 +52,8 @@ set this way: label the clusters so that the set's selector matches them.
 Before it labels anything it shows what the move takes away from each
 cluster: the placements that choose it now and may no longer (none of its
 sets then is bound to their namespace and named by them), the
-ManifestWorkReplicaSets whose work leaves it with them, and the addons
+ManifestWorkReplicaSets and (Cluster)Propagations whose objects leave it
+with them, and the addons
 their install strategies placed there. When something would be removed it
 asks on a terminal; off a terminal it refuses unless --yes is given.
 --dry-run shows the same and changes nothing. A move that removes nothing
