@@ -96,8 +96,8 @@ namespace/NAME brings the namespace with everything in it.
 
 --placement names an existing Placement of NAMESPACE. --clusters instead
 creates a Placement (named as the propagation) selecting exactly those
-clusters, by their 'name' label; a cluster set must be bound to NAMESPACE
-for it to select them ('corral clusterset bind').
+clusters, by name (a CEL selector); a cluster set must be bound to
+NAMESPACE for it to select them ('corral clusterset bind').
 
 The propagation is named after the first object unless --name says
 otherwise; one of that name is refused. --rollout is All (the default),

@@ -149,10 +149,11 @@ spec:
 		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	})
 
-	itRunsPodsOnRealNodes(&dir)    // the sample app answers; logs, exec, port-forward; kwok's taint
-	itRunsTheHelloAddon(&dir)      // examples/hello-addon, while work runs on both clusters
-	itRunsTheHelloworldAddon(&dir) // addon-framework's own example, as upstream ships it
-	itRunsTheHealthAddon(&dir)     // health and properties: a frozen API server, a NotReady node, placement on properties
+	itRunsPodsOnRealNodes(&dir)       // the sample app answers; logs, exec, port-forward; kwok's taint
+	itPropagatesHubObjects(&dir, &up) // a hub Deployment to both clusters: rollout status, image edit, rollback
+	itRunsTheHelloAddon(&dir)         // examples/hello-addon, while work runs on both clusters
+	itRunsTheHelloworldAddon(&dir)    // addon-framework's own example, as upstream ships it
+	itRunsTheHealthAddon(&dir)        // health and properties: a frozen API server, a NotReady node, placement on properties
 
 	It("disables the work addon on cluster2: its credentials go from the cluster", func() {
 		r := corral(cliTimeout, "addon", "disable", "work", "--clusters", "cluster2", "--yes", "--kubeconfig", hubKubeconfig)
