@@ -52,7 +52,7 @@ func newCmdServe(streams Streams) *cobra.Command {
 	f.BoolVar(&o.Reuse, "reuse", false, "keep data an earlier run left")
 	f.StringSliceVar(&o.AddonNames, "addons", nil, "built-in addons to enable (default: all)")
 	f.BoolVar(&o.NoSample, "no-sample-app", false, "do not deploy the sample app")
-	f.BoolVar(&o.RealNodes, "real-nodes", false, "give every cluster a real node")
+	f.BoolVar(&o.RealNodes, "real-nodes", false, "give every managed cluster a real node (the hub too with --no-corral)")
 	f.BoolVar(&o.NoCorral, "no-corral", false, "start the clusters alone")
 	return cmd
 }

@@ -30,7 +30,7 @@ type UpOptions struct {
 	// NoSample skips the sample app.
 	NoSample bool
 	Timeout  time.Duration
-	// RealNodes gives every cluster a real node.
+	// RealNodes gives every managed cluster a real node (the hub too with NoCorral).
 	RealNodes bool
 	// NoCorral starts the clusters alone, for `corral init` and `join`.
 	NoCorral bool
@@ -111,7 +111,7 @@ func (o *UpOptions) AddFlags(cmd *cobra.Command) {
 	f.IntVar(&o.Nodes, "nodes", o.Nodes, "fake (kwok) nodes per managed cluster")
 	f.BoolVar(&o.Reuse, "reuse", o.Reuse, "keep the data an earlier run left in --dir instead of removing it")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long to wait for the fleet to be ready")
-	f.BoolVar(&o.RealNodes, "real-nodes", o.RealNodes, "give every cluster a real node (kubelet, containerd) where pods really run")
+	f.BoolVar(&o.RealNodes, "real-nodes", o.RealNodes, "give every managed cluster a real node (kubelet, containerd) where pods really run; the hub gets one only with --no-corral")
 	f.BoolVar(&o.NoSample, "no-sample-app", o.NoSample, "do not deploy the sample app (a Deployment placed on every managed cluster)")
 	f.BoolVar(&o.NoCorral, "no-corral", o.NoCorral, "start the clusters alone: no hub, agents, addons or sample app run, for installing corral into them with 'corral init' and 'corral join'")
 	f.StringSliceVar(&o.Addons, "addons", o.Addons, "built-in addons to enable on every managed cluster, comma-separated, or none (default: all: "+
