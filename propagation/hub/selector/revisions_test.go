@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -88,7 +89,16 @@ func TestWriteRevision(t *testing.T) {
 					t.Errorf("owner references %+v, want the Propagation as controller", refs)
 				}
 				if len(newest.Spec.Objects) != 1 {
-					t.Errorf("objects %d, want 1", len(newest.Spec.Objects))
+					t.Fatalf("objects %d, want 1", len(newest.Spec.Objects))
+				}
+				// The objects carry the revision's number; the hash is
+				// of them without it (selectedHash).
+				obj := &unstructured.Unstructured{}
+				if err := obj.UnmarshalJSON(newest.Spec.Objects[0].Raw); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := obj.GetLabels()[v1alpha1.LabelRevision], strconv.FormatInt(s.newest(), 10); got != want {
+					t.Errorf("the object's revision label %q, want %q", got, want)
 				}
 			}
 		})
