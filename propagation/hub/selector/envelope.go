@@ -42,12 +42,12 @@ func (r *Reconciler) open(sel *selection, envelope *unstructured.Unstructured) (
 		if origin, ok := sel.origin[key]; ok {
 			also := "is also selected on the hub"
 			if origin != "" {
-				also = "is also in envelope ConfigMap " + origin
+				also = "is also in " + origin
 			}
 			s.block(ReasonDuplicate, fmt.Sprintf("%s: %s %s; deliver each object once", where, describe(obj), also))
 			return n, nil
 		}
-		sel.origin[key] = name
+		sel.origin[key] = where
 		revision.Clean(obj)
 		s.objects = append(s.objects, obj)
 		n++

@@ -89,14 +89,14 @@ func TestSelectEnvelopes(t *testing.T) {
 			obj:         propagation(byName("hooks"), sel("apps", "v1", "Deployment")),
 			hub:         []client.Object{deployment(ns, "web", nil), envelope(ns, "hooks", map[string]string{"a": webDeploy})},
 			wantReason:  ReasonDuplicate,
-			wantMessage: `Deployment shop/web is selected on the hub and is in envelope ConfigMap shop/hooks; deliver each object once`,
+			wantMessage: `Deployment shop/web is selected on the hub and is in envelope ConfigMap shop/hooks, key "a"; deliver each object once`,
 		},
 		"one object in two envelopes": {
 			obj: propagation(cms),
 			hub: []client.Object{envelope(ns, "a", map[string]string{"x": webDeploy}),
 				envelope(ns, "b", map[string]string{"y": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n"})},
 			wantReason:  ReasonDuplicate,
-			wantMessage: `envelope ConfigMap shop/b, key "y": Deployment shop/web is also in envelope ConfigMap shop/a; deliver each object once`,
+			wantMessage: `envelope ConfigMap shop/b, key "y": Deployment shop/web is also in envelope ConfigMap shop/a, key "x"; deliver each object once`,
 		},
 	}
 	for name, tc := range cases {

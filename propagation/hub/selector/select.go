@@ -47,8 +47,8 @@ func keyOf(obj *unstructured.Unstructured) objectKey {
 // selection gathers the selected objects into s.objects, each once.
 type selection struct {
 	s *scope
-	// origin of each object taken: "" for a hub object, the envelope's
-	// name for an object of an envelope.
+	// origin of each object taken: "" for a hub object; for an object of
+	// an envelope, the envelope and key, as messages name them.
 	origin map[objectKey]string
 	// opened is how many objects each envelope taken delivers.
 	opened map[objectKey]int
@@ -133,7 +133,7 @@ func (r *Reconciler) take(sel *selection, obj *unstructured.Unstructured) (int, 
 	}
 	if origin, ok := sel.origin[key]; ok {
 		if origin != "" {
-			s.block(ReasonDuplicate, fmt.Sprintf("%s is selected on the hub and is in envelope ConfigMap %s; deliver each object once", describe(obj), origin))
+			s.block(ReasonDuplicate, fmt.Sprintf("%s is selected on the hub and is in %s; deliver each object once", describe(obj), origin))
 		}
 		return 1, nil
 	}
