@@ -115,6 +115,9 @@ type scope struct {
 	selected *metav1.Condition
 	// objects are the selected objects, cleaned and sorted.
 	objects []*unstructured.Unstructured
+	// brought is the Propagation's own Namespace among objects, nil for
+	// none.
+	brought *unstructured.Unstructured
 	// skipped says which objects revision.Skipped dropped, and why.
 	skipped []string
 	// revisions are the propagation's revisions, oldest first.

@@ -13,7 +13,9 @@
 // A Propagation's revision also holds the Namespace of the Propagation
 // (name, labels and annotations; nothing in it), first, so that its
 // objects apply on a cluster that lacks it; not for the namespaces every
-// cluster has (default, kube-system, kube-public, kube-node-lease).
+// cluster has (default, kube-system, kube-public, kube-node-lease). It
+// alone is not labelled with the revision: the namespace's Propagations
+// share it on a cluster.
 //
 // Envelopes: a selected ConfigMap labelled apps.corral.dev/envelope
 // "true" is delivered as the objects in its data values (revision.Open),

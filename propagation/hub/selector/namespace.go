@@ -24,7 +24,9 @@ var systemNamespaces = sets.New("default", "kube-system", "kube-public", "kube-n
 // objects, first in order, so that they apply on a cluster that lacks it:
 // the Namespace's name, labels and annotations only (revision.Clean
 // applied), nothing in it. A namespace going away (not found) is not
-// brought.
+// brought. It is not labelled with the revision (writeRevision): every
+// Propagation of the namespace delivers it, and on a cluster they share
+// it, so their numbers would overwrite each other there.
 func (r *Reconciler) bringNamespace(ctx context.Context, s *scope) (steps.Result, error) {
 	if s.namespace == "" || systemNamespaces.Has(s.namespace) {
 		return steps.Continue, nil
@@ -40,7 +42,8 @@ func (r *Reconciler) bringNamespace(ctx context.Context, s *scope) (steps.Result
 	if len(found) == 0 {
 		return steps.Continue, nil
 	}
-	s.objects = append(s.objects, namespaceShell(found[0]))
+	s.brought = namespaceShell(found[0])
+	s.objects = append(s.objects, s.brought)
 	revision.Sort(s.objects)
 	return steps.Continue, nil
 }

@@ -70,7 +70,7 @@ func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result,
 // writeRevision writes the selected objects as revision newest+1 when
 // their hash differs from the newest revision's, each labelled with the
 // revision's number (revision.Labelled; the hash is of the objects
-// without it). A revision of that
+// without it), but the Namespace a Propagation brings. A revision of that
 // number existing already (the cache has not seen it yet) is looked at
 // again soon.
 func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result, error) {
@@ -86,7 +86,13 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 		return steps.Continue, nil
 	}
 	n := s.newest() + 1
-	manifests, err := revision.Manifests(revision.Labelled(s.objects, n))
+	objs := revision.Labelled(s.objects, n)
+	for i, obj := range s.objects {
+		if obj == s.brought {
+			objs[i] = obj // shared on the clusters: see bringNamespace
+		}
+	}
+	manifests, err := revision.Manifests(objs)
 	if err != nil {
 		s.block(v1alpha1.ReasonUndecodable, err.Error())
 		return steps.Continue, nil

@@ -52,7 +52,7 @@ var _ = Describe("envelopes", Ordered, func() {
 		By("revision 1: the envelope's objects, in the Propagation's namespace and in order with the hub's, not the ConfigMap")
 		objs := eventuallyRevision(ctx, ns, "web", 1)
 		Expect(kindsAndNames(objs)).To(Equal([]string{"Namespace " + ns, "Role reader", "Service web", "Deployment api", "Deployment web"}))
-		expectRevisionLabel(objs, "1")
+		expectPropagationLabels(objs, "1")
 		for _, m := range objs[1:] {
 			obj := decode(m)
 			Expect(obj.GetNamespace()).To(Equal(ns))
@@ -89,7 +89,7 @@ var _ = Describe("envelopes", Ordered, func() {
 		setEnvelope(ctx, hooks, map[string]string{"app.yaml": envelopedApp})
 		objs = eventuallyRevision(ctx, ns, "web", 2)
 		Expect(kindsAndNames(objs)).To(Equal([]string{"Namespace " + ns, "Service web", "Deployment api", "Deployment web"}))
-		expectRevisionLabel(objs, "2")
+		expectPropagationLabels(objs, "2")
 		Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).
 			Should(HaveField("Status", metav1.ConditionTrue))
 	})
