@@ -44,3 +44,11 @@ const (
 	ReasonRevisionNotFound  = "RevisionNotFound"
 	ReasonTooLarge          = "TooLarge"
 )
+
+// Annotations on delivered objects.
+const (
+	// AnnotationEnvelope is on each object delivered out of an envelope:
+	// the envelope ConfigMap's namespace/name. Such an object has no
+	// template on the hub, so its status is never aggregated.
+	AnnotationEnvelope = GroupName + "/envelope"
+)

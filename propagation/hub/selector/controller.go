@@ -3,13 +3,13 @@ package selector
 import (
 	"context"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -115,6 +115,9 @@ type scope struct {
 	selected *metav1.Condition
 	// objects are the selected objects, cleaned and sorted.
 	objects []*unstructured.Unstructured
+	// brought is the Propagation's own Namespace among objects, nil for
+	// none.
+	brought *unstructured.Unstructured
 	// skipped says which objects revision.Skipped dropped, and why.
 	skipped []string
 	// revisions are the propagation's revisions, oldest first.
@@ -142,6 +145,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return steps.Run(ctx, s,
 		steps.Step[*scope]{Name: "resolve selectors", Run: r.resolve},
 		steps.Step[*scope]{Name: "select objects", Run: r.selectObjects},
+		steps.Step[*scope]{Name: "bring the namespace", Run: r.bringNamespace},
 		steps.Step[*scope]{Name: "list revisions", Run: r.listRevisions},
 		steps.Step[*scope]{Name: "write revision", Run: r.writeRevision},
 		steps.Step[*scope]{Name: "prune revisions", Run: r.prune},

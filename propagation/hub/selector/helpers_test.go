@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,9 +24,11 @@ import (
 
 const ns = "shop"
 
-// mapper knows Deployments, ConfigMaps and Namespaces, as a hub does.
+// mapper knows Deployments, ConfigMaps, Namespaces and ClusterRoles, as a
+// hub does.
 func mapper() meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
+	m.Add(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), meta.RESTScopeRoot)
 	m.Add(appsv1.SchemeGroupVersion.WithKind("Deployment"), meta.RESTScopeNamespace)
 	m.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
 	m.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
@@ -120,4 +123,10 @@ func configMap(namespace, name string, labels map[string]string) *corev1.ConfigM
 
 func namespace(name string) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": "a"}}}
+}
+
+// envelope is an envelope ConfigMap of data.
+func envelope(namespace, name string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+		Labels: map[string]string{v1alpha1.LabelEnvelope: "true"}}, Data: data}
 }

@@ -11,9 +11,55 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/discovery"
 
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/revision"
 )
+
+// systemNamespaces are made by every cluster's API server, and may not be
+// deleted: a Propagation in one does not bring it.
+var systemNamespaces = sets.New("default", "kube-system", "kube-public", "kube-node-lease")
+
+// bringNamespace is the step adding a Propagation's own Namespace to its
+// objects, first in order, so that they apply on a cluster that lacks it:
+// the Namespace's name, labels and annotations only (revision.Clean
+// applied), nothing in it. A namespace going away (not found) is not
+// brought. It is not labelled with the revision (writeRevision): every
+// Propagation of the namespace delivers it, and on a cluster they share
+// it, so their numbers would overwrite each other there.
+func (r *Reconciler) bringNamespace(ctx context.Context, s *scope) (steps.Result, error) {
+	if s.namespace == "" || systemNamespaces.Has(s.namespace) {
+		return steps.Continue, nil
+	}
+	m, err := r.Mapper.RESTMapping(schema.GroupKind{Kind: "Namespace"}, "v1")
+	if err != nil {
+		return steps.StopList, fmt.Errorf("resolving Namespace: %w", err)
+	}
+	found, err := r.list(ctx, m, "", v1alpha1.ResourceSelector{Name: s.namespace})
+	if err != nil {
+		return steps.StopList, err
+	}
+	if len(found) == 0 {
+		return steps.Continue, nil
+	}
+	s.brought = namespaceShell(found[0])
+	s.objects = append(s.objects, s.brought)
+	revision.Sort(s.objects)
+	return steps.Continue, nil
+}
+
+// namespaceShell is ns without its spec and status: its name, labels and
+// annotations, cleaned.
+func namespaceShell(ns *unstructured.Unstructured) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{}
+	out.SetAPIVersion("v1")
+	out.SetKind("Namespace")
+	out.SetName(ns.GetName())
+	out.SetLabels(ns.GetLabels())
+	out.SetAnnotations(ns.GetAnnotations())
+	revision.Clean(out)
+	return out
+}
 
 // namespaceContents lists every object in the namespace of every
 // namespaced kind the hub serves (in its preferred version) that can be

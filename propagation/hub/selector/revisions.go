@@ -68,7 +68,9 @@ func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result,
 }
 
 // writeRevision writes the selected objects as revision newest+1 when
-// their hash differs from the newest revision's. A revision of that
+// their hash differs from the newest revision's, each labelled with the
+// revision's number (revision.Labelled; the hash is of the objects
+// without it), but the Namespace a Propagation brings. A revision of that
 // number existing already (the cache has not seen it yet) is looked at
 // again soon.
 func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result, error) {
@@ -83,12 +85,19 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 	if n := len(s.revisions); n > 0 && s.revisions[n-1].spec.Hash == hash {
 		return steps.Continue, nil
 	}
-	manifests, err := revision.Manifests(s.objects)
+	n := s.newest() + 1
+	objs := revision.Labelled(s.objects, n)
+	for i, obj := range s.objects {
+		if obj == s.brought {
+			objs[i] = obj // shared on the clusters: see bringNamespace
+		}
+	}
+	manifests, err := revision.Manifests(objs)
 	if err != nil {
 		s.block(v1alpha1.ReasonUndecodable, err.Error())
 		return steps.Continue, nil
 	}
-	spec := v1alpha1.RevisionSpec{Revision: s.newest() + 1, Hash: hash, Objects: manifests}
+	spec := v1alpha1.RevisionSpec{Revision: n, Hash: hash, Objects: manifests}
 	rev := s.newRevisionObject(spec)
 	if err := controllerutil.SetControllerReference(s.obj, rev, r.Client.Scheme()); err != nil {
 		return steps.StopList, err

@@ -8,9 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/revision"
 )
@@ -88,7 +90,16 @@ func TestWriteRevision(t *testing.T) {
 					t.Errorf("owner references %+v, want the Propagation as controller", refs)
 				}
 				if len(newest.Spec.Objects) != 1 {
-					t.Errorf("objects %d, want 1", len(newest.Spec.Objects))
+					t.Fatalf("objects %d, want 1", len(newest.Spec.Objects))
+				}
+				// The objects carry the revision's number; the hash is
+				// of them without it (selectedHash).
+				obj := &unstructured.Unstructured{}
+				if err := obj.UnmarshalJSON(newest.Spec.Objects[0].Raw); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := obj.GetLabels()[v1alpha1.LabelRevision], strconv.FormatInt(s.newest(), 10); got != want {
+					t.Errorf("the object's revision label %q, want %q", got, want)
 				}
 			}
 		})
@@ -149,5 +160,34 @@ func TestPrune(t *testing.T) {
 				t.Errorf("revisions left (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWriteRevisionLeavesTheBroughtNamespaceUnlabelled: every object of a
+// revision carries its number but the Namespace a Propagation brings,
+// which the namespace's Propagations share on a cluster.
+func TestWriteRevisionLeavesTheBroughtNamespaceUnlabelled(t *testing.T) {
+	r := reconciler(t, propagation(sel("", "v1", "ConfigMap")), configMap(ns, "web", nil), namespace(ns))
+	s := selected(t, r)
+	ctx := context.Background()
+	for _, step := range []func(context.Context, *scope) (steps.Result, error){r.bringNamespace, r.listRevisions, r.writeRevision} {
+		if _, err := step(ctx, s); err != nil || s.blocked() {
+			t.Fatalf("%v, %+v", err, s.selected)
+		}
+	}
+	rev := &v1alpha1.PropagationRevision{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: RevisionName("web", 1)}, rev); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range rev.Spec.Objects {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(m.Raw); err != nil {
+			t.Fatal(err)
+		}
+		got[obj.GetKind()] = obj.GetLabels()[v1alpha1.LabelRevision]
+	}
+	if diff := cmp.Diff(map[string]string{"Namespace": "", "ConfigMap": "1"}, got); diff != "" {
+		t.Errorf("revision labels by kind (-want +got):\n%s", diff)
 	}
 }

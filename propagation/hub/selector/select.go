@@ -33,62 +33,115 @@ const listTimeout = 30 * time.Second
 // maxListed is how many skipped objects a condition names.
 const maxListed = 5
 
-// objectKey identifies a selected object, for selecting it once.
+// objectKey identifies a delivered object: two objects of one key in a
+// revision would overwrite each other on a cluster.
 type objectKey struct {
-	gvk schema.GroupVersionKind
+	gk schema.GroupKind
 	types.NamespacedName
 }
 
+func keyOf(obj *unstructured.Unstructured) objectKey {
+	return objectKey{obj.GroupVersionKind().GroupKind(), types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}}
+}
+
+// selection gathers the selected objects into s.objects, each once.
+type selection struct {
+	s *scope
+	// origin of each object taken: "" for a hub object; for an object of
+	// an envelope, the envelope and key, as messages name them.
+	origin map[objectKey]string
+	// opened is how many objects each envelope taken delivers.
+	opened map[objectKey]int
+}
+
 // selectObjects lists every selector's objects (and the contents of the
-// namespaces selected with their resources), drops the skipped ones and
-// cleans and sorts the rest into s.objects. A selector with nothing that
-// may be delivered blocks the selection.
+// namespaces selected with their resources), drops the skipped ones,
+// opens the envelopes, and cleans and sorts the rest into s.objects. A
+// selector with nothing that may be delivered, an envelope that does not
+// open, and two objects of one kind, namespace and name block the
+// selection.
 func (r *Reconciler) selectObjects(ctx context.Context, s *scope) (steps.Result, error) {
-	seen := map[objectKey]bool{}
-	add := func(obj *unstructured.Unstructured) bool {
-		key := objectKey{obj.GroupVersionKind(), types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}}
-		if reason, skip := revision.Skipped(obj); skip {
-			s.skipped = append(s.skipped, fmt.Sprintf("%s %s: %s", obj.GetKind(), key.NamespacedName, reason))
-			return false
-		}
-		if !seen[key] {
-			seen[key] = true
-			obj = obj.DeepCopy()
-			revision.Clean(obj)
-			s.objects = append(s.objects, obj)
-		}
-		return true
-	}
-	for i, sel := range s.selectors {
-		objs, err := r.list(ctx, s.mappings[i], s.namespace, sel.ResourceSelector)
+	sel := &selection{s: s, origin: map[objectKey]string{}, opened: map[objectKey]int{}}
+	for i, rs := range s.selectors {
+		objs, err := r.list(ctx, s.mappings[i], s.namespace, rs.ResourceSelector)
 		if err != nil {
 			return steps.StopList, err
 		}
 		kept := 0
 		for _, obj := range objs {
-			if !add(obj) {
+			n, err := r.take(sel, obj)
+			if err != nil || s.blocked() {
+				return r.stop(ctx, s, err)
+			}
+			kept += n
+			if n == 0 || !bringsContents(rs) {
 				continue
 			}
-			kept++
-			if bringsContents(sel) {
-				contents, err := r.namespaceContents(ctx, obj.GetName())
-				if err != nil {
-					return steps.StopList, err
-				}
-				for _, c := range contents {
-					add(c)
+			contents, err := r.namespaceContents(ctx, obj.GetName())
+			if err != nil {
+				return steps.StopList, err
+			}
+			for _, c := range contents {
+				if _, err := r.take(sel, c); err != nil || s.blocked() {
+					return r.stop(ctx, s, err)
 				}
 			}
 		}
 		if kept == 0 {
-			s.block(v1alpha1.ReasonNothingSelected, fmt.Sprintf("selector %d (%s) selects nothing that may be delivered%s", i+1, describeSelector(sel.ResourceSelector), s.skippedSuffix()))
-			return steps.StopList, r.writeStatus(ctx, s)
+			s.block(v1alpha1.ReasonNothingSelected, fmt.Sprintf("selector %d (%s) selects nothing that may be delivered%s", i+1, describeSelector(rs.ResourceSelector), s.skippedSuffix()))
+			return r.stop(ctx, s, nil)
 		}
 	}
 	revision.Sort(s.objects)
 	s.selected = &metav1.Condition{Type: v1alpha1.ConditionSelected, Status: metav1.ConditionTrue, Reason: ReasonSelected}
 	ctrl.LoggerFrom(ctx).V(4).Info("Selected", "objects", len(s.objects), "skipped", len(s.skipped))
 	return steps.Continue, nil
+}
+
+// stop ends the list after a step that blocked the selection (writing
+// the Selected condition; an unknown kind is looked at again after
+// UnknownKindRetry) or failed with err.
+func (r *Reconciler) stop(ctx context.Context, s *scope, err error) (steps.Result, error) {
+	if err != nil {
+		return steps.StopList, err
+	}
+	res := steps.StopList
+	if s.selected.Reason == v1alpha1.ReasonUnknownKind {
+		res.RequeueAfter = UnknownKindRetry
+	}
+	return res, r.writeStatus(ctx, s)
+}
+
+// take adds a selected hub object, or the objects of an envelope, to the
+// selection, and says how many objects it delivers: 0 for a skipped
+// one. A hub object selected again is taken once; a second object of one
+// key from anywhere else blocks the selection.
+func (r *Reconciler) take(sel *selection, obj *unstructured.Unstructured) (int, error) {
+	s := sel.s
+	key := keyOf(obj)
+	if reason, skip := revision.Skipped(obj); skip {
+		s.skipped = append(s.skipped, fmt.Sprintf("%s %s: %s", obj.GetKind(), key.NamespacedName, reason))
+		return 0, nil
+	}
+	if revision.IsEnvelope(obj) {
+		if n, ok := sel.opened[key]; ok {
+			return n, nil
+		}
+		n, err := r.open(sel, obj)
+		sel.opened[key] = n
+		return n, err
+	}
+	if origin, ok := sel.origin[key]; ok {
+		if origin != "" {
+			s.block(ReasonDuplicate, fmt.Sprintf("%s is selected on the hub and is in %s; deliver each object once", describe(obj), origin))
+		}
+		return 1, nil
+	}
+	sel.origin[key] = ""
+	obj = obj.DeepCopy()
+	revision.Clean(obj)
+	s.objects = append(s.objects, obj)
+	return 1, nil
 }
 
 // bringsContents says whether a selector's Namespaces bring what is in
@@ -164,6 +217,15 @@ func (s *scope) skippedSuffix() string {
 		listed = listed[:maxListed]
 	}
 	return "; skipped: " + strings.Join(listed, "; ") + more
+}
+
+// describe names an object in messages: Kind namespace/name, or Kind
+// name.
+func describe(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return obj.GetKind() + " " + ns + "/" + obj.GetName()
+	}
+	return obj.GetKind() + " " + obj.GetName()
 }
 
 // describeSelector names a selector in messages.

@@ -110,7 +110,8 @@ func (w *watcher) watch(ctx context.Context, m *meta.RESTMapping) error {
 }
 
 // requestsFor are the propagations an event of obj, of kind gk, may
-// concern: the Propagations of its namespace selecting gk, and the
+// concern: the Propagations of its namespace selecting gk (of a
+// Namespace: every Propagation in it, which brings it), and the
 // ClusterPropagations selecting gk or, for a namespaced object, the
 // contents of namespaces.
 func (w *watcher) requestsFor(ctx context.Context, gk schema.GroupKind, obj client.Object) []reconcile.Request {
@@ -128,6 +129,16 @@ func (w *watcher) requestsFor(ctx context.Context, gk schema.GroupKind, obj clie
 	key := gk.String()
 	if ns != "" {
 		key = NamespaceContents
+	}
+	if ns == "" && gk == (schema.GroupKind{Kind: "Namespace"}) {
+		// The Propagations of a namespace bring it (bringNamespace).
+		props := &v1alpha1.PropagationList{}
+		if err := w.client.List(ctx, props, client.InNamespace(obj.GetName())); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing the Propagations of a namespace", "namespace", obj.GetName())
+		}
+		for _, p := range props.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
+		}
 	}
 	cprops := &v1alpha1.ClusterPropagationList{}
 	if err := w.client.List(ctx, cprops, client.MatchingFields{SelectsIndex: key}); err != nil {

@@ -47,7 +47,11 @@ func TestRequestsFor(t *testing.T) {
 			gk: schema.GroupKind{Group: "apps", Kind: "Deployment"}, obj: deployment("third", "x", nil),
 			want: []reconcile.Request{req("", "shop")},
 		},
-		"a Namespace: the ClusterPropagations selecting Namespaces": {
+		"a Namespace: the Propagations in it, which bring it, and the ClusterPropagations selecting Namespaces": {
+			gk: schema.GroupKind{Kind: "Namespace"}, obj: namespace(ns),
+			want: []reconcile.Request{req(ns, "web"), req(ns, "deploys"), req("", "only"), req("", "shop")},
+		},
+		"a Namespace without Propagations: the ClusterPropagations selecting Namespaces": {
 			gk: schema.GroupKind{Kind: "Namespace"}, obj: namespace("x"),
 			want: []reconcile.Request{req("", "only"), req("", "shop")},
 		},

@@ -40,11 +40,11 @@ var _ = Describe("the selector", Ordered, func() {
 			v1alpha1.ResourceSelector{Version: "v1", Kind: "ConfigMap", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 		))).To(Succeed())
 
-		By("revision 1 holding the ConfigMap, then the Deployment")
+		By("revision 1 holding the namespace, the ConfigMap, then the Deployment")
 		Eventually(revisionNumbers).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).Should(Equal([]int64{1}))
 		rev := &v1alpha1.PropagationRevision{}
 		Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-1"}, rev)).To(Succeed())
-		Expect(kindsAndNames(rev.Spec.Objects)).To(Equal([]string{"ConfigMap web-config", "Deployment web"}))
+		Expect(kindsAndNames(rev.Spec.Objects)).To(Equal([]string{"Namespace " + ns, "ConfigMap web-config", "Deployment web"}))
 		Expect(rev.Labels).To(HaveKeyWithValue(v1alpha1.LabelRevision, "1"))
 		Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).
 			Should(HaveField("Status", metav1.ConditionTrue))
