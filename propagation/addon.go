@@ -7,6 +7,7 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/propagation/hub"
+	"github.com/corral-dev/corral/propagation/hub/webhook"
 	registrationhub "github.com/corral-dev/corral/registration/hub"
 )
 
@@ -27,6 +28,8 @@ func Addon() addons.Addon {
 			}
 			return hub.SetupWithManager(mgr, hub.Options{Uncached: uncached})
 		},
+		// Served and registered only by a hub running this hub half.
+		HubWebhooks: webhook.Webhooks,
 	}
 }
 

@@ -95,7 +95,8 @@
 //
 // Nothing removes the configurations when the last hub stops: their
 // failurePolicy is Fail, so while no hub serves, ManagedCluster and binding
-// writes are refused rather than admitted unchecked. `corral init` therefore
+// writes (and those of the addons' objects, such as ManifestWorks and
+// Propagations) are refused rather than admitted unchecked. `corral init` therefore
 // installs no webhook configuration; the first hub that serves registers
 // them.
 package webhook

@@ -1,8 +1,10 @@
 // Package propagation_test checks the propagation addon on a real API
 // server: envtest with the hub chart's CRDs (OCM's and the apps.corral.dev
 // ones `make generate` writes there), their defaults, each refusal their
-// validation makes, the revisions' immutability, and the hub half's
-// controllers, run by the specs that need them (selector_test.go).
+// validation makes, the revisions' immutability, the hub half's
+// controllers, run by the specs that need them (selector_test.go), and
+// the addon's validating webhook, served as the hub serves it, with
+// impersonated users (webhook_test.go).
 package propagation_test
 
 import (
