@@ -36,16 +36,9 @@ var _ = Describe("distribute, rollouts in time", Ordered, func() {
 	// pass only when a spec steps it.
 	var clock *clocktesting.FakeClock
 
-	BeforeAll(func(ctx context.Context) {
-		By("starting a manager with the distribute controllers on a fake clock")
-		ctrl.SetLogger(GinkgoLogr)
+	BeforeAll(func() {
 		clock = clocktesting.NewFakeClock(time.Now())
-		scheme := runtime.NewScheme()
-		Expect(distribute.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(distribute.SetupWithManager(mgr, distribute.Options{Clock: clock})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
+		startDistributor(distribute.Options{Clock: clock})
 	})
 
 	It("Progressive waits minSuccessTime after a cluster succeeded before the next", func(ctx context.Context) {
@@ -205,6 +198,20 @@ var _ = Describe("distribute, rollouts in time", Ordered, func() {
 		})
 	}
 })
+
+// startDistributor runs the distribute controllers with opts on a
+// manager of their own until the container ends.
+func startDistributor(opts distribute.Options) {
+	GinkgoHelper()
+	By("starting a manager with the distribute controllers")
+	ctrl.SetLogger(GinkgoLogr)
+	scheme := runtime.NewScheme()
+	Expect(distribute.AddToScheme(scheme)).To(Succeed())
+	mgr := newManager(scheme)
+	Expect(distribute.SetupWithManager(mgr, opts)).To(Succeed())
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
+}
 
 // onlyOne waits until exactly one cluster has ns/name's work of
 // revision, and says which.

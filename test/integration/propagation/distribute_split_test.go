@@ -5,35 +5,22 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 	"github.com/corral-dev/corral/propagation/hub/revision"
 )
 
 var _ = Describe("distribute, revisions over one work", Ordered, func() {
-	BeforeAll(func(ctx context.Context) {
-		By("starting a manager with the distribute controllers")
-		ctrl.SetLogger(GinkgoLogr)
-		scheme := runtime.NewScheme()
-		Expect(distribute.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(distribute.SetupWithManager(mgr, distribute.Options{})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
-	})
+	BeforeAll(func() { startDistributor(distribute.Options{}) })
 
 	It("delivers a revision over PartBudget as several works per cluster; an object over MaxWorkBytes changes nothing", func(ctx context.Context) {
 		ns := freshNamespace(ctx)
