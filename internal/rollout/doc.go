@@ -6,7 +6,12 @@
 // errs against them in places, which Placement.Decide's doc lists. It also
 // validates a strategy's settings.
 //
-// ManifestWorkReplicaSets roll out their works with it, and addons their
-// configs. It reads and writes nothing itself but through Decisions, a
-// lister of PlacementDecisions for sdk-go's decision tracker.
+// ManifestWorkReplicaSets and propagations roll out their works with it,
+// and addons their configs. What the two work controllers share is here
+// too: ForPlacement (a placement's decisions, read through Decisions, a
+// lister for sdk-go's decision tracker), WatchPlacements (the watches
+// that bring an object back when its placements change), WorkStatus (a
+// ManifestWork's rollout status since it was given what it carries) and
+// Rechecker (an object brought back when the injected clock reaches a
+// rollout deadline). It writes nothing.
 package rollout

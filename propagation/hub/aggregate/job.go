@@ -16,9 +16,10 @@ const (
 
 // job has no observedGeneration: a Job's spec does not change, and it is
 // done when it is finished. The template is Complete when every
-// cluster's job is; Failed (with FailureTarget, as the job controller
-// sets them) when every cluster's job finished and one failed, with the
-// first failed one's reason. Until every cluster's job has finished the
+// cluster's job is; Failed when every cluster's job finished and one
+// failed, with the first failed one's reason. Each comes with the
+// condition the job controller sets before it (SuccessCriteriaMet,
+// FailureTarget), which the API server requires of a Job's status. Until every cluster's job has finished the
 // template has no finished condition, so it is not finished with pods
 // still active somewhere.
 var job = &workload{
@@ -58,8 +59,11 @@ var job = &workload{
 				return err
 			}
 			status["completionTime"] = end
-			status["conditions"] = []any{jobCondition(batchv1.JobComplete, ReasonCompletionsReached,
-				"the job completed on every cluster")}
+			msg := "the job completed on every cluster"
+			status["conditions"] = []any{
+				jobCondition(batchv1.JobSuccessCriteriaMet, ReasonCompletionsReached, msg),
+				jobCondition(batchv1.JobComplete, ReasonCompletionsReached, msg),
+			}
 			return nil
 		}
 		reason := failed[0].str(FeedbackFailedReason)

@@ -290,7 +290,8 @@ func TestStatusJob(t *testing.T) {
 			members:  map[string]Member{"c1": complete(t1, t2), "c2": complete(t0, t1)},
 			want: map[string]any{
 				"succeeded": int64(2), "startTime": "2026-05-01T10:00:00Z", "completionTime": "2026-05-01T10:02:00Z",
-				"conditions": []any{cond("Complete", "CompletionsReached", "the job completed on every cluster")},
+				"conditions": []any{cond("SuccessCriteriaMet", "CompletionsReached", "the job completed on every cluster"),
+					cond("Complete", "CompletionsReached", "the job completed on every cluster")},
 			},
 		},
 		"one cluster still running": {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
@@ -39,7 +41,7 @@ type Options struct {
 	Workers int
 	// Clock is what rollouts (minSuccessTime, progressDeadline) are
 	// measured by; nil is the real clock.
-	Clock clock.PassiveClock
+	Clock clock.WithDelayedExecution
 	// ManifestConfigs, when set, gives the manifestConfigs of the work
 	// carrying manifests (status feedback for aggregated status); they
 	// are compared as given, so give them as the API server defaults them.
@@ -85,11 +87,15 @@ type Reconciler struct {
 	// Live reads the API server itself: before a deleted propagation lets
 	// go, its works are listed there, so that one created moments ago,
 	// not in the cache yet, goes with the others.
-	Live       client.Reader
-	Clock      clock.PassiveClock
+	Live client.Reader
+	// Clock is Options.Clock: rollouts are decided at its time, and a
+	// propagation is looked at again when it reaches a rollout deadline.
+	Clock      clock.WithDelayedExecution
 	Namespaced bool
 	// ManifestConfigs is Options.ManifestConfigs.
 	ManifestConfigs func(manifests []workv1.Manifest) []workv1.ManifestConfigOption
+
+	recheck *rollout.Rechecker
 }
 
 func (r *Reconciler) newObject() client.Object {
@@ -104,15 +110,15 @@ func (r *Reconciler) setup(mgr ctrl.Manager, workers int) error {
 	if r.Namespaced {
 		name = "propagation-distribute"
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	r.recheck = rollout.NewRechecker(r.Clock)
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		For(r.newObject(), builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, finalizing{}))).
 		Watches(r.newRevision(), handler.EnqueueRequestsFromMapFunc(r.ofRevision)).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(r.ofWork)).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.ofDecision)).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.ofPlacement), builder.WithPredicates(comesOrGoes{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+		WatchesRawSource(r.recheck.Source()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
+	return rollout.WatchPlacements(b, r.naming).Complete(r)
 }
 
 func (r *Reconciler) newRevision() client.Object {
@@ -133,13 +139,6 @@ func (finalizing) Update(e event.UpdateEvent) bool {
 	}
 	return !e.ObjectNew.GetDeletionTimestamp().IsZero() || !slices.Equal(e.ObjectOld.GetFinalizers(), e.ObjectNew.GetFinalizers())
 }
-
-// comesOrGoes passes a Placement's creation and deletion: what decides
-// whether a propagation's placement is found. Its decisions are watched on
-// their own.
-type comesOrGoes struct{ predicate.Funcs }
-
-func (comesOrGoes) Update(event.UpdateEvent) bool { return false }
 
 // indexByPlacement is the PlacementIndex function.
 func indexByPlacement(obj client.Object) []string {
@@ -175,18 +174,6 @@ func (r *Reconciler) ofWork(_ context.Context, obj client.Object) []reconcile.Re
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
-}
-
-func (r *Reconciler) ofDecision(ctx context.Context, obj client.Object) []reconcile.Request {
-	placement := obj.GetLabels()[clusterv1beta1.PlacementLabel]
-	if placement == "" {
-		return nil
-	}
-	return r.naming(ctx, obj.GetNamespace(), placement)
-}
-
-func (r *Reconciler) ofPlacement(ctx context.Context, obj client.Object) []reconcile.Request {
-	return r.naming(ctx, obj.GetNamespace(), obj.GetName())
 }
 
 // naming lists the propagations of this reconciler's kind that name the
@@ -247,6 +234,9 @@ type scope struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := r.newObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) && r.recheck != nil {
+			r.recheck.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	s := &scope{p: view(obj), original: obj.DeepCopyObject().(client.Object), now: r.Clock.Now()}

@@ -33,5 +33,7 @@
 // other.
 //
 // Time-based rollout (minSuccessTime, progressDeadline) is read on the
-// injected clock and looked at again by a requeue at the next deadline.
+// injected clock (Options.Clock), and the propagation is looked at again
+// when that clock reaches the next deadline (rollout.Rechecker), so a
+// test's fake clock drives it.
 package distribute

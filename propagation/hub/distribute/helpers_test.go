@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
@@ -33,7 +34,8 @@ func fakeClient(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) cl
 }
 
 func reconciler(c client.Client) *Reconciler {
-	return &Reconciler{Client: c, Live: c, Clock: clocktesting.NewFakePassiveClock(now), Namespaced: true}
+	clock := clocktesting.NewFakeClock(now)
+	return &Reconciler{Client: c, Live: c, Clock: clock, Namespaced: true, recheck: rollout.NewRechecker(clock)}
 }
 
 // newProp is the Propagation shop/web, with its finalizer, naming the

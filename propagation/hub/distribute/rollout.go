@@ -9,13 +9,10 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
-	placementsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,12 +69,11 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 		errs = append(errs, r.removeLeft(ctx, s, claimed))
 	}
 	s.rolloutErr = errors.Join(errs...)
-	res := steps.Continue
 	if recheck != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Looking again at the next rollout deadline", "after", *recheck)
-		res.RequeueAfter = max(*recheck, time.Second)
+		r.recheck.At(client.ObjectKeyFromObject(s.original), s.now.Add(*recheck))
 	}
-	return res, s.rolloutErr
+	return steps.Continue, s.rolloutErr
 }
 
 // rollOutPlacement rolls the delivered revision out on one placement's
@@ -87,27 +83,24 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 // others get it when the strategy reaches them.
 func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placementRef, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
 	res := placementResult{ref: ref, decided: sets.New[string](), timedOut: sets.New[string]()}
-	placement := &clusterv1beta1.Placement{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, placement); err != nil {
-		if client.IgnoreNotFound(err) == nil {
-			res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s not found", ref)
-			return res, nil, nil
-		}
-		return res, nil, fmt.Errorf("reading the Placement: %w", err)
-	}
-	tracker := placementsdk.NewPlacementDecisionClustersTracker(placement, rollout.Decisions(ctx, r.Client), nil)
-	if err := tracker.Refresh(); err != nil {
-		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("reading the decisions of Placement %s: %v", ref, err)
+	ro, found, err := rollout.ForPlacement(ctx, r.Client, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, claimed, s.now)
+	switch {
+	case errors.Is(err, rollout.ErrDecisions):
+		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s: %v", ref, err)
 		return res, nil, err
+	case err != nil:
+		return res, nil, err
+	case !found:
+		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s not found", ref)
+		return res, nil, nil
 	}
-	res.decided = tracker.ExistingClusterGroupsBesides().GetClusters().Difference(claimed)
+	res.decided = ro.Tracker.ExistingClusterGroupsBesides().GetClusters().Difference(claimed)
 	defer claimed.Insert(res.decided.UnsortedList()...)
 	if s.delivered == nil {
 		return res, nil, nil
 	}
 
 	byCluster := s.worksByCluster()
-	ro := rollout.Placement{Tracker: tracker, Claimed: claimed, PerGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
 	for _, cluster := range sets.List(sets.KeySet(byCluster)) {
 		if claimed.Has(cluster) {
 			continue
@@ -215,7 +208,7 @@ func clusterStatus(cluster string, works []workv1.ManifestWork, revision int64, 
 	}
 	statuses := map[rolloutsdk.RolloutStatus]*metav1.Time{}
 	for i := range works {
-		st, since := workStatus(&works[i])
+		st, since := rollout.WorkStatus(&works[i], rollout.GivenAt(&works[i], RolloutTimeAnnotation))
 		if t := statuses[st]; t == nil || t.Before(since) {
 			statuses[st] = since
 		}
@@ -228,42 +221,4 @@ func clusterStatus(cluster string, works []workv1.ManifestWork, revision int64, 
 	}
 	out.Status = rolloutsdk.Succeeded // no parts: nothing to wait for
 	return out
-}
-
-// workStatus is one work's rollout status and since when.
-func workStatus(w *workv1.ManifestWork) (rolloutsdk.RolloutStatus, *metav1.Time) {
-	given := rolloutTime(w)
-	since := func(c *metav1.Condition) *metav1.Time {
-		if c == nil || c.LastTransitionTime.Before(&given) {
-			return given.DeepCopy()
-		}
-		return c.LastTransitionTime.DeepCopy()
-	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
-	progressing := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing)
-	degraded := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkDegraded)
-	switch {
-	case observed(applied, w.Generation) && applied.Status != metav1.ConditionTrue:
-		return rolloutsdk.Progressing, since(applied)
-	case !observed(applied, w.Generation) || !observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)):
-		return rolloutsdk.Progressing, since(nil)
-	case progressing.Status == metav1.ConditionTrue && degraded != nil && degraded.Status == metav1.ConditionTrue:
-		return rolloutsdk.Failed, since(degraded)
-	case progressing.Status == metav1.ConditionFalse:
-		return rolloutsdk.Succeeded, since(progressing)
-	}
-	return rolloutsdk.Progressing, since(progressing)
-}
-
-// rolloutTime is when the work was given its revision
-// (RolloutTimeAnnotation), or else when it was created.
-func rolloutTime(w *workv1.ManifestWork) metav1.Time {
-	if t, err := time.Parse(time.RFC3339, w.Annotations[RolloutTimeAnnotation]); err == nil {
-		return metav1.NewTime(t)
-	}
-	return w.CreationTimestamp
-}
-
-func observed(c *metav1.Condition, generation int64) bool {
-	return c != nil && c.ObservedGeneration == generation
 }

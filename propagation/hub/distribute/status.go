@@ -315,3 +315,8 @@ func objectRefs(manifests []workv1.Manifest) []v1alpha1.ObjectReference {
 	}
 	return out
 }
+
+// observed says c is reported for the work's current generation.
+func observed(c *metav1.Condition, generation int64) bool {
+	return c != nil && c.ObservedGeneration == generation
+}

@@ -21,13 +21,19 @@
 // statusAggregation Disabled it writes nothing.
 //
 // The members are the clusters of status.clusters and those holding one
-// of the propagation's works. A cluster without a work, or whose work
-// carries an older revision, or whose work agent has not applied the
-// work's current spec (its Applied condition's observedGeneration), holds
-// the template's observedGeneration back. The objects on the clusters do
-// not carry the revision label (the delivered manifests are the
-// revision's objects, unchanged), so aggregate.NewMember is given
-// delivered 0 and outdatedness is read from the works instead.
+// of the propagation's works. A cluster without a work, or whose object
+// is not of the delivered revision, holds the template's
+// observedGeneration back. Which revision an object is of is read from
+// the object itself: every delivered object carries the
+// apps.corral.dev/revision label and the feedback rules return it
+// (aggregate.FeedbackRevision), so aggregate.NewMember is given the
+// delivered revision, and a member that still reports an older label is
+// outdated even though its work agent applied the new spec and has not
+// read the object again yet. The work-based check stays for an object
+// that feeds no label back (delivered before objects carried it, or by a
+// work agent that evaluates no such rule): then a member is outdated when
+// its work carries another revision or its agent has not applied the
+// work's current spec (its Applied condition's observedGeneration).
 //
 // corral's hub runs no workload controllers, so nothing else writes a
 // template's status. On a hub that does run them (a kube-controller-manager

@@ -81,6 +81,13 @@ func fed(gen, observed, n int64) workv1.StatusFeedbackResult {
 	return fb
 }
 
+// fedRev is fed with the object's revision label fed back too.
+func fedRev(rev string, gen, observed, n int64) workv1.StatusFeedbackResult {
+	fb := fed(gen, observed, n)
+	fb.Values = append(fb.Values, workv1.FeedbackValue{Name: aggregate.FeedbackRevision, Value: workv1.FieldValue{Type: workv1.String, String: ptr.To(rev)}})
+	return fb
+}
+
 // work is shop/web's part 0 on cluster, of revision n at generation 1,
 // applied at generation applied (0: no Applied condition), reporting fb
 // for the Deployment web.

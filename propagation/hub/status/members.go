@@ -53,11 +53,13 @@ func (r *Reconciler) collectMembers(ctx context.Context, s *scope) (steps.Result
 }
 
 // memberOf is the cluster's member for t, read from the first of its
-// works that reports t; the zero Member when none does. The objects on
-// the clusters carry no revision label, so NewMember does not check the
-// revision: a member is Outdated when its work carries another revision
-// than delivered, or the work agent has not applied the work's current
-// spec, so that its feedback may be of the object as it was.
+// works that reports t; the zero Member when none does. An object that
+// fed its revision label back is Outdated when the label is not the
+// delivered revision (aggregate.NewMember), whatever its work says: the
+// work agent may have applied the new spec and still report feedback it
+// read from the object before, until it polls again. An object that fed
+// no label (delivered before objects carried it, or by an agent that
+// reads no such rule) is Outdated when its work is not current.
 func memberOf(t target, works []*workv1.ManifestWork, delivered int64) (aggregate.Member, error) {
 	for _, w := range works {
 		for _, mc := range w.Status.ResourceStatus.Manifests {
@@ -65,11 +67,13 @@ func memberOf(t target, works []*workv1.ManifestWork, delivered int64) (aggregat
 			if rm.Group != t.id.Group || rm.Resource != t.id.Resource || rm.Namespace != t.id.Namespace || rm.Name != t.id.Name {
 				continue
 			}
-			m, err := aggregate.NewMember(mc.StatusFeedbacks, 0)
+			m, err := aggregate.NewMember(mc.StatusFeedbacks, delivered)
 			if err != nil {
 				return aggregate.Member{}, err
 			}
-			m.Outdated = !current(w, delivered)
+			if _, labelled := m.Values[aggregate.FeedbackRevision]; !labelled || delivered == 0 {
+				m.Outdated = !current(w, delivered)
+			}
 			return m, nil
 		}
 	}

@@ -45,6 +45,18 @@ func TestCollectMembers(t *testing.T) {
 			works: []client.Object{work("c1", 2, 0, fed(1, 1, 4))},
 			want:  map[string]aggregate.Member{"c1": member(true, fed(1, 1, 4))},
 		},
+		"an object of an older revision is outdated on a current work": {
+			works: []client.Object{work("c1", 2, 1, fedRev("1", 1, 1, 4))},
+			want:  map[string]aggregate.Member{"c1": member(true, fedRev("1", 1, 1, 4))},
+		},
+		"an object of the delivered revision is current before its work's Applied catches up": {
+			works: []client.Object{work("c1", 2, 0, fedRev("2", 1, 1, 4))},
+			want:  map[string]aggregate.Member{"c1": member(false, fedRev("2", 1, 1, 4))},
+		},
+		"an object whose revision label is not a number is outdated": {
+			works: []client.Object{work("c1", 2, 1, fedRev("two", 1, 1, 4))},
+			want:  map[string]aggregate.Member{"c1": member(true, fedRev("two", 1, 1, 4))},
+		},
 		"a work without feedback for the object is a zero member": {
 			works: []client.Object{work("c1", 2, 1, workv1.StatusFeedbackResult{})},
 			want:  map[string]aggregate.Member{"c1": {Values: map[string]any{}}},

@@ -9,19 +9,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/steps"
 )
 
@@ -50,7 +48,7 @@ type Reconciler struct {
 	// Clock is the time rollouts are measured by; nil is the real clock.
 	Clock clock.WithDelayedExecution
 
-	recheck *rechecker
+	recheck *rollout.Rechecker
 }
 
 // scope is what one reconcile works on.
@@ -79,31 +77,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Live == nil {
 		r.Live = mgr.GetAPIReader()
 	}
-	r.recheck = newRechecker(r.Clock)
+	r.recheck = rollout.NewRechecker(r.Clock)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.ManifestWorkReplicaSet{}, PlacementRefIndex, indexByPlacement); err != nil {
 		return fmt.Errorf("indexing ManifestWorkReplicaSets by placement: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("manifestworkreplicaset").
 		For(&workv1alpha1.ManifestWorkReplicaSet{}).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(setOfWork),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return o.GetLabels()[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] != ""
 			}))).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.setsOfDecision)).
-		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.setsOfPlacement),
-			builder.WithPredicates(placementComesOrGoes{})).
-		WatchesRawSource(source.Channel(r.recheck.events, &handler.TypedEnqueueRequestForObject[client.Object]{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+		WatchesRawSource(r.recheck.Source()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
+	return rollout.WatchPlacements(b, r.setsNaming).Complete(r)
 }
-
-// placementComesOrGoes passes a Placement's creation and deletion: what
-// decides whether a set's placement is found. Its decisions are watched
-// on their own.
-type placementComesOrGoes struct{ predicate.Funcs }
-
-func (placementComesOrGoes) Update(event.UpdateEvent) bool { return false }
 
 // indexByPlacement is the PlacementRefIndex function.
 func indexByPlacement(obj client.Object) []string {
@@ -134,18 +122,6 @@ func setOfWork(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
 }
 
-func (r *Reconciler) setsOfDecision(ctx context.Context, obj client.Object) []reconcile.Request {
-	placement := obj.GetLabels()[clusterv1beta1.PlacementLabel]
-	if placement == "" {
-		return nil
-	}
-	return r.setsNaming(ctx, obj.GetNamespace(), placement)
-}
-
-func (r *Reconciler) setsOfPlacement(ctx context.Context, obj client.Object) []reconcile.Request {
-	return r.setsNaming(ctx, obj.GetNamespace(), obj.GetName())
-}
-
 // setsNaming lists the sets that name the placement.
 func (r *Reconciler) setsNaming(ctx context.Context, namespace, placement string) []reconcile.Request {
 	list := &workv1alpha1.ManifestWorkReplicaSetList{}
@@ -166,7 +142,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, set); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.recheck.forget(req.NamespacedName)
+			r.recheck.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err

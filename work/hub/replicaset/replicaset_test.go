@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/testing/builder"
 )
 
@@ -130,7 +130,7 @@ func TestRollOutAll(t *testing.T) {
 	gone := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c3", Name: "web", Labels: map[string]string{
 		workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web", workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey: "p"}}}
 	c := fakeClient(t, interceptor.Funcs{}, placement, decision, gone)
-	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: rollout.NewRechecker(clocktesting.NewFakeClock(time.Now()))}
 	s := &scope{set: newSet()}
 	s.original = s.set.DeepCopy()
 	if _, err := r.listWorks(context.Background(), s); err != nil {
@@ -199,7 +199,7 @@ func TestFinalize(t *testing.T) {
 					return c.List(ctx, list, opts...)
 				},
 			})
-			r := &Reconciler{Client: cache, Live: live, recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+			r := &Reconciler{Client: cache, Live: live, recheck: rollout.NewRechecker(clocktesting.NewFakeClock(time.Now()))}
 			if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), set); err != nil {
 				t.Fatal(err)
 			}
@@ -231,43 +231,6 @@ func reconcileRequest(o client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(o)}
 }
 
-func TestRechecker(t *testing.T) {
-	key := types.NamespacedName{Namespace: "apps", Name: "web"}
-	for name, tc := range map[string]struct {
-		// at are the times asked for, from now, in order.
-		at []time.Duration
-		// step is how far the clock moves before the set is due back.
-		step time.Duration
-	}{
-		// sooner replaces the hour, later is ignored
-		"the soonest time asked for": {at: []time.Duration{time.Hour, time.Minute, 2 * time.Hour}, step: time.Minute},
-		// the clock moved past it while the rollout was decided
-		"at once for a time passed": {at: []time.Duration{-time.Second}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			clock := clocktesting.NewFakeClock(time.Now())
-			r := newRechecker(clock)
-			for _, d := range tc.at {
-				r.at(key, clock.Now().Add(d))
-			}
-			if tc.step > 0 {
-				clock.Step(tc.step)
-			}
-			select {
-			case ev := <-r.events:
-				if ev.Object.GetName() != "web" || ev.Object.GetNamespace() != "apps" {
-					t.Errorf("event for %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("no event when the set was due back")
-			}
-			if clock.HasWaiters() {
-				t.Error("a replaced timer is still waiting")
-			}
-		})
-	}
-}
-
 // twoPlacementSet is the set on placement refs p and q, each deciding the
 // clusters given, over a fake client with objs too, and a reconciler and
 // a scope of the set, its works listed.
@@ -286,7 +249,7 @@ func twoPlacementSet(t *testing.T, decided map[string][]string, funcs intercepto
 	set := newSet()
 	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: "p"}, {Name: "q"}}
 	c := fakeClient(t, funcs, append(objs, set)...)
-	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: newRechecker(clocktesting.NewFakeClock(time.Now()))}
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(time.Now()), recheck: rollout.NewRechecker(clocktesting.NewFakeClock(time.Now()))}
 	s := &scope{set: set}
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(set), s.set); err != nil {
 		t.Fatal(err)

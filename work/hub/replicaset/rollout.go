@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
@@ -93,7 +89,7 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 	}
 	if recheck != nil {
 		ctrl.LoggerFrom(ctx).V(4).Info("Looking again at the next rollout deadline", "after", *recheck)
-		r.recheck.at(client.ObjectKeyFromObject(s.set), s.now.Add(*recheck))
+		r.recheck.At(client.ObjectKeyFromObject(s.set), s.now.Add(*recheck))
 	}
 	s.rolloutErr = errors.Join(errs...)
 	return steps.Continue, s.rolloutErr
@@ -106,24 +102,21 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 // the result: a later placement ref may select them.
 func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1alpha1.LocalPlacementReference, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
 	res := placementResult{name: ref.Name, status: map[string]rolloutsdk.RolloutStatus{}}
-	placement := &clusterv1beta1.Placement{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.set.Namespace, Name: ref.Name}, placement); err != nil {
-		if apierrors.IsNotFound(err) {
-			res.problem, res.message = workv1alpha1.ReasonPlacementDecisionNotFound, fmt.Sprintf("Placement %s not found in namespace %s", ref.Name, s.set.Namespace)
-			return res, nil, nil
-		}
-		return res, nil, fmt.Errorf("reading the Placement: %w", err)
-	}
-	tracker := placementsdk.NewPlacementDecisionClustersTracker(placement, rollout.Decisions(ctx, r.Client), nil)
-	if err := tracker.Refresh(); err != nil {
-		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("reading the decisions of Placement %s: %v", ref.Name, err)
+	ro, found, err := rollout.ForPlacement(ctx, r.Client, client.ObjectKey{Namespace: s.set.Namespace, Name: ref.Name}, claimed, s.now)
+	switch {
+	case errors.Is(err, rollout.ErrDecisions):
+		res.problem, res.message = workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("Placement %s: %v", ref.Name, err)
 		return res, nil, err
+	case err != nil:
+		return res, nil, err
+	case !found:
+		res.problem, res.message = workv1alpha1.ReasonPlacementDecisionNotFound, fmt.Sprintf("Placement %s not found in namespace %s", ref.Name, s.set.Namespace)
+		return res, nil, nil
 	}
-	res.groups = tracker.ExistingClusterGroupsBesides()
+	res.groups = ro.Tracker.ExistingClusterGroupsBesides()
 	res.elsewhere = res.groups.GetClusters().Intersection(claimed)
 
 	works := map[string]*workv1.ManifestWork{}
-	ro := rollout.Placement{Tracker: tracker, Claimed: claimed, PerGroup: placement.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup, Now: s.now}
 	for i := range s.works {
 		w := &s.works[i]
 		if w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != ref.Name || claimed.Has(w.Namespace) {
@@ -161,56 +154,13 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref workv1a
 }
 
 // clusterStatus is a work's rollout status: ToApply while it has another
-// template, or is being deleted. Then, as OCM reads a work's conditions
-// of its current generation: Failed when Progressing and Degraded,
-// Succeeded when Progressing is False, otherwise Progressing, also while
-// the agent has not reported it yet or could not apply it (Applied False:
-// it tries again, and progressDeadline times it out). Each counts from
-// when its condition last changed, but never from before the work was
-// given this template: an agent keeps a condition's time while its status
-// stays, so a time from the previous template's rollout would cut short
-// minSuccessTime, or time the new template out at once.
+// template, or is being deleted; then rollout.WorkStatus since it was
+// given this template (TemplateTimeAnnotation).
 func clusterStatus(w *workv1.ManifestWork, hash string) rolloutsdk.ClusterRolloutStatus {
 	st := rolloutsdk.ClusterRolloutStatus{ClusterName: w.Namespace, Status: rolloutsdk.ToApply}
 	if w.Annotations[TemplateHashAnnotation] != hash || !w.DeletionTimestamp.IsZero() {
 		return st
 	}
-	given := templateTime(w)
-	since := func(c *metav1.Condition) *metav1.Time {
-		if c == nil || c.LastTransitionTime.Before(&given) {
-			return given.DeepCopy()
-		}
-		return c.LastTransitionTime.DeepCopy()
-	}
-	applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
-	progressing := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing)
-	degraded := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkDegraded)
-	st.Status, st.LastTransitionTime = rolloutsdk.Progressing, since(nil)
-	switch {
-	case observed(applied, w.Generation) && applied.Status != metav1.ConditionTrue:
-		st.LastTransitionTime = since(applied)
-	case !observed(applied, w.Generation) || !observed(progressing, w.Generation) || (degraded != nil && !observed(degraded, w.Generation)):
-		// not reported yet: in progress since it was given the template
-	case progressing.Status == metav1.ConditionTrue && degraded != nil && degraded.Status == metav1.ConditionTrue:
-		st.Status, st.LastTransitionTime = rolloutsdk.Failed, since(degraded)
-	case progressing.Status == metav1.ConditionFalse:
-		st.Status, st.LastTransitionTime = rolloutsdk.Succeeded, since(progressing)
-	default:
-		st.LastTransitionTime = since(progressing)
-	}
+	st.Status, st.LastTransitionTime = rollout.WorkStatus(w, rollout.GivenAt(w, TemplateTimeAnnotation))
 	return st
-}
-
-// templateTime is when the work was given its template
-// (TemplateTimeAnnotation), or, for a work made before that annotation,
-// when it was created.
-func templateTime(w *workv1.ManifestWork) metav1.Time {
-	if t, err := time.Parse(time.RFC3339, w.Annotations[TemplateTimeAnnotation]); err == nil {
-		return metav1.NewTime(t)
-	}
-	return w.CreationTimestamp
-}
-
-func observed(c *metav1.Condition, generation int64) bool {
-	return c != nil && c.ObservedGeneration == generation
 }

@@ -77,7 +77,7 @@ func (r *Reconciler) finalize(ctx context.Context, s *scope) (steps.Result, erro
 	if err := r.Client.Patch(ctx, s.set, patch); err != nil && !apierrors.IsNotFound(err) {
 		return steps.StopList, fmt.Errorf("removing finalizer %s: %w", workv1alpha1.ManifestWorkReplicaSetFinalizer, err)
 	}
-	r.recheck.forget(client.ObjectKeyFromObject(s.set))
+	r.recheck.Forget(client.ObjectKeyFromObject(s.set))
 	ctrl.LoggerFrom(ctx).V(1).Info("Deleted the set's ManifestWorks and removed its finalizer", "works", len(live))
 	return steps.StopList, nil
 }

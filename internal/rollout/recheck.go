@@ -1,4 +1,4 @@
-package replicaset
+package rollout
 
 import (
 	"sync"
@@ -7,15 +7,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
-	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// rechecker brings a set back when the injected clock reaches a rollout
-// deadline (the end of a minSuccessTime, a progressDeadline): a requeue
-// would wait on the real clock, which a test's fake clock does not move.
-type rechecker struct {
+// Rechecker brings an object back to its controller when the injected
+// clock reaches a rollout deadline (the end of a minSuccessTime, a
+// progressDeadline): a requeue would wait on the real clock, which a
+// test's fake clock does not move.
+type Rechecker struct {
 	clock  clock.WithDelayedExecution
 	events chan event.TypedGenericEvent[client.Object]
 
@@ -29,14 +31,21 @@ type pending struct {
 	timer clock.Timer
 }
 
-func newRechecker(c clock.WithDelayedExecution) *rechecker {
-	return &rechecker{clock: c, events: make(chan event.TypedGenericEvent[client.Object]), timers: map[types.NamespacedName]pending{}}
+// NewRechecker is a Rechecker on c; its Source goes to the controller.
+func NewRechecker(c clock.WithDelayedExecution) *Rechecker {
+	return &Rechecker{clock: c, events: make(chan event.TypedGenericEvent[client.Object]), timers: map[types.NamespacedName]pending{}}
 }
 
-// at brings key back when the clock reaches when, unless it is due back
+// Source is what the controller watches (WatchesRawSource): the keys
+// that are due back.
+func (r *Rechecker) Source() source.Source {
+	return source.Channel(r.events, &handler.TypedEnqueueRequestForObject[client.Object]{})
+}
+
+// At brings key back when the clock reaches when, unless it is due back
 // sooner; at once if the clock is past when already (it moved while the
 // rollout was decided: a fake clock in a test may move a long way).
-func (r *rechecker) at(key types.NamespacedName, when time.Time) {
+func (r *Rechecker) At(key types.NamespacedName, when time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.timers[key]; ok {
@@ -58,19 +67,19 @@ func (r *rechecker) at(key types.NamespacedName, when time.Time) {
 }
 
 // fire enqueues key, forgetting the timer unless a newer one replaced it.
-func (r *rechecker) fire(key types.NamespacedName, at time.Time) {
+func (r *Rechecker) fire(key types.NamespacedName, at time.Time) {
 	r.mu.Lock()
 	if p, ok := r.timers[key]; ok && p.at.Equal(at) {
 		delete(r.timers, key)
 	}
 	r.mu.Unlock()
-	r.events <- event.TypedGenericEvent[client.Object]{Object: &workv1alpha1.ManifestWorkReplicaSet{
+	r.events <- event.TypedGenericEvent[client.Object]{Object: &metav1.PartialObjectMetadata{
 		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
 	}}
 }
 
-// forget stops key's timer: the set is gone.
-func (r *rechecker) forget(key types.NamespacedName) {
+// Forget stops key's timer: the object is gone.
+func (r *Rechecker) Forget(key types.NamespacedName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.timers[key]; ok {
