@@ -4,7 +4,9 @@
 // clusters feed back through the propagation's ManifestWorks, summed by
 // aggregate.Status, becomes the template's own `.status`, so that
 // `kubectl rollout status` and Argo CD's health checks read the template
-// on the hub as if it were one cluster's object.
+// on the hub as if it were one cluster's object. An object out of an
+// envelope (annotated apps.corral.dev/envelope) has no template on the
+// hub: its status is fed back, but summed into nothing.
 //
 // It owns the feedback rules of the works (ManifestConfigs, given to the
 // distribute controller through distribute.Options.ManifestConfigs: the

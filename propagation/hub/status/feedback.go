@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
 )
 
@@ -16,6 +17,9 @@ import (
 type target struct {
 	gvk schema.GroupVersionKind
 	id  workv1.ResourceIdentifier
+	// enveloped says the object came out of an envelope: it has no
+	// template on the hub, and a hub object of its name is another one.
+	enveloped bool
 }
 
 // targetOf reads a manifest's kind, namespace and name; ok is false for a
@@ -32,9 +36,10 @@ func targetOf(m workv1.Manifest) (target, bool) {
 	// Each supported kind's resource is its lowercase plural, which the
 	// guess gets right; no RESTMapper is needed.
 	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	_, enveloped := obj.Annotations[v1alpha1.AnnotationEnvelope]
 	return target{gvk: gvk, id: workv1.ResourceIdentifier{
 		Group: gvr.Group, Resource: gvr.Resource, Namespace: obj.Namespace, Name: obj.Name,
-	}}, true
+	}, enveloped: enveloped}, true
 }
 
 // ManifestConfigs is distribute.Options.ManifestConfigs: for each

@@ -28,8 +28,9 @@ func (r *Reconciler) checkEnabled(ctx context.Context, s *scope) (steps.Result, 
 }
 
 // readTargets finds the delivered revision and the objects of it whose
-// status is aggregated. A revision not (yet) in the cache, or one
-// without such objects, stops the list: the revision's or the
+// status is aggregated: those of a supported kind with a template on the
+// hub, not those out of an envelope. A revision not (yet) in the cache,
+// or one without such objects, stops the list: the revision's or the
 // propagation's next event brings it back.
 func (r *Reconciler) readTargets(ctx context.Context, s *scope) (steps.Result, error) {
 	objects, found, err := r.revisionObjects(ctx, s)
@@ -37,7 +38,7 @@ func (r *Reconciler) readTargets(ctx context.Context, s *scope) (steps.Result, e
 		return steps.StopList, err
 	}
 	for _, m := range objects {
-		if t, ok := targetOf(m); ok {
+		if t, ok := targetOf(m); ok && !t.enveloped {
 			s.targets = append(s.targets, t)
 		}
 	}

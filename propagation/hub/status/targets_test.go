@@ -48,10 +48,13 @@ func TestReadTargets(t *testing.T) {
 		"the delivered revision's Deployment": {delivered: 2, want: []target{webTarget}},
 		"a revision without aggregated kinds": {delivered: 1, stop: true},
 		"a revision not in the cache":         {delivered: 3, stop: true},
+		"a Deployment out of an envelope":     {delivered: 4, stop: true},
 	}
+	enveloped := manifest(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","annotations":{"` +
+		v1alpha1.AnnotationEnvelope + `":"shop/hooks"}}}`)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := &Reconciler{Client: fakeClient(t, rev(1, cmManifest), rev(2, cmManifest, webManifest)), Namespaced: true}
+			r := &Reconciler{Client: fakeClient(t, rev(1, cmManifest), rev(2, cmManifest, webManifest), rev(4, enveloped)), Namespaced: true}
 			s := scopeOf(prop(tc.delivered))
 			got, err := r.readTargets(context.Background(), s)
 			if err != nil || got.Stop != tc.stop {
