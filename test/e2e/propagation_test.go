@@ -100,7 +100,7 @@ func itPropagatesHubObjects(dir *string, up *result) {
 		Expect(r.out).To(MatchRegexp(`(?m)^cluster2\s+1\s+True\s+True`))
 	})
 
-	It("takes the Deployments from both clusters when the propagation is deleted", func() {
+	It("takes the Deployments from both clusters when the propagation is deleted, and leaves the namespace it brought", func() {
 		r := corral(cliTimeout, "propagation", "delete", app, "-n", ns, "--yes", "--kubeconfig", hub())
 		Expect(r.code).To(Equal(0), "%s", r)
 		for _, cluster := range clusters {
@@ -109,6 +109,9 @@ func itPropagatesHubObjects(dir *string, up *result) {
 				g.Expect(r.code).To(Equal(0), "%s", r)
 				g.Expect(r.out).To(BeEmpty(), "the Deployment on %s", cluster)
 			}).WithTimeout(rolloutTimeout).WithPolling(2 * time.Second).Should(Succeed())
+			r := kubectl(managed(cluster), "get", "namespace", ns, "-o", "jsonpath={.status.phase}")
+			Expect(r.code).To(Equal(0), "%s", r)
+			Expect(r.out).To(Equal("Active"), "namespace %s on %s: the cluster may share it, so it stays", ns, cluster)
 		}
 	})
 }

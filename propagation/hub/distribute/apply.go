@@ -111,7 +111,7 @@ func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWo
 	}
 	w.Labels[v1alpha1.LabelRevision] = revision
 	w.Spec.Workload.Manifests = s.parts[part]
-	w.Spec.DeleteOption = deleteOption(s.p.policy.DeletionPolicy)
+	w.Spec.DeleteOption = s.p.deleteOption()
 	w.Spec.ManifestConfigs = nil
 	if configs != nil {
 		w.Spec.ManifestConfigs = configs(s.parts[part])

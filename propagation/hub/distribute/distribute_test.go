@@ -242,11 +242,15 @@ func TestAddsFinalizerFirst(t *testing.T) {
 
 func TestFinalize(t *testing.T) {
 	orphan := &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+	// Under Delete the objects go, but not the Propagation's own namespace,
+	// which its revision brings and the cluster may share.
+	keepNamespace := &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+		SelectivelyOrphan: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: "namespaces", Name: reqWeb.Namespace}}}}
 	cases := map[string]struct {
 		policy v1alpha1.DeletionPolicy
 		want   map[string]*workv1.DeleteOption
 	}{
-		"Delete": {policy: v1alpha1.DeletionPolicyDelete, want: map[string]*workv1.DeleteOption{"c1": nil, "c2": nil}},
+		"Delete": {policy: v1alpha1.DeletionPolicyDelete, want: map[string]*workv1.DeleteOption{"c1": keepNamespace, "c2": keepNamespace}},
 		"Orphan": {policy: v1alpha1.DeletionPolicyOrphan, want: map[string]*workv1.DeleteOption{"c1": orphan, "c2": orphan}},
 	}
 	for name, tc := range cases {

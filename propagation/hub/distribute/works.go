@@ -84,14 +84,14 @@ func (r *Reconciler) deleteWorks(ctx context.Context, p propagation, works []wor
 	return errors.Join(errs...)
 }
 
-// deleteWork deletes a work unless it is going already; with Orphan, it
-// first gives the work deleteOption Orphan if it lacks it, so that the
-// work agent leaves its objects on the cluster.
+// deleteWork deletes a work unless it is going already; it first gives
+// the work the delete option it lacks (deleteOption), so that the work
+// agent leaves on the cluster what it must.
 func (r *Reconciler) deleteWork(ctx context.Context, p propagation, w *workv1.ManifestWork) error {
 	if !w.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	if want := deleteOption(p.policy.DeletionPolicy); want != nil && !equality.Semantic.DeepEqual(w.Spec.DeleteOption, want) {
+	if want := p.deleteOption(); want != nil && !equality.Semantic.DeepEqual(w.Spec.DeleteOption, want) {
 		w = w.DeepCopy()
 		w.Spec.DeleteOption = want
 		if err := r.Client.Update(ctx, w); err != nil {
@@ -108,11 +108,23 @@ func (r *Reconciler) deleteWork(ctx context.Context, p propagation, w *workv1.Ma
 	return nil
 }
 
-// deleteOption is the delete option of works under policy: Orphan, or
-// none (the work agent's default, Foreground deletion of the objects).
-func deleteOption(policy v1alpha1.DeletionPolicy) *workv1.DeleteOption {
-	if policy == v1alpha1.DeletionPolicyOrphan {
+// deleteOption is the delete option of p's works: Orphan under deletion
+// policy Orphan; otherwise the work agent's default, Foreground deletion
+// of the objects, except for a Propagation's own namespace. A
+// Propagation's revision brings its namespace (the selector), and a work
+// agent adopts a namespace the cluster had before it and deletes it with
+// the last work holding it, everything in it included; the namespace is
+// shared by whatever else runs there, so it is orphaned (SelectivelyOrphan)
+// and stays on the cluster, empty of what the propagation delivered.
+func (p propagation) deleteOption() *workv1.DeleteOption {
+	if p.policy.DeletionPolicy == v1alpha1.DeletionPolicyOrphan {
 		return &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+	}
+	if ns := p.obj.GetNamespace(); ns != "" {
+		return &workv1.DeleteOption{
+			PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+			SelectivelyOrphan: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: "namespaces", Name: ns}}},
+		}
 	}
 	return nil
 }
