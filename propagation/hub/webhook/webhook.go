@@ -155,7 +155,7 @@ func writeOf(req admission.Request) (write, admission.Response, bool) {
 	switch req.Kind.Kind {
 	case "Propagation":
 		p, old := &v1alpha1.Propagation{}, &v1alpha1.Propagation{}
-		if resp, done := decodeRequest(req, p, old); done {
+		if resp, done := admissionreview.DecodeRequest(req, p, old); done {
 			return w, resp, true
 		}
 		w.what, w.namespace = fmt.Sprintf("Propagation %s/%s", req.Namespace, req.Name), req.Namespace
@@ -176,7 +176,7 @@ func writeOf(req admission.Request) (write, admission.Response, bool) {
 		w.placements = nil
 	case "ClusterPropagation":
 		p, old := &v1alpha1.ClusterPropagation{}, &v1alpha1.ClusterPropagation{}
-		if resp, done := decodeRequest(req, p, old); done {
+		if resp, done := admissionreview.DecodeRequest(req, p, old); done {
 			return w, resp, true
 		}
 		w.what = "ClusterPropagation " + req.Name
@@ -254,18 +254,4 @@ func containsSelector(sels []selector, s selector) bool {
 		}
 	}
 	return false
-}
-
-// decodeRequest reads the object (and, on update, the old one) of a
-// create or update; done says the response is already decided.
-func decodeRequest(req admission.Request, obj, old any) (admission.Response, bool) {
-	if err := admissionreview.Decode(req.Object.Raw, obj); err != nil {
-		return admissionreview.Invalid("reading the %s: %v", req.Kind.Kind, err), true
-	}
-	if req.Operation == admissionv1.Update {
-		if err := admissionreview.Decode(req.OldObject.Raw, old); err != nil {
-			return admissionreview.Invalid("reading the old %s: %v", req.Kind.Kind, err), true
-		}
-	}
-	return admission.Response{}, false
 }

@@ -99,7 +99,7 @@ type workValidator struct{ executors }
 
 func (v *workValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	work, old := &workv1.ManifestWork{}, &workv1.ManifestWork{}
-	if resp, done := decodeRequest(req, work, old); done {
+	if resp, done := admissionreview.DecodeRequest(req, work, old); done {
 		return resp
 	}
 	if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec, work.Spec) {
@@ -122,7 +122,7 @@ type replicaSetValidator struct{ executors }
 
 func (v *replicaSetValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	set, old := &workv1alpha1.ManifestWorkReplicaSet{}, &workv1alpha1.ManifestWorkReplicaSet{}
-	if resp, done := decodeRequest(req, set, old); done {
+	if resp, done := admissionreview.DecodeRequest(req, set, old); done {
 		return resp
 	}
 	if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec, set.Spec) {
@@ -166,23 +166,4 @@ func (v executors) checkExecutor(ctx context.Context, what string, user authenti
 			what, user.Username, sa.Namespace, sa.Name, ExecuteAsVerb, subject, workv1.GroupName, namespace))
 	}
 	return admission.Allowed("")
-}
-
-// decodeRequest reads the object (and, on update, the old one) of a
-// create or update; done says the response is already decided.
-func decodeRequest(req admission.Request, obj, old any) (admission.Response, bool) {
-	switch req.Operation {
-	case admissionv1.Create, admissionv1.Update:
-	default:
-		return admission.Allowed(""), true
-	}
-	if err := admissionreview.Decode(req.Object.Raw, obj); err != nil {
-		return admissionreview.Invalid("reading the %s: %v", req.Kind.Kind, err), true
-	}
-	if req.Operation == admissionv1.Update {
-		if err := admissionreview.Decode(req.OldObject.Raw, old); err != nil {
-			return admissionreview.Invalid("reading the old %s: %v", req.Kind.Kind, err), true
-		}
-	}
-	return admission.Response{}, false
 }
