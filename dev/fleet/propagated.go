@@ -10,7 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,19 +45,9 @@ func wantsPropagated(opts Options) bool {
 // createPropagated creates the template and its Propagation; what exists
 // already (a reused fleet) is left as it is.
 func createPropagated(ctx context.Context, hub client.Client, progress io.Writer) error {
-	created := 0
-	for _, o := range []client.Object{propagatedDeployment(), propagatedPropagation()} {
-		err := hub.Create(ctx, o)
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("propagated app: creating %T %s: %w", o, o.GetName(), err)
-		}
-		if err == nil {
-			created++
-		}
-	}
-	how := "created"
-	if created == 0 {
-		how = "already there"
+	how, err := createMissing(ctx, hub, "propagated app", propagatedDeployment(), propagatedPropagation())
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(progress, "propagated app: Deployment and Propagation %s/%s on the hub %s\n", SampleNamespace, PropagatedApp, how)
 	return nil

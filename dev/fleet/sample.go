@@ -75,19 +75,9 @@ func deploySample(ctx context.Context, hub client.Client, clusters []string, pro
 		},
 		set,
 	}
-	created := 0
-	for _, o := range objs {
-		err := hub.Create(ctx, o)
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("sample app: creating %T %s: %w", o, o.GetName(), err)
-		}
-		if err == nil {
-			created++
-		}
-	}
-	how := "created"
-	if created == 0 {
-		how = "already there"
+	how, err := createMissing(ctx, hub, "sample app", objs...)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(progress, "sample app: Placement %s/%s and ManifestWorkReplicaSet %s/%s %s\n", SampleNamespace, SampleApp, SampleNamespace, SampleApp, how)
 	works, err := waitSampleReady(ctx, hub, clusters, progress)
@@ -96,6 +86,26 @@ func deploySample(ctx context.Context, hub client.Client, clusters []string, pro
 	}
 	workcli.PrintTable(progress, works)
 	return nil
+}
+
+// createMissing creates objs on the hub, leaving those that exist (a
+// reused fleet) as they are, and says "created", or "already there" when
+// all were; what names the sample in an error.
+func createMissing(ctx context.Context, hub client.Client, what string, objs ...client.Object) (string, error) {
+	created := 0
+	for _, o := range objs {
+		err := hub.Create(ctx, o)
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return "", fmt.Errorf("%s: creating %T %s: %w", what, o, o.GetName(), err)
+		}
+		if err == nil {
+			created++
+		}
+	}
+	if created == 0 {
+		return "already there", nil
+	}
+	return "created", nil
 }
 
 // samplePort is the port the sample app serves on.

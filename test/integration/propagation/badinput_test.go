@@ -8,13 +8,10 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 )
@@ -23,15 +20,7 @@ import (
 // does not exist and a pin to a revision that does not exist are each a
 // condition in one line, and no work anywhere changes.
 var _ = Describe("the distributor, given bad input,", Ordered, func() {
-	BeforeAll(func(ctx context.Context) {
-		ctrl.SetLogger(GinkgoLogr)
-		scheme := runtime.NewScheme()
-		Expect(distribute.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(distribute.SetupWithManager(mgr, distribute.Options{})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
-	})
+	BeforeAll(func() { startDistributor(distribute.Options{}) })
 
 	It("says a Placement does not exist, writes no work, and delivers once it does", func(ctx context.Context) {
 		ns := freshNamespace(ctx)

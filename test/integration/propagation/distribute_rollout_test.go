@@ -11,14 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -198,20 +196,6 @@ var _ = Describe("distribute, rollouts in time", Ordered, func() {
 		})
 	}
 })
-
-// startDistributor runs the distribute controllers with opts on a
-// manager of their own until the container ends.
-func startDistributor(opts distribute.Options) {
-	GinkgoHelper()
-	By("starting a manager with the distribute controllers")
-	ctrl.SetLogger(GinkgoLogr)
-	scheme := runtime.NewScheme()
-	Expect(distribute.AddToScheme(scheme)).To(Succeed())
-	mgr := newManager(scheme)
-	Expect(distribute.SetupWithManager(mgr, opts)).To(Succeed())
-	stop := testenv.Go(context.Background(), mgr.Start)
-	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
-}
 
 // onlyOne waits until exactly one cluster has ns/name's work of
 // revision, and says which.

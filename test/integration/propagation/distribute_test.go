@@ -11,13 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
@@ -31,16 +29,7 @@ const (
 )
 
 var _ = Describe("distribute", Ordered, func() {
-	BeforeAll(func(ctx context.Context) {
-		By("starting a manager with the distribute controllers")
-		ctrl.SetLogger(GinkgoLogr)
-		scheme := runtime.NewScheme()
-		Expect(distribute.AddToScheme(scheme)).To(Succeed())
-		mgr := newManager(scheme)
-		Expect(distribute.SetupWithManager(mgr, distribute.Options{})).To(Succeed())
-		stop := testenv.Go(context.Background(), mgr.Start)
-		DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
-	})
+	BeforeAll(func() { startDistributor(distribute.Options{}) })
 
 	It("delivers the newest revision, follows a pin, and cleans up when deleted", func(ctx context.Context) {
 		ns := freshNamespace(ctx)

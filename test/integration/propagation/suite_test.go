@@ -30,6 +30,7 @@ import (
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub"
+	"github.com/corral-dev/corral/propagation/hub/distribute"
 )
 
 func TestPropagation(t *testing.T) {
@@ -96,4 +97,18 @@ func startHubHalf() {
 	Expect(hub.SetupWithManager(mgr, hub.Options{})).To(Succeed())
 	stop := testenv.Go(context.Background(), mgr.Start)
 	DeferCleanup(func() { Expect(stop(30 * time.Second)).To(Succeed()) })
+}
+
+// startDistributor runs the distribute controllers with opts on a
+// manager of their own until the container ends.
+func startDistributor(opts distribute.Options) {
+	GinkgoHelper()
+	By("starting a manager with the distribute controllers")
+	ctrl.SetLogger(GinkgoLogr)
+	scheme := runtime.NewScheme()
+	Expect(distribute.AddToScheme(scheme)).To(Succeed())
+	mgr := newManager(scheme)
+	Expect(distribute.SetupWithManager(mgr, opts)).To(Succeed())
+	stop := testenv.Go(context.Background(), mgr.Start)
+	DeferCleanup(func() { Expect(stop(time.Minute)).To(Succeed()) })
 }
