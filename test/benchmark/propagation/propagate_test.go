@@ -31,7 +31,10 @@
 // same run.
 //
 //	make kube-tools build
-//	go test ./test/benchmark/propagation -run x -bench . -benchtime 1x
+//	go test ./test/benchmark/propagation -run x -bench . -benchtime 1x -v
+//
+// (-v: without it the testing package keeps only the first lines each
+// benchmark logs.)
 //
 // CORRAL_BENCH_PROFILE_DIR=/tmp also writes CPU profiles of the API
 // server over the first seconds of each phase, and with
