@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -49,4 +50,21 @@ func FloorWorkers(def int) int {
 		return n
 	}
 	return def
+}
+
+// FloorSweep are the writer counts a floor benchmark is run at, one run
+// each: def unless $FLOOR_WORKERS lists others (comma-separated). The
+// floor is the fastest of them, reported with its count: a floor measured
+// at one concurrency only may be beaten by the component at another.
+func FloorSweep(def ...int) []int {
+	var out []int
+	for _, s := range strings.Split(os.Getenv("FLOOR_WORKERS"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return def
+	}
+	return out
 }
