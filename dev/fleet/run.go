@@ -234,9 +234,14 @@ func startAll(ctx context.Context, opts Options, state *State, nodes *nodeSetup)
 			Name: cs.Name, Profile: cs.Profile, Dir: cs.Dir, BinDir: opts.BinDir,
 			Nodes: opts.Nodes, Reuse: opts.Reuse, Progress: opts.Progress,
 		}
-		if nodes != nil && hubNode(opts, cs.Profile) {
+		switch {
+		case nodes != nil && hubNode(opts, cs.Profile):
 			nn := nodes.network.Node(i, localcluster.NodeName(cs.Name))
 			o.RealNode, o.Images = &nn, nodes.images
+		case nodes != nil:
+			// The hub without a node: its addons' agents, in pods on the
+			// managed clusters' nodes, still reach it on the network.
+			o.HostIP = nodes.network.HostIP()
 		}
 		wg.Go(func() { clusters[i], errs[i] = localcluster.Start(ctx, o) })
 	}

@@ -164,8 +164,8 @@ func (c *Cluster) startControlPlane(ctx context.Context, apiserver int) error {
 		return err
 	}
 	p := ports{host: "127.0.0.1", etcdClient: nums[0], etcdPeer: nums[1], apiserver: nums[2], kcm: nums[3], scheduler: nums[4], kwok: nums[5]}
-	if c.opts.RealNode != nil {
-		p.host = c.opts.RealNode.Network.HostIP()
+	if ip := c.opts.hostIP(); ip != "" {
+		p.host = ip
 	}
 	if apiserver != 0 {
 		p.apiserver = apiserver

@@ -58,12 +58,21 @@ func (o Options) nodeIdentities() []identity {
 	return []identity{kubeletIdentity(NodeName(o.Name)), proxyIdentity}
 }
 
+// hostIP is the network address the API server listens on: the real
+// node's network's host address, or HostIP; "" means loopback only.
+func (o Options) hostIP() string {
+	if o.RealNode != nil {
+		return o.RealNode.Network.HostIP()
+	}
+	return o.HostIP
+}
+
 // nodeIPs are the addresses the API server's certificate must cover.
 func (o Options) nodeIPs() []net.IP {
-	if o.RealNode == nil {
+	if o.hostIP() == "" {
 		return nil
 	}
-	return []net.IP{net.ParseIP(o.RealNode.Network.HostIP())}
+	return []net.IP{net.ParseIP(o.hostIP())}
 }
 
 func kubeletIdentity(node string) identity {

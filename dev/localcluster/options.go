@@ -62,6 +62,11 @@ type Options struct {
 	// on loopback; and kwok's nodes are tainted (KwokToleration), so that
 	// what does not ask for them runs on the real node.
 	RealNode *realnode.NodeNet
+	// HostIP, without a RealNode, is a fleet network's host address for
+	// the API server to listen on, instead of loopback, so that the pods
+	// of the other clusters' real nodes reach it (a hub without a node of
+	// its own, whose addons' agents run on the managed clusters).
+	HostIP string
 	// Images are image archives the real node imports before it starts.
 	Images []string
 	// Progress receives one line per step, for people; nil discards them.
