@@ -145,17 +145,23 @@ func runFramework(ctx context.Context, mgr ctrl.Manager, builtins []addons.Addon
 	if err != nil {
 		return err
 	}
-	for _, a := range builtins {
-		if a.HubOnly() {
-			// No agent registers, so no lease would ever say it is
-			// Available: the framework has nothing to do for it.
-			continue
-		}
+	withAgents := addons.WithAgents(builtins)
+	if len(withAgents) == 0 {
+		// Only hub-only addons: no agent registers, so the framework has
+		// nothing to do. Started with no agent, its informers would ask
+		// for works and CSRs with an empty label selector, which the API
+		// server refuses, and after ten minutes its cache sync fails and
+		// ends the hub (found by test/benchmark/propagation running
+		// `corral hub --addons propagation`).
+		<-ctx.Done()
+		return nil
+	}
+	for _, a := range withAgents {
 		if err := framework.AddAgent(newBuiltinAgent(a, kube, addonClient)); err != nil {
 			return fmt.Errorf("adding addon %s to the addon framework: %w", a.Name, err)
 		}
 	}
-	ctrl.LoggerFrom(ctx).Info("Starting the addon framework", "addons", addons.Names(builtins))
+	ctrl.LoggerFrom(ctx).Info("Starting the addon framework", "addons", addons.Names(withAgents))
 	if err := framework.Start(ctx); err != nil {
 		return fmt.Errorf("starting the addon framework: %w", err)
 	}
