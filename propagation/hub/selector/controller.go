@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -85,8 +87,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("propagation-selector").
-		For(&v1alpha1.Propagation{}).
-		Watches(&v1alpha1.ClusterPropagation{}, &handler.EnqueueRequestForObject{}).
+		// Only a spec change (or a new or deleted propagation) changes
+		// what it selects: the status writes of the distributor and the
+		// status controller, three or more per propagation and rollout,
+		// do not re-select.
+		For(&v1alpha1.Propagation{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.ClusterPropagation{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
 		Build(r)
 	if err != nil {
