@@ -19,6 +19,7 @@ import (
 	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
 var now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -30,6 +31,7 @@ func fakeClient(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) cl
 		t.Fatal(err)
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithInterceptorFuncs(funcs).
+		WithIndex(&workv1.ManifestWork{}, workindex.Field, workindex.KeyOf).
 		WithStatusSubresource(&v1alpha1.Propagation{}, &v1alpha1.ClusterPropagation{}).Build()
 }
 

@@ -102,7 +102,8 @@ func (p propagation) workSelector() labels.Selector {
 	return sel.Add(*req)
 }
 
-// works lists p's works through reader.
+// works lists p's works through reader by their labels: the API server
+// (Live) has no index of them (the cache's is workindex).
 func (p propagation) works(ctx context.Context, reader client.Reader) ([]workv1.ManifestWork, error) {
 	list := &workv1.ManifestWorkList{}
 	if err := reader.List(ctx, list, client.MatchingLabelsSelector{Selector: p.workSelector()}); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
 // addFinalizer puts the propagation's finalizer on first: its works are
@@ -36,7 +37,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 // listWorks finds the propagation's works, in every cluster namespace, by
 // its labels, in the cache.
 func (r *Reconciler) listWorks(ctx context.Context, s *scope) (steps.Result, error) {
-	works, err := s.p.works(ctx, r.Client)
+	works, err := workindex.List(ctx, r.Client, s.p.obj.GetNamespace(), s.p.obj.GetName(), false)
 	if err != nil {
 		return steps.StopList, err
 	}

@@ -4,20 +4,19 @@ import (
 	"context"
 	"errors"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/corral-dev/corral/internal/coalesce"
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
 // DefaultWorkers is how many propagations of each kind are reconciled at
@@ -43,6 +42,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		opts.Workers = DefaultWorkers
 	}
 	if err := AddToScheme(mgr.GetScheme()); err != nil {
+		return err
+	}
+	if err := workindex.Register(mgr); err != nil {
 		return err
 	}
 	for _, namespaced := range []bool{true, false} {
@@ -74,7 +76,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		For(obj).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(r.ofWork)).
+		Watches(&workv1.ManifestWork{}, coalesce.Requests(r.ofWork)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -104,18 +106,6 @@ type scope struct {
 }
 
 func (s *scope) namespaced() bool { return s.obj.GetNamespace() != "" }
-
-// workSelector selects the propagation's works in every cluster
-// namespace; a ClusterPropagation's are those without a namespace label.
-func (s *scope) workSelector() labels.Selector {
-	sel := labels.SelectorFromSet(labels.Set{v1alpha1.LabelPropagation: s.obj.GetName()})
-	op, values := selection.DoesNotExist, []string(nil)
-	if s.namespaced() {
-		op, values = selection.Equals, []string{s.obj.GetNamespace()}
-	}
-	req, _ := labels.NewRequirement(v1alpha1.LabelPropagationNamespace, op, values)
-	return sel.Add(*req)
-}
 
 // Reconcile aggregates the status of one propagation's templates: the
 // delivered revision's targets, the clusters' members, the templates'

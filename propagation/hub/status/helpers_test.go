@@ -16,6 +16,7 @@ import (
 	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
 func fakeClient(t *testing.T, objs ...client.Object) client.Client {
@@ -28,6 +29,7 @@ func fakeClient(t *testing.T, objs ...client.Object) client.Client {
 		t.Fatal(err)
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
+		WithIndex(&workv1.ManifestWork{}, workindex.Field, workindex.KeyOf).
 		WithStatusSubresource(&v1alpha1.Propagation{}, &appsv1.Deployment{}).Build()
 }
 

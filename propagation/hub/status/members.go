@@ -8,11 +8,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	workv1 "open-cluster-management.io/api/work/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
 // collectMembers reads, for each target, each cluster's member from the
@@ -20,16 +20,17 @@ import (
 // those holding a work that is not being deleted. A target one of whose
 // members cannot be read is left out (nil), and said so.
 func (r *Reconciler) collectMembers(ctx context.Context, s *scope) (steps.Result, error) {
-	list := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.workSelector()}); err != nil {
-		return steps.StopList, fmt.Errorf("listing the propagation's ManifestWorks: %w", err)
+	// Read only: the works are the cache's own.
+	works, err := workindex.List(ctx, r.Client, s.obj.GetNamespace(), s.obj.GetName(), true)
+	if err != nil {
+		return steps.StopList, err
 	}
 	byCluster := map[string][]*workv1.ManifestWork{}
 	for _, c := range s.status.Clusters {
 		byCluster[c.Cluster] = nil
 	}
-	for i := range list.Items {
-		w := &list.Items[i]
+	for i := range works {
+		w := &works[i]
 		if w.DeletionTimestamp.IsZero() {
 			byCluster[w.Namespace] = append(byCluster[w.Namespace], w)
 		}

@@ -1,5 +1,5 @@
 // Package propagation_test measures the propagation addon's hub half,
-// `corral hub --addons propagation,work --no-registration` with its defaults,
+// `corral hub --addons propagation --no-registration` with its defaults,
 // run as its own process on a local hub control plane (issue 32's
 // workload):
 //
@@ -219,7 +219,7 @@ func (h *hub) start(_ context.Context, b *testing.B, f *fixture) {
 	b.Helper()
 	addr := setup.FreeAddr(b)
 	h.metrics = "http://" + addr + "/metrics"
-	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "propagation,work", "--no-registration",
+	args := []string{"hub", "--kubeconfig", f.Kubeconfig, "--addons", "propagation", "--no-registration",
 		"--leader-elect=false", "--webhook-port=0", "--metrics-bind-address", addr}
 	h.proc = setup.StartProcess(b, "propagation", "hub.log", setup.Corral(b), append(args, measure.PprofFlags()...)...)
 	waitStarted(b, h.proc, controllers)
