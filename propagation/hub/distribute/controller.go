@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/corral-dev/corral/internal/coalesce"
 	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -124,7 +123,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager, workers int) error {
 		Named(name).
 		For(r.newObject(), builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, finalizing{}))).
 		Watches(r.newRevision(), handler.EnqueueRequestsFromMapFunc(r.ofRevision)).
-		Watches(&workv1.ManifestWork{}, coalesce.Requests(r.ofWork)).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(r.ofWork)).
 		WatchesRawSource(r.recheck.Source()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
 	return rollout.WatchPlacements(b, r.naming).Complete(r)
