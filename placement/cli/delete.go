@@ -142,7 +142,9 @@ func (o *DeleteOptions) Effect(ctx context.Context) (confirm.Effect, error) {
 		return e, fmt.Errorf("listing ManifestWorkReplicaSets in %s: %w", o.Namespace, err)
 	}
 	for _, s := range sets.Items {
-		if slices.ContainsFunc(s.Spec.PlacementRefs, func(r workv1alpha1.LocalPlacementReference) bool { return r.Name == o.Name }) {
+		// One being deleted takes its works away itself (work delete
+		// returns before its finalizer has): it follows nothing any more.
+		if s.DeletionTimestamp.IsZero() && slices.ContainsFunc(s.Spec.PlacementRefs, func(r workv1alpha1.LocalPlacementReference) bool { return r.Name == o.Name }) {
 			e.Removes = append(e.Removes, fmt.Sprintf("manifestworkreplicaset %s/%s stops following the placement: its works%s stay, but are no longer rolled out or withdrawn by it (PlacementVerified goes False)",
 				s.Namespace, s.Name, on))
 		}

@@ -293,9 +293,13 @@ func TestGetRefusals(t *testing.T) {
 }
 
 // delivering is hub with a ManifestWorkReplicaSet and an addon strategy
-// following apps/web, and one set following another placement.
+// following apps/web, one set following another placement, and one
+// following apps/web that is being deleted (its own finalizer holds it).
 func delivering(t *testing.T) client.WithWatch {
 	return hubBuilder(t).WithObjects(
+		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "going",
+			DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{"cluster.open-cluster-management.io/manifest-work-cleanup"}},
+			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: "web"}}}},
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "site"},
 			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: "web"}}}},
 		&workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "other"},
