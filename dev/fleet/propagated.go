@@ -30,7 +30,7 @@ import (
 // is the clusters' summed, which is what `kubectl rollout status` on the
 // hub reads.
 const (
-	PropagatedApp = "web"
+	PropagatedApp = "hello-hub"
 	// PropagatedReplicas is the template's replicas: each cluster runs
 	// that many.
 	PropagatedReplicas = 2

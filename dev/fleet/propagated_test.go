@@ -64,7 +64,7 @@ func TestPropagatedCreatesTemplateAndPropagationAndWaitsForRolloutStatus(t *test
 	if err := waitRolledOut(ctx, c, &progress); err != nil {
 		t.Fatalf("waitRolledOut: %v\n%s", err, progress.String())
 	}
-	want := `kubectl rollout status deployment/web on the hub: deployment "web" successfully rolled out`
+	want := `kubectl rollout status deployment/hello-hub on the hub: deployment "hello-hub" successfully rolled out`
 	if !strings.Contains(progress.String(), want) {
 		t.Errorf("progress lacks %q:\n%s", want, progress.String())
 	}

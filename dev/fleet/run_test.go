@@ -45,8 +45,8 @@ func TestHowto(t *testing.T) {
 		"kubectl --kubeconfig /f/cluster1/kubeconfig get nodes",
 		corralCommand() + " dev status --dir /f",
 		corralCommand() + " dev down --dir /f",
-		"kubectl --kubeconfig /f/hub/kubeconfig -n default rollout status deployment/web",
-		corralCommand() + " propagation get web -n default",
+		"kubectl --kubeconfig /f/hub/kubeconfig -n default rollout status deployment/hello-hub",
+		corralCommand() + " propagation get hello-hub -n default",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Howto() does not contain %q:\n%s", want, got)
