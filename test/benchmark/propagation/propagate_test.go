@@ -200,14 +200,7 @@ func BenchmarkPropagate(b *testing.B) {
 }
 
 // hub is corral's hub with only the propagation addon's hub half, its
-// defaults but for leader election (one copy) and webhooks. The work
-// addon's hub half runs beside it: with only hub-only addons the hub
-// starts the addon framework with no agent, whose informers' empty label
-// selector the API server refuses, and after 10 minutes of that the
-// framework exits the process ("unable to sync caches for
-// addon-deploy-controller"). The work addon's hub half only maps works
-// to ManifestWorkReplicaSets (none here) and to their TTL, from the same
-// cache.
+// defaults but for leader election (one copy) and webhooks.
 type hub struct {
 	proc    *setup.Process
 	metrics string

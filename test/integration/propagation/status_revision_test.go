@@ -32,17 +32,23 @@ var _ = Describe("aggregated status, outdated members", Ordered, func() {
 		Expect(c.Create(ctx, newPropagation(ns, "web", nil,
 			v1alpha1.ResourceSelector{Group: "apps", Version: "v1", Kind: "Deployment", Name: "web"}))).To(Succeed())
 		work := distribute.WorkName(ns, "web", 0)
+		// caughtUp waits until the template's status is current with ready
+		// replicas.
+		caughtUp := func(ready int) {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				got := &appsv1.Deployment{}
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(dep), got)).To(Succeed())
+				g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+				g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(ready))
+			}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		}
 		Eventually(worksOf).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).WithPolling(poll).
 			Should(Equal(map[string]string{c1: "1"}))
 
 		By("revision 1 fed back by an object labelled 1: caught up")
 		feed(ctx, c1, work, deploymentMeta(ns), deploymentValues(1, 2))
-		Eventually(func(g Gomega) {
-			got := &appsv1.Deployment{}
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(dep), got)).To(Succeed())
-			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
-			g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(2))
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		caughtUp(2)
 
 		By("a new image: revision 2, its work applied, but the object still fed back as labelled 1")
 		Eventually(func(g Gomega) {
@@ -69,12 +75,7 @@ var _ = Describe("aggregated status, outdated members", Ordered, func() {
 
 		By("the object fed back as labelled 2: caught up")
 		feed(ctx, c1, work, deploymentMeta(ns), deploymentValues(2, 2))
-		Eventually(func(g Gomega) {
-			got := &appsv1.Deployment{}
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(dep), got)).To(Succeed())
-			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
-			g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(2))
-		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		caughtUp(2)
 	})
 })
 
