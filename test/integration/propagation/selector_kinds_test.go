@@ -235,9 +235,14 @@ func expectBlocked(ctx context.Context, ns, name, reason, message string) {
 	Eventually(selectedCondition).WithContext(ctx).WithArguments(ns, name).WithTimeout(eventually).Should(And(
 		HaveField("Status", metav1.ConditionFalse), HaveField("Reason", reason), HaveField("Message", message)))
 	Expect(revisionNumbers(ctx, ns, name)).To(Equal([]int64{1}))
-	p := &v1alpha1.Propagation{}
-	Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-	Expect(p.Status.CurrentRevision).To(BeEquivalentTo(1))
+	// currentRevision may trail: when the selector's first status write
+	// conflicts, its next reconcile can run before its cache holds the
+	// revision it just created; the retry writes it.
+	Eventually(func(g Gomega) {
+		p := &v1alpha1.Propagation{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
+		g.Expect(p.Status.CurrentRevision).To(BeEquivalentTo(1))
+	}).WithTimeout(eventually).Should(Succeed())
 }
 
 // decode is a manifest as an object.
