@@ -45,7 +45,8 @@
 // again every UnknownKindRetry.
 //
 // It writes (Cluster)PropagationRevisions and, in the propagations'
-// status, the Selected condition, currentRevision and observedGeneration.
-// deliveredRevision, objects, the clusters and the other conditions are
-// the distributing controller's.
+// status, the Selected condition and observedGeneration.
+// currentRevision, deliveredRevision, objects, the clusters and the other
+// conditions are the distributing controller's, which a new revision
+// brings to the propagation.
 package selector

@@ -18,10 +18,17 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, 
 	return steps.Continue, r.writeStatus(ctx, s)
 }
 
-// writeStatus writes the Selected condition, currentRevision and
-// observedGeneration, once, when they changed. The patch carries the
-// resourceVersion read: the other conditions are the distributing
-// controller's, and a conflict looks again rather than overwrite them.
+// writeStatus writes the Selected condition and observedGeneration, once,
+// when they changed. The patch carries the resourceVersion read: the other
+// conditions are the distributing controller's, and a conflict looks
+// again rather than overwrite them.
+//
+// currentRevision is the distributor's too: a new revision brings the
+// propagation to it, and it writes the revision with the status it
+// derives from it. So an edit of a selected object costs one status
+// write, not two (test/benchmark/propagation: 1000 PATCHes fewer per
+// 1000 templates edited), and currentRevision never names a revision the
+// distributor's cache does not hold yet.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 	gen := s.obj.GetGeneration()
 	if s.selected != nil {
@@ -31,12 +38,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 			if len(s.objects) == 1 {
 				objects = "object"
 			}
-			s.selected.Message = fmt.Sprintf("revision %d holds %d %s%s", s.newest(), len(s.objects), objects, s.skippedSuffix())
+			s.selected.Message = fmt.Sprintf("%d %s selected%s", len(s.objects), objects, s.skippedSuffix())
 		}
 		meta.SetStatusCondition(&s.status.Conditions, *s.selected)
-	}
-	if len(s.revisions) > 0 {
-		s.status.CurrentRevision = s.newest()
 	}
 	s.status.ObservedGeneration = gen
 	if equality.Semantic.DeepEqual(statusOf(s.original), *s.status) {
@@ -45,6 +49,6 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 	if err := r.Client.Status().Patch(ctx, s.obj, client.MergeFromWithOptions(s.original, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("updating the status: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).V(4).Info("Updated the status", "currentRevision", s.status.CurrentRevision)
+	ctrl.LoggerFrom(ctx).V(4).Info("Updated the status", "selected", s.selected)
 	return nil
 }

@@ -27,13 +27,13 @@ func TestUpdateStatus(t *testing.T) {
 		wantCurrent int64
 		wantWrite   bool
 	}{
-		"selected: the newest revision and what it holds": {
+		"selected: what it holds; currentRevision is the distributor's": {
 			selected: selected, objects: 2, skipped: []string{"ConfigMap shop/kube-root-ca.crt: x"}, revisions: []int64{1, 2},
-			wantMessage: "revision 2 holds 2 objects; skipped: ConfigMap shop/kube-root-ca.crt: x", wantCurrent: 2, wantWrite: true,
+			wantMessage: "2 objects selected; skipped: ConfigMap shop/kube-root-ca.crt: x", wantWrite: true,
 		},
 		"one object": {
 			selected: selected, objects: 1, revisions: []int64{1},
-			wantMessage: "revision 1 holds 1 object", wantCurrent: 1, wantWrite: true,
+			wantMessage: "1 object selected", wantWrite: true,
 		},
 		"blocked: the current revision stays": {
 			before:   v1alpha1.PropagationStatus{CurrentRevision: 4, ObservedGeneration: 2},
@@ -41,10 +41,17 @@ func TestUpdateStatus(t *testing.T) {
 		},
 		"nothing changed: no write": {
 			before: v1alpha1.PropagationStatus{CurrentRevision: 1, ObservedGeneration: 3, Conditions: []metav1.Condition{{
-				Type: v1alpha1.ConditionSelected, Status: metav1.ConditionTrue, Reason: ReasonSelected, Message: "revision 1 holds 1 object", ObservedGeneration: 3,
+				Type: v1alpha1.ConditionSelected, Status: metav1.ConditionTrue, Reason: ReasonSelected, Message: "1 object selected", ObservedGeneration: 3,
 			}}},
 			selected: selected, objects: 1, revisions: []int64{1},
-			wantMessage: "revision 1 holds 1 object", wantCurrent: 1,
+			wantMessage: "1 object selected", wantCurrent: 1,
+		},
+		"a new revision alone: no write, the distributor writes it": {
+			before: v1alpha1.PropagationStatus{CurrentRevision: 1, ObservedGeneration: 3, Conditions: []metav1.Condition{{
+				Type: v1alpha1.ConditionSelected, Status: metav1.ConditionTrue, Reason: ReasonSelected, Message: "1 object selected", ObservedGeneration: 3,
+			}}},
+			selected: selected, objects: 1, revisions: []int64{1, 2},
+			wantMessage: "1 object selected", wantCurrent: 1,
 		},
 	}
 	for name, tc := range cases {

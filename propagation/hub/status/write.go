@@ -17,7 +17,8 @@ import (
 
 // writeStatus writes each target's aggregated status into its template's
 // /status, when it differs from the template's, guarded by the
-// resourceVersion read. A template no longer on the hub is skipped.
+// resourceVersion read: a template read stale from the cache conflicts,
+// and is looked at again. A template no longer on the hub is skipped.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	var errs []error
 	for i, t := range s.targets {
@@ -34,7 +35,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, e
 func (r *Reconciler) writeOne(ctx context.Context, t target, members map[string]aggregate.Member) error {
 	tmpl := &unstructured.Unstructured{}
 	tmpl.SetGroupVersionKind(t.gvk)
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: t.id.Namespace, Name: t.id.Name}, tmpl); err != nil {
+	var templates client.Reader = r.Client
+	if r.Templates != nil {
+		templates = r.Templates
+	}
+	if err := templates.Get(ctx, client.ObjectKey{Namespace: t.id.Namespace, Name: t.id.Name}, tmpl); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	want, err := aggregate.Status(tmpl, members)
