@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	"open-cluster-management.io/addon-framework/pkg/lease"
 	addonv1alpha1 "open-cluster-management.io/api/addon/v1alpha1"
@@ -56,6 +57,12 @@ type Addon struct {
 	// enable --config` refuses it up front rather than the hub half later;
 	// nil accepts any.
 	ValidateDeploymentConfig func(spec addonv1alpha1.AddOnDeploymentConfigSpec) error
+	// HubCache trims the hub half's own objects in the hub's shared
+	// cache: by type, a transform each object of the type goes through
+	// as it arrives (after its managedFields are stripped), which must
+	// leave the objects that are not the addon's as they are. nil for
+	// none.
+	HubCache map[client.Object]toolscache.TransformFunc
 }
 
 // ValidatingWebhook is a validating admission webhook an addon's hub half

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -274,7 +276,17 @@ func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	scheme, err := hub.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	// The types of the addons' HubCache: ManifestWork (the propagation
+	// addon's), which the cache must know before the addons add theirs.
+	if err := workv1.Install(scheme); err != nil {
+		return nil, err
+	}
 	mgr, err := hub.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
 		Logger:                  ctrl.LoggerFrom(ctx),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
@@ -288,6 +300,7 @@ func (o *Options) Manager(ctx context.Context) (ctrl.Manager, error) {
 		// In-process callers (the dev fleet, the suites) may run a hub
 		// again, or two, in one process: the controllers' names repeat.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:      cache.Options{ByObject: addons.HubCache(o.selected)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the hub's controllers: %w", err)

@@ -30,6 +30,7 @@ func Addon() addons.Addon {
 		},
 		// Served and registered only by a hub running this hub half.
 		HubWebhooks: webhook.Webhooks,
+		HubCache:    hub.CacheTransforms(),
 	}
 }
 

@@ -6,11 +6,15 @@ package hub
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 	"github.com/corral-dev/corral/propagation/hub/selector"
 	"github.com/corral-dev/corral/propagation/hub/status"
+	"github.com/corral-dev/corral/propagation/hub/worktrim"
 )
 
 // Options configure the propagation addon's hub half.
@@ -21,6 +25,12 @@ type Options struct {
 	// Uncached are kinds the hub's cache holds only some objects of: the
 	// selector reads them from the API server.
 	Uncached []schema.GroupKind
+}
+
+// CacheTransforms trim the propagations' ManifestWorks in the hub's
+// shared cache (worktrim): addons.Addon.HubCache.
+func CacheTransforms() map[client.Object]toolscache.TransformFunc {
+	return map[client.Object]toolscache.TransformFunc{&workv1.ManifestWork{}: worktrim.Transform}
 }
 
 // SetupWithManager registers the hub half's controllers with mgr, which

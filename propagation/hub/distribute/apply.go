@@ -1,12 +1,9 @@
 package distribute
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/worktrim"
 )
 
 // applyCluster makes the cluster's works those of the delivered revision:
@@ -60,6 +58,7 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, pa
 		case err == nil:
 			log.V(1).Info("Created a ManifestWork", "work", klog.KObj(w), "revision", s.delivered.number)
 			s.works = append(s.works, *w)
+			s.wroteWorks = true
 			return nil
 		case apierrors.IsNotFound(err):
 			return fmt.Errorf("creating ManifestWork %s/%s: cluster namespace %s does not exist", cluster, w.Name, cluster)
@@ -76,25 +75,27 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, pa
 		current = found
 	}
 	w := s.desiredWork(cluster, part, current, r.ManifestConfigs)
-	if sameWork(current, w) {
-		return nil
+	if same, err := sameWork(current, w); same || err != nil {
+		return err
 	}
 	if err := r.Client.Update(ctx, w); err != nil {
 		return fmt.Errorf("updating ManifestWork %s/%s: %w", cluster, w.Name, err)
 	}
 	log.V(1).Info("Updated a ManifestWork", "work", klog.KObj(w), "revision", s.delivered.number, "from", revisionOf(current))
 	s.replaceWork(w)
+	s.wroteWorks = true
 	return nil
 }
 
-// desiredWork is the part's work on the cluster: current (when given)
-// with the propagation's labels, the delivered revision's label, the
-// part's manifests and the delete option of the deletionPolicy; and the
-// time it is given a revision it did not carry.
+// desiredWork is the part's work on the cluster: current (when given,
+// its worktrim.Writable copy) with the propagation's labels, the
+// delivered revision's label, the part's manifests and the delete option
+// of the deletionPolicy; and the time it is given a revision it did not
+// carry.
 func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWork, configs func([]workv1.Manifest) []workv1.ManifestConfigOption) *workv1.ManifestWork {
 	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: s.p.workName(part)}}
 	if current != nil {
-		w = current.DeepCopy()
+		w = worktrim.Writable(current)
 	}
 	if w.Labels == nil {
 		w.Labels = map[string]string{}
@@ -119,36 +120,20 @@ func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWo
 	return w
 }
 
-// sameWork says the work as it is (current) needs no write to be want:
-// the same labels, annotations and spec, the manifests compared as JSON
-// (the API server may give them back re-encoded).
-func sameWork(current, want *workv1.ManifestWork) bool {
-	if !equality.Semantic.DeepEqual(current.Labels, want.Labels) || !equality.Semantic.DeepEqual(current.Annotations, want.Annotations) {
-		return false
+// sameWork says the work as it is (current, trimmed by worktrim or not)
+// needs no write to be want: the same labels, annotations and spec, by
+// its hash.
+func sameWork(current, want *workv1.ManifestWork) (bool, error) {
+	have := worktrim.Writable(current)
+	if !equality.Semantic.DeepEqual(have.Labels, want.Labels) || !equality.Semantic.DeepEqual(have.Annotations, want.Annotations) {
+		return false, nil
 	}
-	a, b := current.Spec.DeepCopy(), want.Spec.DeepCopy()
-	if !sameManifests(a.Workload.Manifests, b.Workload.Manifests) {
-		return false
+	a, err := worktrim.SpecHash(current)
+	if err != nil {
+		return false, err
 	}
-	a.Workload.Manifests, b.Workload.Manifests = nil, nil
-	return equality.Semantic.DeepEqual(a, b)
-}
-
-// sameManifests compares manifests byte for byte, or else as JSON values.
-func sameManifests(a, b []workv1.Manifest) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if bytes.Equal(a[i].Raw, b[i].Raw) {
-			continue
-		}
-		var x, y any
-		if json.Unmarshal(a[i].Raw, &x) != nil || json.Unmarshal(b[i].Raw, &y) != nil || !reflect.DeepEqual(x, y) {
-			return false
-		}
-	}
-	return true
+	b, err := worktrim.HashSpec(&want.Spec)
+	return a == b, err
 }
 
 // replaceWork puts w in place of the scope's copy of it.

@@ -51,6 +51,10 @@ type Options struct {
 	// carrying manifests (status feedback for aggregated status); they
 	// are compared as given, so give them as the API server defaults them.
 	ManifestConfigs func(manifests []workv1.Manifest) []workv1.ManifestConfigOption
+	// ProgressInterval is how long the status of a propagation in
+	// progress waits after its last write; 0 is DefaultProgressInterval,
+	// negative writes every change at once.
+	ProgressInterval time.Duration
 }
 
 // AddToScheme adds the types the controllers read and write.
@@ -68,6 +72,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	if opts.ProgressInterval == 0 {
+		opts.ProgressInterval = DefaultProgressInterval
+	}
 	if err := AddToScheme(mgr.GetScheme()); err != nil {
 		return err
 	}
@@ -80,7 +87,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	for _, namespaced := range []bool{true, false} {
-		r := &Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Clock: opts.Clock, Namespaced: namespaced, ManifestConfigs: opts.ManifestConfigs}
+		r := &Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Clock: opts.Clock, Namespaced: namespaced, ManifestConfigs: opts.ManifestConfigs,
+			pace: newPacer(opts.ProgressInterval)}
 		if err := r.setup(mgr, opts.Workers); err != nil {
 			return err
 		}
@@ -104,6 +112,9 @@ type Reconciler struct {
 	ManifestConfigs func(manifests []workv1.Manifest) []workv1.ManifestConfigOption
 
 	recheck *rollout.Rechecker
+	// pace holds back the status writes of propagations in progress;
+	// nil holds back none.
+	pace *pacer
 }
 
 func (r *Reconciler) newObject() client.Object {
@@ -235,6 +246,8 @@ type scope struct {
 	placements []placementResult
 	// rolloutErr is what went wrong writing works, for the status.
 	rolloutErr error
+	// wroteWorks says a work was created or updated.
+	wroteWorks bool
 }
 
 // Reconcile runs the steps for one propagation: deletion, or finalizer,
@@ -242,8 +255,11 @@ type scope struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := r.newObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) && r.recheck != nil {
-			r.recheck.Forget(req.NamespacedName)
+		if apierrors.IsNotFound(err) {
+			if r.recheck != nil {
+				r.recheck.Forget(req.NamespacedName)
+			}
+			r.pace.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

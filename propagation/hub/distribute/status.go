@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -54,7 +55,7 @@ const (
 
 // updateStatus writes the delivery's part of the status, once, when it
 // changed, guarded by the resourceVersion read: the Selected condition is
-// another controller's.
+// another controller's. A status in progress waits for the pacer.
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, error) {
 	st := s.p.status
 	gen := s.p.obj.GetGeneration()
@@ -73,8 +74,18 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, 
 		c.LastTransitionTime = metav1.NewTime(s.now)
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
+	key := client.ObjectKeyFromObject(s.original)
+	if s.wroteWorks {
+		r.pace.wrote(key)
+	}
 	if equality.Semantic.DeepEqual(view(s.original).status, st) {
 		return steps.Continue, nil
+	}
+	if !settled(st) {
+		if wait := r.pace.wait(key); wait > 0 {
+			ctrl.LoggerFrom(ctx).V(4).Info("Holding the status in progress back", "for", wait, "summary", st.Summary)
+			return steps.Result{RequeueAfter: wait}, nil
+		}
 	}
 	// Not a merge patch of the difference: the summary's counters are
 	// required, and a diff from a status that had no summary sends only
@@ -84,6 +95,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, 
 	if err := r.Client.Status().Update(ctx, s.p.obj); err != nil {
 		return steps.Continue, fmt.Errorf("updating the status: %w", err)
 	}
+	r.pace.wrote(key)
 	ctrl.LoggerFrom(ctx).V(4).Info("Updated the status", "summary", st.Summary)
 	return steps.Continue, nil
 }

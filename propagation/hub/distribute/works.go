@@ -16,6 +16,7 @@ import (
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
+	"github.com/corral-dev/corral/propagation/hub/worktrim"
 )
 
 // addFinalizer puts the propagation's finalizer on first: its works are
@@ -30,6 +31,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, s *scope) (steps.Result, 
 	if err := r.Client.Patch(ctx, s.p.obj, patch); err != nil {
 		return steps.StopList, fmt.Errorf("adding finalizer %s: %w", v1alpha1.Finalizer, err)
 	}
+	r.pace.wrote(client.ObjectKeyFromObject(s.original))
 	ctrl.LoggerFrom(ctx).V(1).Info("Added the finalizer that cleans the propagation's ManifestWorks up with it")
 	return steps.StopList, nil
 }
@@ -93,14 +95,18 @@ func (r *Reconciler) deleteWork(ctx context.Context, p propagation, w *workv1.Ma
 		return nil
 	}
 	if want := p.deleteOption(); want != nil && !equality.Semantic.DeepEqual(w.Spec.DeleteOption, want) {
-		w = w.DeepCopy()
-		w.Spec.DeleteOption = want
-		if err := r.Client.Update(ctx, w); err != nil {
+		// A patch of the delete option alone: the cache's copy of the
+		// work may be trimmed of its manifests (worktrim), which an
+		// update would write.
+		changed := worktrim.Writable(w)
+		changed.Spec.DeleteOption = want
+		if err := r.Client.Patch(ctx, changed, client.MergeFromWithOptions(worktrim.Writable(w), client.MergeFromWithOptimisticLock{})); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
 			return fmt.Errorf("orphaning ManifestWork %s/%s: %w", w.Namespace, w.Name, err)
 		}
+		w = changed
 	}
 	if err := r.Client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting ManifestWork %s/%s: %w", w.Namespace, w.Name, err)

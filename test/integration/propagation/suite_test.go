@@ -23,11 +23,14 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/propagation"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub"
 	"github.com/corral-dev/corral/propagation/hub/distribute"
@@ -71,12 +74,15 @@ func freshNamespace(ctx context.Context) string {
 }
 
 // newManager is a manager of the suite's API server for a spec's
-// controllers: no metrics or probe listeners, and controller names that
-// may repeat across the specs' managers (each spec stops its own).
+// controllers: no metrics or probe listeners, controller names that may
+// repeat across the specs' managers (each spec stops its own), and the
+// propagation addon's cache transforms, as the hub has them.
 func newManager(scheme *runtime.Scheme) ctrl.Manager {
 	GinkgoHelper()
+	Expect(workv1.Install(scheme)).To(Succeed()) // the cache transforms' type
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  cache.Options{ByObject: addons.HubCache([]addons.Addon{propagation.Addon()})},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},

@@ -1,0 +1,111 @@
+// Package worktrim keeps the propagations' ManifestWorks small in the
+// hub's cache. The hub reads of such a work only its metadata, its
+// conditions and its status feedback; the manifests and the feedback
+// rules it wrote are only compared with what they should be. Transform
+// drops them and keeps their hash (SpecHash) instead.
+//
+// In test/benchmark/propagation (1000 Deployments to 10 clusters, 10 000
+// works) a work decoded whole took 5.3 KB of the hub's heap, trimmed
+// 3.0 KB: 23 MB less of live heap, twice that of peak RSS at the Go
+// runtime's default GOGC.
+package worktrim
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+)
+
+// AnnotationSpecHash, on a work in the hub's cache, is the hash of the
+// spec Transform dropped. It is the cache's, never written: Writable
+// takes it out of a copy before the copy is written.
+const AnnotationSpecHash = v1alpha1.GroupName + "/cached-spec-hash"
+
+// Transform is a cache transform of ManifestWorks: a propagation's work
+// (labelled apps.corral.dev/propagation) loses its manifests, its
+// feedback rules and its manifests' conditions, and carries the hash of
+// its spec as AnnotationSpecHash. Any other object is left as it is.
+func Transform(obj any) (any, error) {
+	w, ok := obj.(*workv1.ManifestWork)
+	if !ok {
+		return obj, nil
+	}
+	if _, ours := w.Labels[v1alpha1.LabelPropagation]; !ours {
+		return obj, nil
+	}
+	if _, trimmed := w.Annotations[AnnotationSpecHash]; trimmed {
+		return obj, nil
+	}
+	hash, err := HashSpec(&w.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("hashing ManifestWork %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	if w.Annotations == nil {
+		w.Annotations = map[string]string{}
+	}
+	w.Annotations[AnnotationSpecHash] = hash
+	w.Spec.Workload.Manifests = nil
+	w.Spec.ManifestConfigs = nil
+	for i := range w.Status.ResourceStatus.Manifests {
+		w.Status.ResourceStatus.Manifests[i].Conditions = nil
+	}
+	return w, nil
+}
+
+// SpecHash is the hash of w's spec: AnnotationSpecHash when Transform
+// trimmed w, or else computed from the spec.
+func SpecHash(w *workv1.ManifestWork) (string, error) {
+	if h, ok := w.Annotations[AnnotationSpecHash]; ok {
+		return h, nil
+	}
+	return HashSpec(&w.Spec)
+}
+
+// Writable is a copy of w fit to be written back: without
+// AnnotationSpecHash. A trimmed work has lost its manifests, so the copy
+// must be given its whole spec before an update.
+func Writable(w *workv1.ManifestWork) *workv1.ManifestWork {
+	out := w.DeepCopy()
+	delete(out.Annotations, AnnotationSpecHash)
+	return out
+}
+
+// HashSpec is the hex SHA-256 of a work spec, its manifests compared as
+// JSON values: the API server may give them back re-encoded.
+func HashSpec(spec *workv1.ManifestWorkSpec) (string, error) {
+	rest := spec.DeepCopy()
+	rest.Workload.Manifests = nil
+	h := sha256.New()
+	for _, m := range spec.Workload.Manifests {
+		canonical, err := canonicalJSON(m.Raw)
+		if err != nil {
+			return "", err
+		}
+		h.Write(canonical)
+		h.Write([]byte{0})
+	}
+	rawRest, err := json.Marshal(rest)
+	if err != nil {
+		return "", err
+	}
+	h.Write(rawRest)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// canonicalJSON is raw re-encoded with its keys sorted and its numbers as
+// written.
+func canonicalJSON(raw []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("a manifest is not JSON: %w", err)
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,103 @@
+package worktrim
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+)
+
+func manifest(raw string) workv1.Manifest {
+	return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(raw)}}
+}
+
+// work is a work of labels with one ConfigMap manifest of raw, a feedback
+// rule, its manifest's condition and feedback.
+func work(labels map[string]string, raw string) *workv1.ManifestWork {
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "w", Labels: labels}}
+	w.Spec.Workload.Manifests = []workv1.Manifest{manifest(raw)}
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Name: "web", Namespace: "shop"},
+		FeedbackRules: []workv1.FeedbackRule{{Type: workv1.JSONPathsType, JsonPaths: []workv1.JsonPath{{Name: "x", Path: ".data.x"}}}}}}
+	w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue}}
+	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{
+		Conditions:      []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue}},
+		StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "x"}}},
+	}}
+	return w
+}
+
+var ours = map[string]string{v1alpha1.LabelPropagation: "web"}
+
+const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"shop"},"data":{"x":"1"}}`
+
+func TestTransformTrimsAPropagationsWorkAndKeepsItsHash(t *testing.T) {
+	w := work(ours, cm)
+	want, err := HashSpec(&w.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Transform(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*workv1.ManifestWork)
+	if len(got.Spec.Workload.Manifests) != 0 || len(got.Spec.ManifestConfigs) != 0 || len(got.Status.ResourceStatus.Manifests[0].Conditions) != 0 {
+		t.Errorf("kept %d manifests, %d feedback rules, %d manifest conditions; want none", len(got.Spec.Workload.Manifests),
+			len(got.Spec.ManifestConfigs), len(got.Status.ResourceStatus.Manifests[0].Conditions))
+	}
+	if got.Spec.DeleteOption == nil || len(got.Status.Conditions) != 1 || len(got.Status.ResourceStatus.Manifests[0].StatusFeedbacks.Values) != 1 {
+		t.Errorf("lost what the hub reads: delete option %v, conditions %v, feedback %v", got.Spec.DeleteOption, got.Status.Conditions,
+			got.Status.ResourceStatus.Manifests[0].StatusFeedbacks)
+	}
+	if h, err := SpecHash(got); err != nil || h != want {
+		t.Errorf("SpecHash of the trimmed work %q (%v), want the whole spec's %q", h, err, want)
+	}
+	if _, ok := Writable(got).Annotations[AnnotationSpecHash]; ok {
+		t.Errorf("Writable kept %s", AnnotationSpecHash)
+	}
+	if _, ok := got.Annotations[AnnotationSpecHash]; !ok {
+		t.Errorf("Writable changed the cache's object")
+	}
+}
+
+func TestTransformLeavesOtherWorksWhole(t *testing.T) {
+	w := work(map[string]string{"app": "web"}, cm)
+	out, err := Transform(w.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*workv1.ManifestWork); len(got.Spec.Workload.Manifests) != 1 || got.Annotations[AnnotationSpecHash] != "" {
+		t.Errorf("another work was trimmed: %d manifests, annotations %v", len(got.Spec.Workload.Manifests), got.Annotations)
+	}
+}
+
+func TestHashSpecComparesManifestsAsJSON(t *testing.T) {
+	hash := func(raw string) string {
+		t.Helper()
+		h, err := HashSpec(&work(ours, raw).Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	reencoded := `{ "kind":"ConfigMap", "apiVersion":"v1", "data":{"x":"1"}, "metadata":{"namespace":"shop","name":"web"} }`
+	if hash(cm) != hash(reencoded) {
+		t.Error("the same manifest re-encoded hashes differently")
+	}
+	if hash(cm) == hash(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web","namespace":"shop"},"data":{"x":"2"}}`) {
+		t.Error("different manifests hash the same")
+	}
+	w := work(ours, cm)
+	before, _ := HashSpec(&w.Spec)
+	w.Spec.ManifestConfigs = nil
+	if after, _ := HashSpec(&w.Spec); after == before {
+		t.Error("the feedback rules do not count in the hash")
+	}
+	if _, err := HashSpec(&work(ours, `{"not json`).Spec); err == nil {
+		t.Error("a manifest that is not JSON hashed")
+	}
+}
