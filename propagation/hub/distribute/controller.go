@@ -25,6 +25,7 @@ import (
 	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
@@ -79,6 +80,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	if err := workindex.Register(mgr); err != nil {
+		return err
+	}
+	if err := revisionindex.Register(mgr); err != nil {
 		return err
 	}
 	for _, kind := range []client.Object{&v1alpha1.Propagation{}, &v1alpha1.ClusterPropagation{}} {

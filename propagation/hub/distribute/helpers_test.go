@@ -19,6 +19,7 @@ import (
 	"github.com/corral-dev/corral/internal/rollout"
 	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
@@ -32,6 +33,8 @@ func fakeClient(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) cl
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithInterceptorFuncs(funcs).
 		WithIndex(&workv1.ManifestWork{}, workindex.Field, workindex.KeyOf).
+		WithIndex(&v1alpha1.PropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
+		WithIndex(&v1alpha1.ClusterPropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
 		WithStatusSubresource(&v1alpha1.Propagation{}, &v1alpha1.ClusterPropagation{}).Build()
 }
 

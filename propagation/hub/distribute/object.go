@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 )
 
 // propagation is what delivering needs of a Propagation or a
@@ -118,25 +119,14 @@ type revision struct {
 	objects []workv1.Manifest
 }
 
-// revisions lists p's revisions, by their label, through reader.
+// revisions lists p's revisions through reader.
 func (p propagation) revisions(ctx context.Context, reader client.Reader) ([]revision, error) {
-	match := client.MatchingLabels{v1alpha1.LabelPropagation: p.obj.GetName()}
-	var out []revision
-	if p.namespaced() {
-		list := &v1alpha1.PropagationRevisionList{}
-		if err := reader.List(ctx, list, client.InNamespace(p.obj.GetNamespace()), match); err != nil {
-			return nil, fmt.Errorf("listing the PropagationRevisions: %w", err)
-		}
-		for _, rev := range list.Items {
-			out = append(out, revision{number: rev.Spec.Revision, objects: rev.Spec.Objects})
-		}
-		return out, nil
+	revs, err := revisionindex.List(ctx, reader, p.obj.GetNamespace(), p.obj.GetName())
+	if err != nil {
+		return nil, err
 	}
-	list := &v1alpha1.ClusterPropagationRevisionList{}
-	if err := reader.List(ctx, list, match); err != nil {
-		return nil, fmt.Errorf("listing the ClusterPropagationRevisions: %w", err)
-	}
-	for _, rev := range list.Items {
+	out := make([]revision, 0, len(revs))
+	for _, rev := range revs {
 		out = append(out, revision{number: rev.Spec.Revision, objects: rev.Spec.Objects})
 	}
 	return out, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 )
 
 // UnknownKindRetry is how often a propagation selecting a kind the hub
@@ -84,6 +85,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("building the discovery client: %w", err)
 	}
 	if err := indexSelectedKinds(mgr); err != nil {
+		return err
+	}
+	if err := revisionindex.Register(mgr); err != nil {
 		return err
 	}
 	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(),

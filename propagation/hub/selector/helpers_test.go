@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 )
 
 const ns = "shop"
@@ -69,6 +70,8 @@ func reconciler(t *testing.T, objs ...client.Object) *Reconciler {
 	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithRESTMapper(mapper()).
 		WithObjects(objs...).
+		WithIndex(&v1alpha1.PropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
+		WithIndex(&v1alpha1.ClusterPropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
 		WithStatusSubresource(&v1alpha1.Propagation{}, &v1alpha1.ClusterPropagation{}).Build()
 	return &Reconciler{Client: c, Reader: c, Mapper: mapper(), Discovery: discoveryOf()}
 }

@@ -1,7 +1,6 @@
 package selector
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/revision"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 )
 
 // DefaultRevisionHistoryLimit is how many revisions are kept besides the
@@ -44,26 +44,14 @@ func (s *scope) newest() int64 {
 
 // listRevisions reads the propagation's revisions, oldest first.
 func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result, error) {
-	mine := client.MatchingLabels{v1alpha1.LabelPropagation: s.obj.GetName()}
-	s.revisions = nil
-	if s.namespace != "" {
-		list := &v1alpha1.PropagationRevisionList{}
-		if err := r.Client.List(ctx, list, client.InNamespace(s.namespace), mine); err != nil {
-			return steps.StopList, fmt.Errorf("listing revisions: %w", err)
-		}
-		for i := range list.Items {
-			s.revisions = append(s.revisions, revisionInfo{obj: &list.Items[i], spec: list.Items[i].Spec})
-		}
-	} else {
-		list := &v1alpha1.ClusterPropagationRevisionList{}
-		if err := r.Client.List(ctx, list, mine); err != nil {
-			return steps.StopList, fmt.Errorf("listing revisions: %w", err)
-		}
-		for i := range list.Items {
-			s.revisions = append(s.revisions, revisionInfo{obj: &list.Items[i], spec: list.Items[i].Spec})
-		}
+	revs, err := revisionindex.List(ctx, r.Client, s.namespace, s.obj.GetName())
+	if err != nil {
+		return steps.StopList, err
 	}
-	slices.SortFunc(s.revisions, func(a, b revisionInfo) int { return cmp.Compare(a.spec.Revision, b.spec.Revision) })
+	s.revisions = nil
+	for _, rev := range revs {
+		s.revisions = append(s.revisions, revisionInfo{obj: rev.Obj, spec: rev.Spec})
+	}
 	return steps.Continue, nil
 }
 

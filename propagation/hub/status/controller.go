@@ -16,6 +16,7 @@ import (
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
@@ -45,6 +46,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	if err := workindex.Register(mgr); err != nil {
+		return err
+	}
+	if err := revisionindex.Register(mgr); err != nil {
 		return err
 	}
 	for _, namespaced := range []bool{true, false} {
@@ -110,8 +114,6 @@ type scope struct {
 	// members are, per target (by index), each cluster's member.
 	members []map[string]aggregate.Member
 }
-
-func (s *scope) namespaced() bool { return s.obj.GetNamespace() != "" }
 
 // Reconcile aggregates the status of one propagation's templates: the
 // delivered revision's targets, the clusters' members, the templates'

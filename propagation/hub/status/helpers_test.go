@@ -16,6 +16,7 @@ import (
 	"github.com/corral-dev/corral/internal/testing/builder"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
 )
 
@@ -30,6 +31,8 @@ func fakeClient(t *testing.T, objs ...client.Object) client.Client {
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithIndex(&workv1.ManifestWork{}, workindex.Field, workindex.KeyOf).
+		WithIndex(&v1alpha1.PropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
+		WithIndex(&v1alpha1.ClusterPropagationRevision{}, revisionindex.Field, revisionindex.KeyOf).
 		WithStatusSubresource(&v1alpha1.Propagation{}, &appsv1.Deployment{}).Build()
 }
 

@@ -2,13 +2,12 @@ package status
 
 import (
 	"context"
-	"fmt"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
@@ -49,28 +48,14 @@ func (r *Reconciler) readTargets(ctx context.Context, s *scope) (steps.Result, e
 }
 
 // revisionObjects are the objects of the propagation's delivered
-// revision, read by its labels.
+// revision.
 func (r *Reconciler) revisionObjects(ctx context.Context, s *scope) ([]workv1.Manifest, bool, error) {
-	match := client.MatchingLabels{v1alpha1.LabelPropagation: s.obj.GetName()}
-	want := s.status.DeliveredRevision
-	if s.namespaced() {
-		list := &v1alpha1.PropagationRevisionList{}
-		if err := r.Client.List(ctx, list, client.InNamespace(s.obj.GetNamespace()), match); err != nil {
-			return nil, false, fmt.Errorf("listing the PropagationRevisions: %w", err)
-		}
-		for _, rev := range list.Items {
-			if rev.Spec.Revision == want {
-				return rev.Spec.Objects, true, nil
-			}
-		}
-		return nil, false, nil
+	revs, err := revisionindex.List(ctx, r.Client, s.obj.GetNamespace(), s.obj.GetName())
+	if err != nil {
+		return nil, false, err
 	}
-	list := &v1alpha1.ClusterPropagationRevisionList{}
-	if err := r.Client.List(ctx, list, match); err != nil {
-		return nil, false, fmt.Errorf("listing the ClusterPropagationRevisions: %w", err)
-	}
-	for _, rev := range list.Items {
-		if rev.Spec.Revision == want {
+	for _, rev := range revs {
+		if rev.Spec.Revision == s.status.DeliveredRevision {
 			return rev.Spec.Objects, true, nil
 		}
 	}
