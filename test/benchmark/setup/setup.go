@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -131,12 +132,19 @@ type Process struct {
 }
 
 // StartProcess runs binary with args, its output in LogFile(b, what,
-// logName), until the benchmark ends: it is then killed.
+// logName), until the benchmark ends: it is then killed. It gets the
+// benchmark's environment and $CORRAL_BENCH_ENV's VAR=value pairs (split
+// at spaces), to measure it under other Go runtime settings
+// (CORRAL_BENCH_ENV="GOGC=50"); the API servers and etcd do not.
 func StartProcess(b testing.TB, what, logName, binary string, args ...string) *Process {
 	b.Helper()
 	logFile := LogFile(b, what, logName)
 	p := &Process{Cmd: exec.Command(binary, args...), Log: logFile.Name(), exited: make(chan struct{})}
 	p.Stdout, p.Stderr = logFile, logFile
+	if extra := strings.Fields(os.Getenv("CORRAL_BENCH_ENV")); len(extra) > 0 {
+		p.Env = append(os.Environ(), extra...)
+		b.Logf("%s runs with %s", what, strings.Join(extra, " "))
+	}
 	if err := p.Start(); err != nil {
 		b.Fatal(err)
 	}
