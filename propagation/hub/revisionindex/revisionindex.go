@@ -14,12 +14,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/fieldindex"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
@@ -36,25 +35,14 @@ func KeyOf(o client.Object) []string {
 	return []string{name}
 }
 
-var (
-	mu         sync.Mutex
-	registered = map[cache.Cache]bool{}
-)
-
 // Register adds the index of both kinds of revision to mgr's cache, once:
 // the three controllers call it, and each may run alone.
 func Register(mgr ctrl.Manager) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if registered[mgr.GetCache()] {
-		return nil
-	}
 	for _, kind := range []client.Object{&v1alpha1.PropagationRevision{}, &v1alpha1.ClusterPropagationRevision{}} {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), kind, Field, KeyOf); err != nil {
-			return fmt.Errorf("indexing %T by propagation: %w", kind, err)
+		if err := fieldindex.Once(mgr.GetFieldIndexer(), kind, Field, KeyOf); err != nil {
+			return err
 		}
 	}
-	registered[mgr.GetCache()] = true
 	return nil
 }
 

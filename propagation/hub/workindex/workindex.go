@@ -11,13 +11,12 @@ package workindex
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/fieldindex"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
@@ -40,24 +39,10 @@ func KeyOf(o client.Object) []string {
 	return []string{Key(labels[v1alpha1.LabelPropagationNamespace], name)}
 }
 
-var (
-	mu         sync.Mutex
-	registered = map[cache.Cache]bool{}
-)
-
 // Register adds the index to mgr's cache, once: the distributor and the
 // status controller both call it, and either may run alone.
 func Register(mgr ctrl.Manager) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if registered[mgr.GetCache()] {
-		return nil
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1.ManifestWork{}, Field, KeyOf); err != nil {
-		return fmt.Errorf("indexing ManifestWorks by propagation: %w", err)
-	}
-	registered[mgr.GetCache()] = true
-	return nil
+	return fieldindex.Once(mgr.GetFieldIndexer(), &workv1.ManifestWork{}, Field, KeyOf)
 }
 
 // List lists the works of the propagation namespace/name through a
