@@ -182,7 +182,10 @@ func (nn NodeNet) wire() error {
 		in("link", "set", "eth0", "up"),
 		in("link", "set", "lo", "up"),
 		in("route", "add", "default", "via", nn.Network.HostIP()),
-		{"route", "add", nn.PodCIDR, "via", nn.IP, "dev", nn.Network.Bridge()},
+		// The host's route to the node's pods is on the bridge, which
+		// outlives the node's namespace: a node wired again (its cluster
+		// retried on new ports) finds its route there, so it is replaced.
+		{"route", "replace", nn.PodCIDR, "via", nn.IP, "dev", nn.Network.Bridge()},
 	}
 	for _, s := range steps {
 		if err := ip(s...); err != nil {
@@ -192,8 +195,9 @@ func (nn NodeNet) wire() error {
 	return nil
 }
 
-// unwire deletes the node's namespace, and with it the veth pair and the
-// route to its pods. The kernel destroys a deleted namespace's devices
+// unwire deletes the node's namespace, and with it the veth pair (the
+// host's route to its pods stays with the bridge until the fleet's
+// network goes, and wire replaces it). The kernel destroys a deleted namespace's devices
 // later, on its own time, so the host's end of the pair is deleted here
 // too: a fleet started again at once finds its name free.
 func (nn NodeNet) unwire() error {

@@ -131,6 +131,14 @@ var _ = Describe("a real node's network, namespace and cgroup", func() {
 		Expect(exec.Command("ip", "link", "show", node.Net.HostVeth).Run()).NotTo(Succeed(), "the stray veth is still there")
 	})
 
+	It("Prepare after Remove wires the node again: its cluster retried on new ports", func() {
+		// The host's route to the node's pods outlives its namespace.
+		Expect(node.Prepare()).To(Succeed())
+		Expect(node.Remove()).To(Succeed())
+		Expect(node.Prepare()).To(Succeed())
+		Expect(ipOut("route", "show", node.PodCIDR())).To(ContainSubstring("via "+node.IP()), "the host routes the node's pods to it")
+	})
+
 	It("Remove of a node that never started does nothing and succeeds", func() {
 		Expect(node.Remove()).To(Succeed())
 	})
