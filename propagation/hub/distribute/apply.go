@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -124,8 +123,7 @@ func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWo
 // needs no write to be want: the same labels, annotations and spec, by
 // its hash.
 func sameWork(current, want *workv1.ManifestWork) (bool, error) {
-	have := worktrim.Writable(current)
-	if !equality.Semantic.DeepEqual(have.Labels, want.Labels) || !equality.Semantic.DeepEqual(have.Annotations, want.Annotations) {
+	if !worktrim.SameMeta(current, want) {
 		return false, nil
 	}
 	a, err := worktrim.SpecHash(current)

@@ -137,7 +137,7 @@ type scope struct {
 	// skipped says which objects revision.Skipped dropped, and why.
 	skipped []string
 	// revisions are the propagation's revisions, oldest first.
-	revisions []revisionInfo
+	revisions []revisionindex.Revision
 }
 
 // blocked says the selection did not complete: the revisions are left

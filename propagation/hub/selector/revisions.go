@@ -23,12 +23,6 @@ import (
 // it; a Go client may not).
 const DefaultRevisionHistoryLimit = 10
 
-// revisionInfo is one (Cluster)PropagationRevision as the steps see it.
-type revisionInfo struct {
-	obj  client.Object
-	spec v1alpha1.RevisionSpec
-}
-
 // RevisionName is the name of a propagation's revision n.
 func RevisionName(propagation string, n int64) string {
 	return propagation + "-" + strconv.FormatInt(n, 10)
@@ -39,7 +33,7 @@ func (s *scope) newest() int64 {
 	if len(s.revisions) == 0 {
 		return 0
 	}
-	return s.revisions[len(s.revisions)-1].spec.Revision
+	return s.revisions[len(s.revisions)-1].Spec.Revision
 }
 
 // listRevisions reads the propagation's revisions, oldest first.
@@ -48,10 +42,7 @@ func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result,
 	if err != nil {
 		return steps.StopList, err
 	}
-	s.revisions = nil
-	for _, rev := range revs {
-		s.revisions = append(s.revisions, revisionInfo{obj: rev.Obj, spec: rev.Spec})
-	}
+	s.revisions = revs
 	return steps.Continue, nil
 }
 
@@ -70,7 +61,7 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 		s.block(v1alpha1.ReasonUndecodable, err.Error())
 		return steps.Continue, nil
 	}
-	if n := len(s.revisions); n > 0 && s.revisions[n-1].spec.Hash == hash {
+	if n := len(s.revisions); n > 0 && s.revisions[n-1].Spec.Hash == hash {
 		return steps.Continue, nil
 	}
 	n := s.newest() + 1
@@ -105,7 +96,7 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 		return steps.StopList, fmt.Errorf("creating revision %d: %w", spec.Revision, err)
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Wrote a new revision", "revision", spec.Revision, "hash", hash, "objects", len(manifests))
-	s.revisions = append(s.revisions, revisionInfo{obj: rev, spec: spec})
+	s.revisions = append(s.revisions, revisionindex.Revision{Obj: rev, Spec: spec})
 	return steps.Continue, nil
 }
 
@@ -134,12 +125,12 @@ func (r *Reconciler) prune(ctx context.Context, s *scope) (steps.Result, error) 
 		limit = int(*s.policy.RevisionHistoryLimit)
 	}
 	newest := s.newest()
-	var keep []revisionInfo
+	var keep []revisionindex.Revision
 	kept := 0
 	// Newest first: the first limit others are kept.
 	for i := len(s.revisions) - 1; i >= 0; i-- {
 		rev := s.revisions[i]
-		n := rev.spec.Revision
+		n := rev.Spec.Revision
 		pinned := s.policy.Revision != nil && *s.policy.Revision == n
 		if n == newest || pinned {
 			keep = append(keep, rev)
@@ -150,7 +141,7 @@ func (r *Reconciler) prune(ctx context.Context, s *scope) (steps.Result, error) 
 			keep = append(keep, rev)
 			continue
 		}
-		if err := r.Client.Delete(ctx, rev.obj); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, rev.Obj); client.IgnoreNotFound(err) != nil {
 			return steps.StopList, fmt.Errorf("pruning revision %d: %w", n, err)
 		}
 		ctrl.LoggerFrom(ctx).V(1).Info("Pruned a revision", "revision", n)

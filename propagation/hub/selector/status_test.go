@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 )
 
 func TestUpdateStatus(t *testing.T) {
@@ -66,7 +67,7 @@ func TestUpdateStatus(t *testing.T) {
 				s.objects = append(s.objects, obj)
 			}
 			for _, n := range tc.revisions {
-				s.revisions = append(s.revisions, revisionInfo{spec: v1alpha1.RevisionSpec{Revision: n}})
+				s.revisions = append(s.revisions, revisionindex.Revision{Spec: v1alpha1.RevisionSpec{Revision: n}})
 			}
 			before := s.obj.GetResourceVersion()
 			if _, err := r.updateStatus(context.Background(), s); err != nil {

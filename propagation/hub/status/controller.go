@@ -70,7 +70,7 @@ type Reconciler struct {
 	// whose informers of the selected kinds the selector starts. (The
 	// manager's client reads unstructured objects from the API server: a
 	// GET per reconcile, 5500 of them in test/benchmark/propagation's
-	// 1000 propagations.) nil reads them with Client.
+	// 1000 propagations.)
 	Templates  client.Reader
 	Namespaced bool
 }

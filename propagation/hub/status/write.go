@@ -35,11 +35,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, e
 func (r *Reconciler) writeOne(ctx context.Context, t target, members map[string]aggregate.Member) error {
 	tmpl := &unstructured.Unstructured{}
 	tmpl.SetGroupVersionKind(t.gvk)
-	var templates client.Reader = r.Client
-	if r.Templates != nil {
-		templates = r.Templates
-	}
-	if err := templates.Get(ctx, client.ObjectKey{Namespace: t.id.Namespace, Name: t.id.Name}, tmpl); err != nil {
+	if err := r.Templates.Get(ctx, client.ObjectKey{Namespace: t.id.Namespace, Name: t.id.Name}, tmpl); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	want, err := aggregate.Status(tmpl, members)

@@ -59,7 +59,7 @@ func TestWriteStatus(t *testing.T) {
 			_ = c.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "web"}, before)
 			s := scopeOf(prop(2, "c1", "c2"))
 			s.targets, s.members = []target{webTarget}, []map[string]aggregate.Member{tc.members}
-			if _, err := (&Reconciler{Client: c, Namespaced: true}).writeStatus(context.Background(), s); err != nil {
+			if _, err := (&Reconciler{Client: c, Templates: c, Namespaced: true}).writeStatus(context.Background(), s); err != nil {
 				t.Fatal(err)
 			}
 			if tc.template == nil {

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -67,6 +68,27 @@ func SpecHash(w *workv1.ManifestWork) (string, error) {
 	return HashSpec(&w.Spec)
 }
 
+// SameMeta says current (trimmed or not) has want's labels and
+// annotations, AnnotationSpecHash aside, without copying it.
+func SameMeta(current, want *workv1.ManifestWork) bool {
+	if !equality.Semantic.DeepEqual(current.Labels, want.Labels) {
+		return false
+	}
+	n := len(current.Annotations)
+	if _, ok := current.Annotations[AnnotationSpecHash]; ok {
+		n--
+	}
+	if n != len(want.Annotations) {
+		return false
+	}
+	for k, v := range want.Annotations {
+		if have, ok := current.Annotations[k]; !ok || have != v || k == AnnotationSpecHash {
+			return false
+		}
+	}
+	return true
+}
+
 // Writable is a copy of w fit to be written back: without
 // AnnotationSpecHash. A trimmed work has lost its manifests, so the copy
 // must be given its whole spec before an update.
@@ -79,7 +101,7 @@ func Writable(w *workv1.ManifestWork) *workv1.ManifestWork {
 // HashSpec is the hex SHA-256 of a work spec, its manifests compared as
 // JSON values: the API server may give them back re-encoded.
 func HashSpec(spec *workv1.ManifestWorkSpec) (string, error) {
-	rest := spec.DeepCopy()
+	rest := *spec // the rest of the spec, marshalled as it is
 	rest.Workload.Manifests = nil
 	h := sha256.New()
 	for _, m := range spec.Workload.Manifests {

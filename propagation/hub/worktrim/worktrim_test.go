@@ -101,3 +101,30 @@ func TestHashSpecComparesManifestsAsJSON(t *testing.T) {
 		t.Error("a manifest that is not JSON hashed")
 	}
 }
+
+func TestSameMetaSetsTheCachesAnnotationAside(t *testing.T) {
+	want := work(ours, cm)
+	want.Annotations = map[string]string{"a": "1"}
+	trimmed, err := Transform(want.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := trimmed.(*workv1.ManifestWork)
+	if !SameMeta(current, want) {
+		t.Error("a trimmed work differs from its own metadata")
+	}
+	changed := want.DeepCopy()
+	changed.Annotations["a"] = "2"
+	if SameMeta(current, changed) {
+		t.Error("a changed annotation went unseen")
+	}
+	changed.Annotations = map[string]string{"a": "1", AnnotationSpecHash: current.Annotations[AnnotationSpecHash]}
+	if SameMeta(current, changed) {
+		t.Error("a work to write that carries the cache's annotation compared equal")
+	}
+	changed = want.DeepCopy()
+	changed.Labels = map[string]string{v1alpha1.LabelPropagation: "api"}
+	if SameMeta(current, changed) {
+		t.Error("a changed label went unseen")
+	}
+}
