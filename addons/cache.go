@@ -6,12 +6,15 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/corral-dev/corral/internal/compact"
 )
 
 // HubCache is the hub's shared cache's settings by type for the addons'
 // HubCache transforms: an object of such a type has its managedFields
-// stripped, as every other object in the hub's cache, then goes through
-// each addon's transform of the type, in the addons' order.
+// stripped, as every other object in the hub's cache, goes through each
+// addon's transform of the type, in the addons' order, and is compacted
+// (compact.Transform).
 func HubCache(addons []Addon) map[client.Object]cache.ByObject {
 	type chain struct {
 		obj        client.Object
@@ -24,7 +27,7 @@ func HubCache(addons []Addon) map[client.Object]cache.ByObject {
 			t := reflect.TypeOf(obj)
 			c := byType[t]
 			if c == nil {
-				c = &chain{obj: obj, transforms: []toolscache.TransformFunc{cache.TransformStripManagedFields()}}
+				c = &chain{obj: obj}
 				byType[t] = c
 				order = append(order, t)
 			}
@@ -34,15 +37,7 @@ func HubCache(addons []Addon) map[client.Object]cache.ByObject {
 	out := map[client.Object]cache.ByObject{}
 	for _, t := range order {
 		c := byType[t]
-		out[c.obj] = cache.ByObject{Transform: func(obj any) (any, error) {
-			for _, transform := range c.transforms {
-				var err error
-				if obj, err = transform(obj); err != nil {
-					return nil, err
-				}
-			}
-			return obj, nil
-		}}
+		out[c.obj] = cache.ByObject{Transform: compact.Transform(c.transforms...)}
 	}
 	return out
 }

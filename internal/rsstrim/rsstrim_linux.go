@@ -22,9 +22,11 @@ type mapping struct {
 }
 
 // Trim advises the kernel to read the binary's code and read-only data
-// without read-ahead, and drops their pages mapped so far where they are
-// all clean file pages. It is best-effort: an error says what could not
-// be done, and changes nothing of the process but its memory use.
+// without read-ahead, drops their pages mapped so far where they are all
+// clean file pages, then drops the binary's pages no process maps from
+// the page cache (dropCached). It is best-effort: an error says what
+// could not be done, and changes nothing of the process but its memory
+// use.
 func Trim() error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -53,6 +55,26 @@ func Trim() error {
 				return fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
 			}
 		}
+	}
+	return dropCached(exe)
+}
+
+// dropCached drops exe's pages that no process maps from the page cache,
+// so that the pages the process touches next are read back one by one.
+// A binary just written (go build, an image layer unpacked) sits in the
+// page cache in large folios, and Linux (6.18 here) maps a whole folio on
+// a fault: each page touched then brings megabytes of the binary into
+// the process's RSS. Measured on test/benchmark/propagation's hub, right
+// after make build: 77 MB of the binary mapped with its page cache as
+// written, 40-43 MB with it dropped. Pages other processes map stay.
+func dropCached(exe string) error {
+	f, err := os.Open(exe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("fadvise %s: %w", exe, err)
 	}
 	return nil
 }

@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 )
 
 func TestReadOnlyMappings(t *testing.T) {
@@ -50,6 +52,70 @@ func TestTrimDropsTheBinarysMappedPages(t *testing.T) {
 	if after := binaryRSS(t); after >= before {
 		t.Errorf("the binary's mapped pages: %d kB before Trim, %d kB after; want fewer after", before, after)
 	}
+}
+
+func TestTrimDropsTheBinaryFromThePageCache(t *testing.T) {
+	// go test just wrote the binary: its pages are dirty until written
+	// back, and the page cache keeps a dirty page.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	before := cachedPages(t)
+	if err := Trim(); err != nil {
+		t.Fatal(err)
+	}
+	if after := cachedPages(t); after >= before {
+		t.Errorf("the test binary's pages in the page cache: %d before Trim, %d after; want fewer after", before, after)
+	}
+}
+
+// cachedPages is how many of the test binary's pages are in the page
+// cache (mincore over a mapping of it that touches none).
+func cachedPages(t *testing.T) int {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := unix.Munmap(data); err != nil {
+			t.Error(err)
+		}
+	}()
+	resident := make([]byte, (len(data)+os.Getpagesize()-1)/os.Getpagesize())
+	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(unsafe.Pointer(&resident[0]))); errno != 0 {
+		t.Fatal(errno)
+	}
+	n := 0
+	for _, r := range resident {
+		n += int(r & 1)
+	}
+	if n == 0 {
+		t.Fatal("none of the test binary is in the page cache: the test proves nothing")
+	}
+	return n
 }
 
 // binaryRSS is how many kB of the test binary's read-only mappings are

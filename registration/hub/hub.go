@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/corral-dev/corral/internal/compact"
 	"github.com/corral-dev/corral/registration/hub/clocksync"
 	"github.com/corral-dev/corral/registration/hub/clusterset"
 	"github.com/corral-dev/corral/registration/hub/clustersetbinding"
@@ -105,11 +106,12 @@ func Scheme() (*runtime.Scheme, error) {
 // CacheOptions keep the manager's caches to what registration owns: only
 // the namespaces, leases and RBAC labelled with a cluster name, and none
 // of their managedFields, which no hub controller reads and which are
-// most of a small object's size.
+// most of a small object's size; every object compacted
+// (compact.Transform).
 func CacheOptions() cache.Options {
 	owned, _ := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
 	selector := labels.NewSelector().Add(*owned)
-	return cache.Options{DefaultTransform: cache.TransformStripManagedFields(), ByObject: map[client.Object]cache.ByObject{
+	return cache.Options{DefaultTransform: compact.Transform(), ByObject: map[client.Object]cache.ByObject{
 		&corev1.Namespace{}:          {Label: selector},
 		&coordinationv1.Lease{}:      {Label: selector},
 		&rbacv1.ClusterRole{}:        {Label: selector},

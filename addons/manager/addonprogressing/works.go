@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/corral-dev/corral/addons/manager/addonowner"
+	"github.com/corral-dev/corral/internal/compact"
 	"github.com/corral-dev/corral/internal/steps"
 )
 
@@ -57,7 +58,7 @@ type WorkReconciler struct {
 func (r *WorkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	ofAddons, _ := labels.NewRequirement(addonv1alpha1.AddonLabelKey, selection.Exists, nil)
 	works, err := cache.New(mgr.GetConfig(), cache.Options{
-		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultTransform: cache.TransformStripManagedFields(),
+		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultTransform: compact.Transform(),
 		ByObject: map[client.Object]cache.ByObject{&workv1.ManifestWork{}: {Label: labels.NewSelector().Add(*ofAddons)}},
 	})
 	if err != nil {
