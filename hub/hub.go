@@ -130,13 +130,20 @@ and every process serves what it holds. With --webhook-service and neither,
 that Secret is corral-hub-webhook-cert in the Service's namespace, so
 replicas behind the Service share one certificate; with neither and a URL,
 each process makes its own CA. The configurations stay when the hub stops,
-so ManagedCluster writes are refused until a hub serves again.`,
+so ManagedCluster writes are refused until a hub serves again.
+
+Unless GOGC is set, the process runs Go's garbage collector at GOGC=50: a
+hub's heap is mostly its informers' caches, and its memory stays at about
+1.5 times them rather than twice, for some 10% more CPU.`,
 		Example: `  corral hub --kubeconfig ~/.corral/dev/hub/kubeconfig
   corral hub --addons work --no-registration --kubeconfig hub.kubeconfig
   corral hub --webhook-service open-cluster-management-hub/corral-hub-webhook:443
   corral hub --webhook-service open-cluster-management-hub/corral-hub-webhook:443 --webhook-cert-dir /certs`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.Run(cmd.Context()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			setGCPercent()
+			return o.Run(cmd.Context())
+		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd

@@ -1,6 +1,7 @@
 package worktrim
 
 import (
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,31 @@ func TestTransformTrimsAPropagationsWorkAndKeepsItsHash(t *testing.T) {
 	}
 	if _, ok := got.Annotations[AnnotationSpecHash]; !ok {
 		t.Errorf("Writable changed the cache's object")
+	}
+}
+
+func TestTransformKeepsOnlyTheStatusesTheHubAggregates(t *testing.T) {
+	w := work(ours, cm)
+	meta := func(group, kind, name string) workv1.ManifestCondition {
+		return workv1.ManifestCondition{ResourceMeta: workv1.ManifestResourceMeta{Group: group, Version: "v1", Kind: kind, Name: name},
+			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: "replicas"}}}}
+	}
+	unknownKind := meta("apps", "", "reported-without-kind")
+	unknownKind.ResourceMeta.Resource = "deployments"
+	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{
+		meta("", "Namespace", "shop"), meta("apps", "Deployment", "web"), meta("", "ConfigMap", "web"),
+		meta("batch", "Job", "migrate"), unknownKind,
+	}
+	out, err := Transform(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, mc := range out.(*workv1.ManifestWork).Status.ResourceStatus.Manifests {
+		kept = append(kept, mc.ResourceMeta.Name)
+	}
+	if want := []string{"web", "migrate", "reported-without-kind"}; !slices.Equal(kept, want) {
+		t.Errorf("kept the statuses of %v, want %v (aggregated kinds and unknown ones)", kept, want)
 	}
 }
 
