@@ -1,18 +1,18 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/corral-dev/corral/internal/clustercount"
+	"github.com/corral-dev/corral/internal/clusterselector"
 )
 
 // Names of the built-in prioritizers, as spec.prioritizerPolicy names them.
@@ -44,13 +44,6 @@ func misconfigured(format string, args ...any) error {
 	return &MisconfiguredError{msg: fmt.Sprintf(format, args...)}
 }
 
-// selector is one compiled ClusterSelector: label AND claim AND CEL.
-type selector struct {
-	labels labels.Selector
-	claims labels.Selector // nil: no claim requirement
-	cel    *celProgram     // nil: no CEL expression
-}
-
 // prioritizer is one weighted prioritizer of a placement.
 type prioritizer struct {
 	name   string // Balance, AddOn/<resource>/<score>, …
@@ -72,13 +65,13 @@ type spreadTerm struct {
 // group is one predefined decision group.
 type group struct {
 	name string
-	sel  selector
+	sel  *clusterselector.Selector
 }
 
 // compiled is a placement spec made ready to evaluate many clusters.
 type compiled struct {
 	wanted       int // -1: every feasible cluster
-	predicates   []selector
+	predicates   []*clusterselector.Selector
 	prioritizers []prioritizer
 	spread       []spreadTerm
 	groups       []group
@@ -98,7 +91,7 @@ type compiled struct {
 
 // compile checks and compiles p's spec; a spec it cannot act on is a
 // *MisconfiguredError.
-func compile(p *clusterv1beta1.Placement, cel *celEnv) (*compiled, error) {
+func compile(p *clusterv1beta1.Placement, cel *clusterselector.Compiler) (*compiled, error) {
 	c := &compiled{wanted: -1, perGroup: p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup}
 	if n := p.Spec.NumberOfClusters; n != nil {
 		if *n < 0 {
@@ -148,23 +141,14 @@ func compile(p *clusterv1beta1.Placement, cel *celEnv) (*compiled, error) {
 	return c, nil
 }
 
-func compileSelector(cs clusterv1beta1.ClusterSelector, cel *celEnv, field string) (selector, error) {
-	var sel selector
-	var err error
-	if sel.labels, err = metav1.LabelSelectorAsSelector(&cs.LabelSelector); err != nil {
-		return sel, misconfigured("%s.labelSelector is invalid: %v", field, err)
+// compileSelector compiles cs; a selector it cannot compile is a
+// *MisconfiguredError.
+func compileSelector(cs clusterv1beta1.ClusterSelector, cel *clusterselector.Compiler, field string) (*clusterselector.Selector, error) {
+	sel, err := cel.Compile(cs, field)
+	if invalid := (*clusterselector.InvalidError)(nil); errors.As(err, &invalid) {
+		return nil, misconfigured("%s", invalid.Error())
 	}
-	if len(cs.ClaimSelector.MatchExpressions) > 0 {
-		if sel.claims, err = metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: cs.ClaimSelector.MatchExpressions}); err != nil {
-			return sel, misconfigured("%s.claimSelector is invalid: %v", field, err)
-		}
-	}
-	if exprs := cs.CelSelector.CelExpressions; len(exprs) > 0 {
-		if sel.cel, err = cel.compile(exprs, field+".celSelector"); err != nil {
-			return sel, err
-		}
-	}
-	return sel, nil
+	return sel, err
 }
 
 func checkTolerations(tolerations []clusterv1beta1.Toleration) error {

@@ -6,23 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/labels"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
-
-// claims are a cluster's ClusterClaims as a label set, for claim
-// selectors and claim topology keys.
-func claims(c *clusterv1.ManagedCluster) labels.Set {
-	if len(c.Status.ClusterClaims) == 0 {
-		return nil
-	}
-	out := make(labels.Set, len(c.Status.ClusterClaims))
-	for _, claim := range c.Status.ClusterClaims {
-		out[claim.Name] = claim.Value
-	}
-	return out
-}
 
 // inSets says whether the cluster is in one of eligible; why not, in
 // words, when explain.
@@ -41,22 +27,6 @@ func inSets(clusterSets, eligible []string, explain bool) (bool, string) {
 	return false, fmt.Sprintf("its sets (%s) are not bound to the namespace or not in spec.clusterSets", strings.Join(clusterSets, ", "))
 }
 
-// matches says whether the cluster matches the selector, and why not.
-func (s *selector) matches(c *clusterv1.ManagedCluster, explain bool) (bool, string) {
-	if !s.labels.Matches(labels.Set(c.Labels)) {
-		return false, detail(explain, "labels do not match %s", s.labels)
-	}
-	if s.claims != nil && !s.claims.Matches(claims(c)) {
-		return false, detail(explain, "claims do not match %s", s.claims)
-	}
-	if s.cel != nil {
-		if ok, why := s.cel.matches(c); !ok {
-			return false, "CEL " + why
-		}
-	}
-	return true, ""
-}
-
 // matchesPredicates: no predicate matches every cluster; otherwise one
 // must match.
 func (c *compiled) matchesPredicates(cluster *clusterv1.ManagedCluster, explain bool) (bool, string) {
@@ -65,7 +35,7 @@ func (c *compiled) matchesPredicates(cluster *clusterv1.ManagedCluster, explain 
 	}
 	var why []string
 	for i := range c.predicates {
-		ok, reason := c.predicates[i].matches(cluster, explain)
+		ok, reason := c.predicates[i].Matches(cluster, explain)
 		if ok {
 			return true, detail(explain, "matches predicate %d", i)
 		}

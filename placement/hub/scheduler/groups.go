@@ -27,7 +27,7 @@ func groups(c *compiled, selected []Decision, feasible []*clusterv1.ManagedClust
 		var members []Decision
 		for k, i := range chosen {
 			if !taken[k] {
-				if ok, _ := g.sel.matches(feasible[i], false); ok {
+				if ok, _ := g.sel.Matches(feasible[i], false); ok {
 					members = append(members, selected[k])
 					taken[k] = true
 				}

@@ -87,8 +87,8 @@ func (c *compiled) readsChanged(old, new *clusterv1.ManagedCluster) bool {
 		}
 	}
 	for i := range c.groups {
-		mOld, _ := c.groups[i].sel.matches(old, false)
-		mNew, _ := c.groups[i].sel.matches(new, false)
+		mOld, _ := c.groups[i].sel.Matches(old, false)
+		mNew, _ := c.groups[i].sel.Matches(new, false)
 		if mOld != mNew {
 			return true
 		}

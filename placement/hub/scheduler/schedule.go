@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-dev/corral/internal/clusterselector"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
@@ -40,7 +41,7 @@ type Plan struct {
 // *MisconfiguredError. CEL's scores() reads AddOnPlacementScores from
 // snap, which must live as long as the plan.
 func Compile(p *clusterv1beta1.Placement, snap Snapshot) (*Plan, error) {
-	c, err := compile(p, &celEnv{snap: snap})
+	c, err := compile(p, clusterselector.NewCompiler(snap))
 	if err != nil {
 		return nil, err
 	}
