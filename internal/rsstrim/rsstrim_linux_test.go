@@ -57,16 +57,7 @@ func TestTrimDropsTheBinarysMappedPages(t *testing.T) {
 func TestTrimDropsTheBinaryFromThePageCache(t *testing.T) {
 	// go test just wrote the binary: its pages are dirty until written
 	// back, and the page cache keeps a dirty page.
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err := testBinary(t).Sync(); err != nil {
 		t.Fatal(err)
 	}
 	before := cachedPages(t)
@@ -78,9 +69,8 @@ func TestTrimDropsTheBinaryFromThePageCache(t *testing.T) {
 	}
 }
 
-// cachedPages is how many of the test binary's pages are in the page
-// cache (mincore over a mapping of it that touches none).
-func cachedPages(t *testing.T) int {
+// testBinary is the test binary, open for reading until the test ends.
+func testBinary(t *testing.T) *os.File {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -90,7 +80,15 @@ func cachedPages(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// cachedPages is how many of the test binary's pages are in the page
+// cache (mincore over a mapping of it that touches none).
+func cachedPages(t *testing.T) int {
+	t.Helper()
+	f := testBinary(t)
 	st, err := f.Stat()
 	if err != nil {
 		t.Fatal(err)
