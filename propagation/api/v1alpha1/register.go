@@ -31,6 +31,8 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&ClusterPropagation{}, &ClusterPropagationList{},
 		&PropagationRevision{}, &PropagationRevisionList{},
 		&ClusterPropagationRevision{}, &ClusterPropagationRevisionList{},
+		&OverridePolicy{}, &OverridePolicyList{},
+		&ClusterOverridePolicy{}, &ClusterOverridePolicyList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

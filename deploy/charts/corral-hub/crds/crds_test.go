@@ -78,8 +78,8 @@ func TestOwnAreApps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(own) != 4 {
-		t.Errorf("%d apps.corral.dev CRDs, want 4 (propagations, clusterpropagations and their revisions): run make generate", len(own))
+	if len(own) != 6 {
+		t.Errorf("%d apps.corral.dev CRDs, want 6 (propagations, clusterpropagations, their revisions, overridepolicies, clusteroverridepolicies): run make generate", len(own))
 	}
 	for _, crd := range own {
 		if crd.Spec.Group != "apps.corral.dev" {

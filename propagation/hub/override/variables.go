@@ -1,0 +1,78 @@
+package override
+
+import (
+	"fmt"
+	"regexp"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+// variable matches ${CLUSTER_...}: the variables are the only ${…} an
+// override replaces, so a shell's ${HOME} in a container's args stays.
+var variable = regexp.MustCompile(`\$\{CLUSTER_[^}]*\}`)
+
+// variables replace ${CLUSTER_NAME}, ${CLUSTER_LABEL:key} and
+// ${CLUSTER_CLAIM:name} with the cluster's.
+type variables struct{ cluster *clusterv1.ManagedCluster }
+
+// expand is s with the cluster's variables replaced; an unknown
+// ${CLUSTER_…}, or a label or claim the cluster lacks, is an error.
+func (v variables) expand(s string) (string, error) {
+	var err error
+	out := variable.ReplaceAllStringFunc(s, func(m string) string {
+		value, e := v.value(m[2 : len(m)-1])
+		if e != nil && err == nil {
+			err = e
+		}
+		return value
+	})
+	return out, err
+}
+
+func (v variables) value(name string) (string, error) {
+	const label, claim = "CLUSTER_LABEL:", "CLUSTER_CLAIM:"
+	switch {
+	case name == "CLUSTER_NAME":
+		return v.cluster.Name, nil
+	case len(name) > len(label) && name[:len(label)] == label:
+		key := name[len(label):]
+		if value, ok := v.cluster.Labels[key]; ok {
+			return value, nil
+		}
+		return "", fmt.Errorf("cluster %s has no label %s (${%s})", v.cluster.Name, key, name)
+	case len(name) > len(claim) && name[:len(claim)] == claim:
+		key := name[len(claim):]
+		for _, c := range v.cluster.Status.ClusterClaims {
+			if c.Name == key {
+				return c.Value, nil
+			}
+		}
+		return "", fmt.Errorf("cluster %s has no claim %s (${%s})", v.cluster.Name, key, name)
+	}
+	return "", fmt.Errorf("unknown variable ${%s}: use ${CLUSTER_NAME}, ${CLUSTER_LABEL:key} or ${CLUSTER_CLAIM:name}", name)
+}
+
+// expandAll replaces the variables in every string of a JSON value.
+func (v variables) expandAll(value any) (any, error) {
+	switch x := value.(type) {
+	case string:
+		return v.expand(x)
+	case map[string]any:
+		for k, e := range x {
+			out, err := v.expandAll(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = out
+		}
+	case []any:
+		for i, e := range x {
+			out, err := v.expandAll(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = out
+		}
+	}
+	return value, nil
+}
