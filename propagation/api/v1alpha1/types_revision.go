@@ -61,6 +61,42 @@ type RevisionSpec struct {
 	// +listType=atomic
 	// +required
 	Objects []workv1.Manifest `json:"objects"`
+
+	// overrides are the override policies that change any of the objects,
+	// as they were when the revision was made, in the order they apply:
+	// a change of a policy makes a new revision, which rolls out as a
+	// change of the objects does, and a rollback restores both.
+	// +listType=atomic
+	// +optional
+	Overrides []OverrideSnapshot `json:"overrides,omitempty"`
+}
+
+// OverrideSnapshot is an override policy as a revision holds it.
+type OverrideSnapshot struct {
+	// policy names the policy: OverridePolicy <namespace>/<name> or
+	// ClusterOverridePolicy <name>.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Policy string `json:"policy"`
+
+	// clusterScoped: a ClusterOverridePolicy.
+	// +optional
+	ClusterScoped bool `json:"clusterScoped,omitempty"`
+
+	// priority is the policy's.
+	// +optional
+	Priority int32 `json:"priority,omitempty"`
+
+	// objects are the indexes in objects of those the policy changes.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=atomic
+	// +required
+	Objects []int32 `json:"objects"`
+
+	// rules are the policy's.
+	// +listType=atomic
+	// +required
+	Rules []OverrideRule `json:"rules"`
 }
 
 // +kubebuilder:object:root=true

@@ -43,6 +43,7 @@ const (
 	ReasonUndecodable       = "UndecodableObject"
 	ReasonRevisionNotFound  = "RevisionNotFound"
 	ReasonTooLarge          = "TooLarge"
+	ReasonOverrideInvalid   = "OverrideInvalid"
 )
 
 // Annotations on delivered objects.

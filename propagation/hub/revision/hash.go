@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
 // HashPrefix starts every Hash, as a revision's spec.hash must.
@@ -37,6 +39,25 @@ func Hash(objs []*unstructured.Unstructured) (string, error) {
 		h.Write(size[:])
 		h.Write(b)
 	}
+	return HashPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashWithOverrides is Hash of objs, and then of overrides when there
+// are any: a revision without overrides hashes as it did before they
+// existed, so that no revision is made again for them.
+func HashWithOverrides(objs []*unstructured.Unstructured, overrides []v1alpha1.OverrideSnapshot) (string, error) {
+	hash, err := Hash(objs)
+	if err != nil || len(overrides) == 0 {
+		return hash, err
+	}
+	b, err := json.Marshal(overrides)
+	if err != nil {
+		return "", fmt.Errorf("encoding the overrides: %w", err)
+	}
+	h := sha256.New()
+	h.Write([]byte(hash))
+	h.Write([]byte{0})
+	h.Write(b)
 	return HashPrefix + hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
 const (
@@ -112,4 +114,28 @@ func mustHash(t *testing.T, ys []string) string {
 		t.Fatal(err)
 	}
 	return h
+}
+
+func TestHashWithOverrides(t *testing.T) {
+	objs := []*unstructured.Unstructured{obj(t, nsShop), obj(t, cmBlue)}
+	plain := mustHash(t, []string{nsShop, cmBlue})
+	none, err := HashWithOverrides(objs, nil)
+	if err != nil || none != plain {
+		t.Errorf("without overrides: %s (%v), want Hash's %s: revisions made before overrides would be made again", none, err, plain)
+	}
+	snap := func(label string) []v1alpha1.OverrideSnapshot {
+		return []v1alpha1.OverrideSnapshot{{Policy: "OverridePolicy shop/p", Objects: []int32{1},
+			Rules: []v1alpha1.OverrideRule{{SetLabels: map[string]string{"tier": label}}}}}
+	}
+	gold, err := HashWithOverrides(objs, snap("gold"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	silver, err := HashWithOverrides(objs, snap("silver"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gold == plain || gold == silver || !hashPattern.MatchString(gold) {
+		t.Errorf("with overrides: %s and %s (without: %s): want two new hashes of the revision's pattern", gold, silver, plain)
+	}
 }

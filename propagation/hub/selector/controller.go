@@ -103,6 +103,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// do not re-select.
 		For(&v1alpha1.Propagation{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.ClusterPropagation{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// An override policy's change makes a new revision of what it
+		// changes (readOverrides).
+		Watches(&v1alpha1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.propagationsOf), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.propagationsOf), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
 		Build(r)
 	if err != nil {
@@ -138,6 +142,9 @@ type scope struct {
 	skipped []string
 	// revisions are the propagation's revisions, oldest first.
 	revisions []revisionindex.Revision
+	// overrides are the override policies that change objects, for the
+	// revision.
+	overrides []v1alpha1.OverrideSnapshot
 }
 
 // blocked says the selection did not complete: the revisions are left
@@ -162,6 +169,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		steps.Step[*scope]{Name: "resolve selectors", Run: r.resolve},
 		steps.Step[*scope]{Name: "select objects", Run: r.selectObjects},
 		steps.Step[*scope]{Name: "bring the namespace", Run: r.bringNamespace},
+		steps.Step[*scope]{Name: "read overrides", Run: r.readOverrides},
 		steps.Step[*scope]{Name: "list revisions", Run: r.listRevisions},
 		steps.Step[*scope]{Name: "write revision", Run: r.writeRevision},
 		steps.Step[*scope]{Name: "prune revisions", Run: r.prune},

@@ -46,8 +46,9 @@ func (r *Reconciler) listRevisions(ctx context.Context, s *scope) (steps.Result,
 	return steps.Continue, nil
 }
 
-// writeRevision writes the selected objects as revision newest+1 when
-// their hash differs from the newest revision's, each labelled with the
+// writeRevision writes the selected objects, with the override policies
+// that change them, as revision newest+1 when their hash differs from the
+// newest revision's, each labelled with the
 // revision's number (revision.Labelled; the hash is of the objects
 // without it), but the Namespace a Propagation brings. A revision of that
 // number existing already (the cache has not seen it yet) is looked at
@@ -56,7 +57,7 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 	if s.blocked() {
 		return steps.Continue, nil
 	}
-	hash, err := revision.Hash(s.objects)
+	hash, err := revision.HashWithOverrides(s.objects, s.overrides)
 	if err != nil {
 		s.block(v1alpha1.ReasonUndecodable, err.Error())
 		return steps.Continue, nil
@@ -76,7 +77,7 @@ func (r *Reconciler) writeRevision(ctx context.Context, s *scope) (steps.Result,
 		s.block(v1alpha1.ReasonUndecodable, err.Error())
 		return steps.Continue, nil
 	}
-	spec := v1alpha1.RevisionSpec{Revision: n, Hash: hash, Objects: manifests}
+	spec := v1alpha1.RevisionSpec{Revision: n, Hash: hash, Objects: manifests, Overrides: s.overrides}
 	rev := s.newRevisionObject(spec)
 	if err := controllerutil.SetControllerReference(s.obj, rev, r.Client.Scheme()); err != nil {
 		return steps.StopList, err
