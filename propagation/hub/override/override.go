@@ -21,10 +21,16 @@ type Policy struct {
 	Name     string
 	Priority int32
 	Rules    []Rule
+	// label, when set, is String's: a policy compiled from a revision's
+	// snapshot carries its name as the snapshot wrote it.
+	label string
 }
 
 // String names the policy as the propagations' status does.
 func (p *Policy) String() string {
+	if p.label != "" {
+		return p.label
+	}
 	if p.ClusterScoped {
 		return "ClusterOverridePolicy " + p.Name
 	}
@@ -42,8 +48,12 @@ type Rule struct {
 // Compile compiles a policy's rules; a rule whose cluster selector does
 // not compile is an *Error.
 func Compile(clusterScoped bool, name string, o v1alpha1.Overrides, selectors *clusterselector.Compiler) (*Policy, error) {
-	p := &Policy{ClusterScoped: clusterScoped, Name: name, Priority: o.Priority}
-	for i, spec := range o.Rules {
+	return compileRules(&Policy{ClusterScoped: clusterScoped, Name: name, Priority: o.Priority}, o.Rules, selectors)
+}
+
+// compileRules compiles rules into p.
+func compileRules(p *Policy, rules []v1alpha1.OverrideRule, selectors *clusterselector.Compiler) (*Policy, error) {
+	for i, spec := range rules {
 		r := Rule{Name: spec.Name, Spec: spec}
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("rule-%d", i)
