@@ -197,9 +197,10 @@ func (nn NodeNet) wire() error {
 
 // unwire deletes the node's namespace, and with it the veth pair (the
 // host's route to its pods stays with the bridge until the fleet's
-// network goes, and wire replaces it). The kernel destroys a deleted namespace's devices
-// later, on its own time, so the host's end of the pair is deleted here
-// too: a fleet started again at once finds its name free.
+// network goes, and wire replaces it). The kernel destroys a deleted
+// namespace's devices later, on its own time, so the host's end of the
+// pair is deleted here too: a fleet started again at once finds its name
+// free.
 func (nn NodeNet) unwire() error {
 	return errors.Join(removeNetNS(nn.NetNS()), nn.removeHostVeth())
 }

@@ -73,11 +73,11 @@ type RevisionSpec struct {
 
 // OverrideSnapshot is an override policy as a revision holds it.
 type OverrideSnapshot struct {
-	// policy names the policy: OverridePolicy <namespace>/<name> or
-	// ClusterOverridePolicy <name>.
+	// name is the policy's: <namespace>/<name> for an OverridePolicy,
+	// <name> for a ClusterOverridePolicy.
 	// +kubebuilder:validation:MinLength=1
 	// +required
-	Policy string `json:"policy"`
+	Name string `json:"name"`
 
 	// clusterScoped: a ClusterOverridePolicy.
 	// +optional

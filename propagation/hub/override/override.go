@@ -21,20 +21,16 @@ type Policy struct {
 	Name     string
 	Priority int32
 	Rules    []Rule
-	// label, when set, is String's: a policy compiled from a revision's
-	// snapshot carries its name as the snapshot wrote it.
-	label string
 }
 
 // String names the policy as the propagations' status does.
-func (p *Policy) String() string {
-	if p.label != "" {
-		return p.label
+func (p *Policy) String() string { return policyName(p.ClusterScoped, p.Name) }
+
+func policyName(clusterScoped bool, name string) string {
+	if clusterScoped {
+		return "ClusterOverridePolicy " + name
 	}
-	if p.ClusterScoped {
-		return "ClusterOverridePolicy " + p.Name
-	}
-	return "OverridePolicy " + p.Name
+	return "OverridePolicy " + name
 }
 
 // Rule is one rule of a policy, its cluster selector compiled.
@@ -48,12 +44,8 @@ type Rule struct {
 // Compile compiles a policy's rules; a rule whose cluster selector does
 // not compile is an *Error.
 func Compile(clusterScoped bool, name string, o v1alpha1.Overrides, selectors *clusterselector.Compiler) (*Policy, error) {
-	return compileRules(&Policy{ClusterScoped: clusterScoped, Name: name, Priority: o.Priority}, o.Rules, selectors)
-}
-
-// compileRules compiles rules into p.
-func compileRules(p *Policy, rules []v1alpha1.OverrideRule, selectors *clusterselector.Compiler) (*Policy, error) {
-	for i, spec := range rules {
+	p := &Policy{ClusterScoped: clusterScoped, Name: name, Priority: o.Priority}
+	for i, spec := range o.Rules {
 		r := Rule{Name: spec.Name, Spec: spec}
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("rule-%d", i)
@@ -73,18 +65,30 @@ func compileRules(p *Policy, rules []v1alpha1.OverrideRule, selectors *clusterse
 // Order sorts policies in the order they apply: ClusterOverridePolicies
 // first, then by priority, lowest first, then by name.
 func Order(policies []*Policy) {
-	slices.SortStableFunc(policies, func(a, b *Policy) int {
-		if a.ClusterScoped != b.ClusterScoped {
-			if a.ClusterScoped {
-				return -1
-			}
-			return 1
+	slices.SortStableFunc(policies, func(a, b *Policy) int { return a.key().compare(b.key()) })
+}
+
+// orderKey is what Order sorts a policy by, compiled (Policy) or
+// snapshotted (Snapshot).
+type orderKey struct {
+	clusterScoped bool
+	priority      int32
+	name          string
+}
+
+func (p *Policy) key() orderKey { return orderKey{p.ClusterScoped, p.Priority, p.Name} }
+
+func (a orderKey) compare(b orderKey) int {
+	if a.clusterScoped != b.clusterScoped {
+		if a.clusterScoped {
+			return -1
 		}
-		if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+		return 1
+	}
+	if c := cmp.Compare(a.priority, b.priority); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.name, b.name)
 }
 
 // Error is a rule that could not apply, or whose selector does not
@@ -99,11 +103,11 @@ func (e *Error) Error() string { return fmt.Sprintf("%s, rule %s: %v", e.Policy,
 func (e *Error) Unwrap() error { return e.Err }
 
 // Apply renders obj (an object's content, as unstructured) for cluster:
-// every rule of policies, in their order (Order them first), whose
-// selector matches the cluster. It returns the rules applied, each as
-// "<policy>, rule <name>". A rule that cannot apply is an *Error, and obj
-// is then left as it was.
-func Apply(obj map[string]any, policies []*Policy, cluster *clusterv1.ManagedCluster) ([]string, error) {
+// a copy of it with every rule of policies, in their order (Order them
+// first), whose selector matches the cluster; and the rules applied,
+// each as "<policy>, rule <name>". obj is not changed. A rule that cannot
+// apply is an *Error.
+func Apply(obj map[string]any, policies []*Policy, cluster *clusterv1.ManagedCluster) (map[string]any, []string, error) {
 	out := runtime.DeepCopyJSON(obj)
 	vars := variables{cluster: cluster}
 	var applied []string
@@ -115,18 +119,12 @@ func Apply(obj map[string]any, policies []*Policy, cluster *clusterv1.ManagedClu
 				}
 			}
 			if err := r.apply(out, vars); err != nil {
-				return nil, &Error{Policy: p.String(), Rule: r.Name, Err: err}
+				return nil, nil, &Error{Policy: p.String(), Rule: r.Name, Err: err}
 			}
 			applied = append(applied, fmt.Sprintf("%s, rule %s", p, r.Name))
 		}
 	}
-	for k := range obj {
-		delete(obj, k)
-	}
-	for k, v := range out {
-		obj[k] = v
-	}
-	return applied, nil
+	return out, applied, nil
 }
 
 // apply makes the rule's changes to obj: metadata, then images and

@@ -119,8 +119,8 @@ func TestApplyEachOverrider(t *testing.T) {
 			want: map[string]any{"metadata.labels": map[string]any{"app": "web", "x": "y"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			obj := object(t, deployment)
-			if _, err := Apply(obj, []*Policy{policy(t, false, "shop/p", 0, tc.rule)}, east); err != nil {
+			obj, _, err := Apply(object(t, deployment), []*Policy{policy(t, false, "shop/p", 0, tc.rule)}, east)
+			if err != nil {
 				t.Fatal(err)
 			}
 			for path, want := range tc.want {
@@ -151,8 +151,7 @@ func TestApplyOrderTheLastWins(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("Order (-want +got):\n%s", diff)
 	}
-	obj := object(t, deployment)
-	applied, err := Apply(obj, policies, east)
+	obj, applied, err := Apply(object(t, deployment), policies, east)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +200,7 @@ func TestApplyRefusesAndChangesNothing(t *testing.T) {
 			before := runtime.DeepCopyJSON(obj)
 			// A first rule that applies, so that a change left behind shows.
 			first := v1alpha1.OverrideRule{SetLabels: map[string]string{"first": "applied"}}
-			_, err := Apply(obj, []*Policy{policy(t, false, "shop/p", 0, first, tc.rule)}, east)
+			_, _, err := Apply(obj, []*Policy{policy(t, false, "shop/p", 0, first, tc.rule)}, east)
 			var oe *Error
 			if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Apply: %v, want an *Error saying %q", err, tc.want)

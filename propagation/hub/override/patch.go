@@ -3,6 +3,7 @@ package override
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -58,11 +59,7 @@ func (r *Rule) jsonPatch(obj map[string]any, vars variables) error {
 	if err := utiljson.Unmarshal(doc, &patched); err != nil {
 		return err
 	}
-	for k := range obj {
-		delete(obj, k)
-	}
-	for k, v := range patched {
-		obj[k] = v
-	}
+	clear(obj)
+	maps.Copy(obj, patched)
 	return nil
 }

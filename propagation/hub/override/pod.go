@@ -36,7 +36,8 @@ func eachContainer(obj map[string]any, name string, change func(c map[string]any
 	}
 	found := false
 	for _, list := range containerLists {
-		containers, _, err := unstructured.NestedSlice(obj, append(path[:len(path):len(path)], list)...)
+		listPath := append(path[:len(path):len(path)], list)
+		containers, _, err := unstructured.NestedSlice(obj, listPath...)
 		if err != nil {
 			return err
 		}
@@ -52,7 +53,7 @@ func eachContainer(obj map[string]any, name string, change func(c map[string]any
 			containers[i] = cm
 		}
 		if containers != nil {
-			if err := unstructured.SetNestedSlice(obj, containers, append(path[:len(path):len(path)], list)...); err != nil {
+			if err := unstructured.SetNestedSlice(obj, containers, listPath...); err != nil {
 				return err
 			}
 		}

@@ -25,7 +25,7 @@ type Compiled struct {
 func CompileSnapshots(snaps []v1alpha1.OverrideSnapshot, selectors *clusterselector.Compiler) (*Compiled, error) {
 	c := &Compiled{}
 	for _, s := range snaps {
-		p, err := compileRules(&Policy{ClusterScoped: s.ClusterScoped, Priority: s.Priority, label: s.Policy}, s.Rules, selectors)
+		p, err := Compile(s.ClusterScoped, s.Name, v1alpha1.Overrides{Priority: s.Priority, Rules: s.Rules}, selectors)
 		if err != nil {
 			return nil, err
 		}
@@ -58,14 +58,14 @@ func (c *Compiled) Render(manifests []workv1.Manifest, cluster *clusterv1.Manage
 		if err := utiljson.Unmarshal(manifests[idx].Raw, &obj); err != nil {
 			return nil, nil, fmt.Errorf("object %d of the revision is not JSON: %w", idx, err)
 		}
-		rules, err := Apply(obj, policies, cluster)
+		rendered, rules, err := Apply(obj, policies, cluster)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(rules) == 0 {
 			continue
 		}
-		raw, err := json.Marshal(obj)
+		raw, err := json.Marshal(rendered)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -29,9 +29,9 @@ func TestRender(t *testing.T) {
 	revision := manifests(ns, deployment)
 	eu := &clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}}
 	compiled, err := CompileSnapshots([]v1alpha1.OverrideSnapshot{
-		{Policy: "ClusterOverridePolicy mirrors", ClusterScoped: true, Objects: []int32{1},
+		{Name: "mirrors", ClusterScoped: true, Objects: []int32{1},
 			Rules: []v1alpha1.OverrideRule{{Name: "eu", ClusterSelector: eu, Images: []v1alpha1.ImageOverride{{Registry: "mirror.eu.example"}}}}},
-		{Policy: "OverridePolicy shop/web", Objects: []int32{1},
+		{Name: "shop/web", Objects: []int32{1},
 			Rules: []v1alpha1.OverrideRule{{SetLabels: map[string]string{"cluster": "${CLUSTER_NAME}"}}}},
 	}, clusterselector.NewCompiler(nil))
 	if err != nil {
@@ -78,10 +78,10 @@ func TestRenderRefuses(t *testing.T) {
 		snap v1alpha1.OverrideSnapshot
 		want string
 	}{
-		"a rule that cannot apply": {snap: v1alpha1.OverrideSnapshot{Policy: "OverridePolicy shop/web", Objects: []int32{0},
+		"a rule that cannot apply": {snap: v1alpha1.OverrideSnapshot{Name: "shop/web", Objects: []int32{0},
 			Rules: []v1alpha1.OverrideRule{{Name: "zone", SetLabels: map[string]string{"zone": "${CLUSTER_LABEL:zone}"}}}},
 			want: "OverridePolicy shop/web, rule zone: cluster east has no label zone"},
-		"an object the revision does not have": {snap: v1alpha1.OverrideSnapshot{Policy: "OverridePolicy shop/web", Objects: []int32{3},
+		"an object the revision does not have": {snap: v1alpha1.OverrideSnapshot{Name: "shop/web", Objects: []int32{3},
 			Rules: []v1alpha1.OverrideRule{{SetLabels: map[string]string{"a": "b"}}}},
 			want: "OverridePolicy shop/web, rule -: object 3: the revision has 1"},
 	} {
@@ -97,7 +97,7 @@ func TestRenderRefuses(t *testing.T) {
 			}
 		})
 	}
-	_, err := CompileSnapshots([]v1alpha1.OverrideSnapshot{{Policy: "OverridePolicy shop/web", Objects: []int32{0},
+	_, err := CompileSnapshots([]v1alpha1.OverrideSnapshot{{Name: "shop/web", Objects: []int32{0},
 		Rules: []v1alpha1.OverrideRule{{Name: "bad", ClusterSelector: &clusterv1beta1.ClusterSelector{
 			CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"=="}}}}}}}, clusterselector.NewCompiler(nil))
 	if err == nil || !strings.HasPrefix(err.Error(), "OverridePolicy shop/web, rule bad: ") {

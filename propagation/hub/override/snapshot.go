@@ -2,6 +2,7 @@ package override
 
 import (
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,74 +17,59 @@ import (
 // (Order's). A policy whose label selector does not parse is an error
 // naming it.
 func Snapshot(objs []*unstructured.Unstructured, policies []v1alpha1.OverridePolicy, clusterPolicies []v1alpha1.ClusterOverridePolicy) ([]v1alpha1.OverrideSnapshot, error) {
-	type entry struct {
-		order *Policy
-		snap  v1alpha1.OverrideSnapshot
+	// An OverridePolicy selects in its own namespace: its selectors are a
+	// ClusterOverridePolicy's with that namespace.
+	type policy struct {
+		clusterScoped bool
+		name          string
+		selectors     []v1alpha1.ClusterOverrideResourceSelector
+		overrides     v1alpha1.Overrides
 	}
-	var entries []entry
-	add := func(clusterScoped bool, name string, o v1alpha1.Overrides, selects func(*unstructured.Unstructured) (bool, error)) error {
-		p := &Policy{ClusterScoped: clusterScoped, Name: name, Priority: o.Priority}
-		snap := v1alpha1.OverrideSnapshot{Policy: p.String(), ClusterScoped: clusterScoped, Priority: o.Priority, Rules: o.Rules}
+	all := make([]policy, 0, len(clusterPolicies)+len(policies))
+	for _, cp := range clusterPolicies {
+		all = append(all, policy{true, cp.Name, cp.Spec.ResourceSelectors, cp.Spec.Overrides})
+	}
+	for _, op := range policies {
+		sels := make([]v1alpha1.ClusterOverrideResourceSelector, len(op.Spec.ResourceSelectors))
+		for i, sel := range op.Spec.ResourceSelectors {
+			sels[i] = v1alpha1.ClusterOverrideResourceSelector{ResourceSelector: sel, Namespace: op.Namespace}
+		}
+		all = append(all, policy{false, op.Namespace + "/" + op.Name, sels, op.Spec.Overrides})
+	}
+	var out []v1alpha1.OverrideSnapshot
+	for _, p := range all {
+		snap := v1alpha1.OverrideSnapshot{Name: p.name, ClusterScoped: p.clusterScoped, Priority: p.overrides.Priority, Rules: p.overrides.Rules}
 		for i, obj := range objs {
-			ok, err := selects(obj)
+			ok, err := selectsAny(p.selectors, obj)
 			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				return nil, fmt.Errorf("%s: %w", policyName(p.clusterScoped, p.name), err)
 			}
 			if ok {
 				snap.Objects = append(snap.Objects, int32(i))
 			}
 		}
 		if len(snap.Objects) > 0 {
-			entries = append(entries, entry{order: p, snap: snap})
-		}
-		return nil
-	}
-	for i := range clusterPolicies {
-		cp := &clusterPolicies[i]
-		err := add(true, cp.Name, cp.Spec.Overrides, func(obj *unstructured.Unstructured) (bool, error) {
-			for _, sel := range cp.Spec.ResourceSelectors {
-				if sel.Namespace != "" && sel.Namespace != obj.GetNamespace() {
-					continue
-				}
-				if ok, err := selects(sel.ResourceSelector, obj); ok || err != nil {
-					return ok, err
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return nil, err
+			out = append(out, snap)
 		}
 	}
-	for i := range policies {
-		op := &policies[i]
-		err := add(false, op.Namespace+"/"+op.Name, op.Spec.Overrides, func(obj *unstructured.Unstructured) (bool, error) {
-			if obj.GetNamespace() != op.Namespace {
-				return false, nil
-			}
-			for _, sel := range op.Spec.ResourceSelectors {
-				if ok, err := selects(sel, obj); ok || err != nil {
-					return ok, err
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	order := make([]*Policy, len(entries))
-	byPolicy := map[*Policy]v1alpha1.OverrideSnapshot{}
-	for i, e := range entries {
-		order[i] = e.order
-		byPolicy[e.order] = e.snap
-	}
-	Order(order)
-	out := make([]v1alpha1.OverrideSnapshot, 0, len(order))
-	for _, p := range order {
-		out = append(out, byPolicy[p])
-	}
+	slices.SortStableFunc(out, func(a, b v1alpha1.OverrideSnapshot) int {
+		return orderKey{a.ClusterScoped, a.Priority, a.Name}.compare(orderKey{b.ClusterScoped, b.Priority, b.Name})
+	})
 	return out, nil
+}
+
+// selectsAny says whether one of sels selects obj: in its namespace when
+// it names one.
+func selectsAny(sels []v1alpha1.ClusterOverrideResourceSelector, obj *unstructured.Unstructured) (bool, error) {
+	for _, sel := range sels {
+		if sel.Namespace != "" && sel.Namespace != obj.GetNamespace() {
+			continue
+		}
+		if ok, err := selects(sel.ResourceSelector, obj); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // selects says whether sel selects obj: its group and kind (any

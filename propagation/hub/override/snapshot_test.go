@@ -65,11 +65,11 @@ func TestSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []v1alpha1.OverrideSnapshot{
-		{Policy: "ClusterOverridePolicy shop-config", ClusterScoped: true, Objects: []int32{3}, Rules: rules("shop-config")},
-		{Policy: "ClusterOverridePolicy namespaces", ClusterScoped: true, Priority: 100, Objects: []int32{0}, Rules: rules("namespaces")},
-		{Policy: "OverridePolicy shop/all-deployments", Objects: []int32{1, 2}, Rules: rules("all")},
-		{Policy: "OverridePolicy shop/z-web", Objects: []int32{1}, Rules: rules("z-web")},
-		{Policy: "OverridePolicy shop/a-front", Priority: 9, Objects: []int32{1}, Rules: rules("a-front")},
+		{Name: "shop-config", ClusterScoped: true, Objects: []int32{3}, Rules: rules("shop-config")},
+		{Name: "namespaces", ClusterScoped: true, Priority: 100, Objects: []int32{0}, Rules: rules("namespaces")},
+		{Name: "shop/all-deployments", Objects: []int32{1, 2}, Rules: rules("all")},
+		{Name: "shop/z-web", Objects: []int32{1}, Rules: rules("z-web")},
+		{Name: "shop/a-front", Priority: 9, Objects: []int32{1}, Rules: rules("a-front")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Snapshot (-want +got):\n%s", diff)

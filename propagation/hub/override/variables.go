@@ -3,6 +3,7 @@ package override
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 )
@@ -30,18 +31,16 @@ func (v variables) expand(s string) (string, error) {
 }
 
 func (v variables) value(name string) (string, error) {
-	const label, claim = "CLUSTER_LABEL:", "CLUSTER_CLAIM:"
-	switch {
-	case name == "CLUSTER_NAME":
+	if name == "CLUSTER_NAME" {
 		return v.cluster.Name, nil
-	case len(name) > len(label) && name[:len(label)] == label:
-		key := name[len(label):]
+	}
+	if key, ok := strings.CutPrefix(name, "CLUSTER_LABEL:"); ok && key != "" {
 		if value, ok := v.cluster.Labels[key]; ok {
 			return value, nil
 		}
 		return "", fmt.Errorf("cluster %s has no label %s (${%s})", v.cluster.Name, key, name)
-	case len(name) > len(claim) && name[:len(claim)] == claim:
-		key := name[len(claim):]
+	}
+	if key, ok := strings.CutPrefix(name, "CLUSTER_CLAIM:"); ok && key != "" {
 		for _, c := range v.cluster.Status.ClusterClaims {
 			if c.Name == key {
 				return c.Value, nil

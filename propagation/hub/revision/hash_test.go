@@ -124,7 +124,7 @@ func TestHashWithOverrides(t *testing.T) {
 		t.Errorf("without overrides: %s (%v), want Hash's %s: revisions made before overrides would be made again", none, err, plain)
 	}
 	snap := func(label string) []v1alpha1.OverrideSnapshot {
-		return []v1alpha1.OverrideSnapshot{{Policy: "OverridePolicy shop/p", Objects: []int32{1},
+		return []v1alpha1.OverrideSnapshot{{Name: "shop/p", Objects: []int32{1},
 			Rules: []v1alpha1.OverrideRule{{SetLabels: map[string]string{"tier": label}}}}}
 	}
 	gold, err := HashWithOverrides(objs, snap("gold"))

@@ -41,7 +41,7 @@ var _ = Describe("override policies in revisions", Ordered, func() {
 		By("revision 1 holds the policy that selects the Deployment (object 1, after the namespace), not the other")
 		Eventually(revisionNumbers).WithContext(ctx).WithArguments(ns, "web").WithTimeout(eventually).Should(Equal([]int64{1}))
 		Expect(overridesOf(ctx, ns, "web", 1)).To(Equal([]v1alpha1.OverrideSnapshot{
-			{Policy: "OverridePolicy " + ns + "/tier", Objects: []int32{1}, Rules: tier("gold")}}))
+			{Name: ns + "/tier", Objects: []int32{1}, Rules: tier("gold")}}))
 
 		By("editing the policy: revision 2 with the new rules")
 		Expect(c.Get(ctx, client.ObjectKeyFromObject(policy), policy)).To(Succeed())
