@@ -320,6 +320,13 @@ type ClusterStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// overrides are the override rules applied to what the cluster
+	// receives, each once, as "<policy kind> <policy>, rule <rule>", in
+	// the order they apply.
+	// +listType=atomic
+	// +optional
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // +kubebuilder:object:root=true

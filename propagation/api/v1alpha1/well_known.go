@@ -44,6 +44,9 @@ const (
 	ReasonRevisionNotFound  = "RevisionNotFound"
 	ReasonTooLarge          = "TooLarge"
 	ReasonOverrideInvalid   = "OverrideInvalid"
+	// ReasonOverrideFailed, per cluster: an override rule cannot apply
+	// to what the cluster would receive; it keeps what it has.
+	ReasonOverrideFailed = "OverrideFailed"
 )
 
 // Annotations on delivered objects.

@@ -27,12 +27,18 @@ func (r *Reconciler) applyCluster(ctx context.Context, s *scope, cluster string,
 	for i := range current {
 		have[current[i].Name] = &current[i]
 	}
+	cont := s.contentOf(ctx, cluster)
+	if !cont.made() {
+		// Not an error of the reconcile: the cluster's status says it.
+		ctrl.LoggerFrom(ctx).V(1).Info("Keeping what the cluster has: the revision cannot be made for it", "cluster", cluster, "reason", cont.err)
+		return nil
+	}
 	var errs []error
-	for part := range s.parts {
+	for part, manifests := range cont.parts {
 		name := s.p.workName(part)
 		w := have[name]
 		delete(have, name)
-		if err := r.applyWork(ctx, s, cluster, part, w); err != nil {
+		if err := r.applyWork(ctx, s, cluster, part, manifests, w); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -48,10 +54,10 @@ func (r *Reconciler) applyCluster(ctx context.Context, s *scope, cluster string,
 
 // applyWork writes one part's work when it is missing or differs from
 // what it should be.
-func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, part int, current *workv1.ManifestWork) error {
+func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, part int, manifests []workv1.Manifest, current *workv1.ManifestWork) error {
 	log := ctrl.LoggerFrom(ctx)
 	if current == nil {
-		w := s.desiredWork(cluster, part, nil, r.ManifestConfigs)
+		w := s.desiredWork(cluster, part, manifests, nil, r.ManifestConfigs)
 		err := r.Client.Create(ctx, w)
 		switch {
 		case err == nil:
@@ -73,7 +79,7 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, pa
 		}
 		current = found
 	}
-	w := s.desiredWork(cluster, part, current, r.ManifestConfigs)
+	w := s.desiredWork(cluster, part, manifests, current, r.ManifestConfigs)
 	if same, err := sameWork(current, w); same || err != nil {
 		return err
 	}
@@ -88,10 +94,11 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, pa
 
 // desiredWork is the part's work on the cluster: current (when given,
 // its worktrim.Writable copy) with the propagation's labels, the
-// delivered revision's label, the part's manifests and the delete option
+// delivered revision's label, the part's manifests (as the cluster
+// receives them) and the delete option
 // of the deletionPolicy; and the time it is given a revision it did not
 // carry.
-func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWork, configs func([]workv1.Manifest) []workv1.ManifestConfigOption) *workv1.ManifestWork {
+func (s *scope) desiredWork(cluster string, part int, manifests []workv1.Manifest, current *workv1.ManifestWork, configs func([]workv1.Manifest) []workv1.ManifestConfigOption) *workv1.ManifestWork {
 	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: s.p.workName(part)}}
 	if current != nil {
 		w = worktrim.Writable(current)
@@ -110,11 +117,11 @@ func (s *scope) desiredWork(cluster string, part int, current *workv1.ManifestWo
 		w.Annotations[RolloutTimeAnnotation] = s.now.UTC().Format(time.RFC3339)
 	}
 	w.Labels[v1alpha1.LabelRevision] = revision
-	w.Spec.Workload.Manifests = s.parts[part]
+	w.Spec.Workload.Manifests = manifests
 	w.Spec.DeleteOption = s.p.deleteOption()
 	w.Spec.ManifestConfigs = nil
 	if configs != nil {
-		w.Spec.ManifestConfigs = configs(s.parts[part])
+		w.Spec.ManifestConfigs = configs(manifests)
 	}
 	return w
 }

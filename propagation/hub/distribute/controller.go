@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,7 +63,7 @@ type Options struct {
 
 // AddToScheme adds the types the controllers read and write.
 func AddToScheme(s *runtime.Scheme) error {
-	return errors.Join(v1alpha1.Install(s), workv1.Install(s), clusterv1beta1.Install(s))
+	return errors.Join(v1alpha1.Install(s), workv1.Install(s), clusterv1.Install(s), clusterv1alpha1.Install(s), clusterv1beta1.Install(s))
 }
 
 // SetupWithManager adds AddToScheme's types to mgr's scheme, registers
@@ -139,6 +142,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager, workers int) error {
 		For(r.newObject(), builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, finalizing{}))).
 		Watches(r.newRevision(), handler.EnqueueRequestsFromMapFunc(r.ofRevision)).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(r.ofWork)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.onCluster), builder.WithPredicates(overridesSee{})).
 		WatchesRawSource(r.recheck.Source()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers})
 	return rollout.WatchPlacements(b, r.naming).Complete(r)
@@ -199,6 +203,42 @@ func (r *Reconciler) ofWork(_ context.Context, obj client.Object) []reconcile.Re
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
 }
 
+// overridesSee passes the changes of a ManagedCluster an override may
+// read: its labels and its claims.
+type overridesSee struct{ predicate.Funcs }
+
+func (overridesSee) Update(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
+	cur, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !okOld || !okNew {
+		return false
+	}
+	return !maps.Equal(old.Labels, cur.Labels) || !slices.Equal(old.Status.ClusterClaims, cur.Status.ClusterClaims)
+}
+
+// onCluster maps a cluster to the propagations of this reconciler's kind
+// with works on it: what an override makes of them may change with the
+// cluster's labels and claims. A cluster the placements newly select
+// comes through their decisions.
+func (r *Reconciler) onCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	works := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, works, client.InNamespace(obj.GetName()), client.HasLabels{v1alpha1.LabelPropagation}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the propagations' ManifestWorks of a cluster", "cluster", obj.GetName())
+		return nil
+	}
+	seen := map[reconcile.Request]bool{}
+	var out []reconcile.Request
+	for i := range works.Items {
+		for _, req := range r.ofWork(ctx, &works.Items[i]) {
+			if !seen[req] {
+				seen[req] = true
+				out = append(out, req)
+			}
+		}
+	}
+	return out
+}
+
 // naming lists the propagations of this reconciler's kind that name the
 // placement: a Propagation names those of its own namespace only.
 func (r *Reconciler) naming(ctx context.Context, namespace, placement string) []reconcile.Request {
@@ -241,8 +281,8 @@ type scope struct {
 	// delivered is the revision to deliver, nil when there is none (the
 	// condition says why): then nothing is written to any cluster.
 	delivered *revision
-	// parts are the delivered revision's manifests, one slice per work.
-	parts [][]workv1.Manifest
+	// contents are what each cluster receives of the delivered revision.
+	contents *contents
 	// revisionProblem and revisionMessage say why nothing is delivered.
 	revisionProblem, revisionMessage string
 	now                              time.Time

@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	rolloutsdk "open-cluster-management.io/sdk-go/pkg/apis/cluster/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -84,7 +86,11 @@ func TestPickRevision(t *testing.T) {
 			if s.delivered != nil {
 				delivered = s.delivered.number
 			}
-			got := []any{s.newest, delivered, s.revisionProblem, len(s.parts)}
+			parts := 0
+			if s.contents != nil {
+				parts = len(s.contents.shared.parts)
+			}
+			got := []any{s.newest, delivered, s.revisionProblem, parts}
 			if diff := cmp.Diff([]any{tc.wantNewest, tc.wantDeliver, tc.wantProblem, tc.wantParts}, got); diff != "" {
 				t.Errorf("newest, delivered, problem, parts (-want +got):\n%s", diff)
 			}
@@ -415,5 +421,64 @@ func TestFinalizingPredicate(t *testing.T) {
 				t.Errorf("passes %t, want %t", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestRendersPerCluster(t *testing.T) {
+	regional := rev(2, configMap("green"))
+	regional.Spec.Overrides = []v1alpha1.OverrideSnapshot{{Name: "shop/region", Objects: []int32{0},
+		Rules: []v1alpha1.OverrideRule{{Name: "label", SetLabels: map[string]string{"region": "${CLUSTER_LABEL:region}"}}}}}
+	eu := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"region": "eu"}}}
+	unlabelled := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c2"}}
+	objs := append([]client.Object{newProp(all), rev(1, configMap("blue")), regional, eu, unlabelled, work("c2", 1, done...)}, placement("c1", "c2")...)
+	c := fakeClient(t, interceptor.Funcs{}, objs...)
+	run(t, reconciler(c))
+
+	if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "2", "c2/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
+		t.Errorf("works' revisions (-want +got): the cluster the override cannot apply to keeps revision 1\n%s", diff)
+	}
+	w := &workv1.ManifestWork{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "c1", Name: WorkName("shop", "web", 0)}, w); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(w.Spec.Workload.Manifests[0].Raw); !strings.Contains(got, `"labels":{"region":"eu"}`) {
+		t.Errorf("c1 receives %s, want the ConfigMap labelled region eu", got)
+	}
+	got := &v1alpha1.Propagation{}
+	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	byCluster := map[string]v1alpha1.ClusterStatus{}
+	for _, cs := range got.Status.Clusters {
+		byCluster[cs.Cluster] = cs
+	}
+	if diff := cmp.Diff([]string{"OverridePolicy shop/region, rule label"}, byCluster["c1"].Overrides); diff != "" {
+		t.Errorf("c1's overrides (-want +got):\n%s", diff)
+	}
+	failed := meta.FindStatusCondition(byCluster["c2"].Conditions, v1alpha1.ConditionFailed)
+	if failed == nil || failed.Status != metav1.ConditionTrue || failed.Reason != v1alpha1.ReasonOverrideFailed ||
+		!strings.Contains(failed.Message, "OverridePolicy shop/region, rule label") || !strings.Contains(failed.Message, "no label region") {
+		t.Errorf("c2's Failed is %+v, want True, OverrideFailed, naming the policy, the rule and the label", failed)
+	}
+}
+
+func TestOverrideThatDoesNotCompileDeliversNothing(t *testing.T) {
+	bad := rev(2, configMap("green"))
+	bad.Spec.Overrides = []v1alpha1.OverrideSnapshot{{Name: "broken", ClusterScoped: true, Objects: []int32{0},
+		Rules: []v1alpha1.OverrideRule{{ClusterSelector: &clusterv1beta1.ClusterSelector{
+			CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}, SetLabels: map[string]string{"a": "b"}}}}}
+	objs := append([]client.Object{newProp(all), rev(1, configMap("blue")), bad, work("c1", 1, done...)}, placement("c1")...)
+	c := fakeClient(t, interceptor.Funcs{}, objs...)
+	run(t, reconciler(c))
+	if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
+		t.Errorf("works' revisions (-want +got):\n%s", diff)
+	}
+	got := &v1alpha1.Propagation{}
+	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != v1alpha1.ReasonOverrideInvalid ||
+		!strings.Contains(sc.Message, "ClusterOverridePolicy broken") {
+		t.Errorf("Scheduled is %+v, want OverrideInvalid naming the policy", sc)
 	}
 }

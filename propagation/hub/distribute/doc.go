@@ -16,6 +16,14 @@
 // has are deleted. With deletionPolicy Orphan every work carries
 // deleteOption Orphan, and is given it before it is deleted.
 //
+// A revision with override policies (spec.overrides) is rendered per
+// cluster, from the cluster's ManagedCluster (override.Render): each
+// cluster's works carry its own objects, and its status the rules
+// applied. A rule that cannot apply on a cluster leaves that cluster's
+// works as they are and fails it (OverrideFailed), which the rollout
+// counts against maxFailures; a revision without overrides is split once
+// for every cluster.
+//
 // A cluster that leaves every placement loses its works (with the delete
 // option of the deletionPolicy). A pin to a revision that does not exist,
 // a revision no ManifestWork can carry, or a placement that does not
@@ -24,8 +32,8 @@
 // makes deleting it delete (or orphan) its works first.
 //
 // It watches (Cluster)Propagations, their revisions, Placements (created
-// and deleted), PlacementDecisions and the ManifestWorks labelled as
-// theirs; it writes ManifestWorks and the propagations' finalizer and the
+// and deleted), PlacementDecisions, the ManifestWorks labelled as theirs
+// and the labels and claims of ManagedClusters, which overrides read; it writes ManifestWorks and the propagations' finalizer and the
 // status fields of delivery: the Scheduled, Applied and Available
 // conditions, currentRevision, deliveredRevision, objects, summary and
 // clusters. The Selected condition is the selector controller's: status is

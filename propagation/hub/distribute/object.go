@@ -115,8 +115,9 @@ func (p propagation) works(ctx context.Context, reader client.Reader) ([]workv1.
 
 // revision is one revision of a propagation.
 type revision struct {
-	number  int64
-	objects []workv1.Manifest
+	number    int64
+	objects   []workv1.Manifest
+	overrides []v1alpha1.OverrideSnapshot
 }
 
 // revisions lists p's revisions through reader.
@@ -127,7 +128,7 @@ func (p propagation) revisions(ctx context.Context, reader client.Reader) ([]rev
 	}
 	out := make([]revision, 0, len(revs))
 	for _, rev := range revs {
-		out = append(out, revision{number: rev.Spec.Revision, objects: rev.Spec.Objects})
+		out = append(out, revision{number: rev.Spec.Revision, objects: rev.Spec.Objects, overrides: rev.Spec.Overrides})
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/override"
 	revisions "github.com/corral-dev/corral/propagation/hub/revision"
 )
 
@@ -48,15 +49,18 @@ func (r *Reconciler) pickRevision(ctx context.Context, s *scope) (steps.Result, 
 	default:
 		s.delivered = newest
 	}
-	parts, err := revisions.Split(s.delivered.objects, revisions.PartBudget)
-	if errors.Is(err, revisions.ErrTooLarge) {
+	contents, err := r.newContents(s.delivered)
+	switch {
+	case errors.Is(err, revisions.ErrTooLarge):
 		s.revisionProblem, s.revisionMessage = v1alpha1.ReasonTooLarge, fmt.Sprintf("revision %d: %v", s.delivered.number, err)
-		s.delivered = nil
+	case errors.As(err, new(*override.Error)):
+		s.revisionProblem, s.revisionMessage = v1alpha1.ReasonOverrideInvalid, fmt.Sprintf("revision %d: %v; the clusters keep what they run", s.delivered.number, err)
+	case err != nil:
+		return steps.StopList, fmt.Errorf("splitting revision %d: %w", s.delivered.number, err)
+	default:
+		s.contents = contents
 		return steps.Continue, nil
 	}
-	if err != nil {
-		return steps.StopList, fmt.Errorf("splitting revision %d: %w", s.delivered.number, err)
-	}
-	s.parts = parts
+	s.delivered = nil
 	return steps.Continue, nil
 }

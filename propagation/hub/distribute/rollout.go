@@ -101,11 +101,13 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placeme
 	}
 
 	byCluster := s.worksByCluster()
-	for _, cluster := range sets.List(sets.KeySet(byCluster)) {
+	for _, cluster := range sets.List(sets.KeySet(byCluster).Union(res.decided)) {
 		if claimed.Has(cluster) {
 			continue
 		}
-		ro.Existing = append(ro.Existing, clusterStatus(cluster, byCluster[cluster], s.delivered.number, len(s.parts)))
+		if st, started := s.rolloutStatus(ctx, cluster, byCluster[cluster], res.decided.Has(cluster)); started {
+			ro.Existing = append(ro.Existing, st)
+		}
 	}
 	result, err := ro.Decide(ref.strategy)
 	if err != nil {
@@ -125,7 +127,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placeme
 	}
 	var errs []error
 	for _, cluster := range sets.List(res.decided) {
-		if !toApply.Has(cluster) && !s.carriesDelivered(byCluster[cluster]) {
+		if !toApply.Has(cluster) && !s.carriesDelivered(ctx, cluster, byCluster[cluster]) {
 			continue // the rollout has not reached it
 		}
 		if err := r.applyCluster(ctx, s, cluster, byCluster[cluster]); err != nil {
@@ -169,8 +171,12 @@ func (s *scope) worksByCluster() map[string][]workv1.ManifestWork {
 
 // carriesDelivered says a cluster's works are all of the delivered
 // revision, and as many as its parts.
-func (s *scope) carriesDelivered(works []workv1.ManifestWork) bool {
-	if s.delivered == nil || len(works) != len(s.parts) {
+func (s *scope) carriesDelivered(ctx context.Context, cluster string, works []workv1.ManifestWork) bool {
+	if s.delivered == nil {
+		return false
+	}
+	cont := s.contentOf(ctx, cluster)
+	if cont.err != nil || len(works) != len(cont.parts) {
 		return false
 	}
 	for _, w := range works {
@@ -179,6 +185,23 @@ func (s *scope) carriesDelivered(works []workv1.ManifestWork) bool {
 		}
 	}
 	return true
+}
+
+// rolloutStatus is a cluster's status for the rollout, and whether the
+// rollout started there (it has works, or cannot have them). A cluster
+// the revision cannot be made for (an override that cannot apply) is
+// Failed: the rollout counts it against maxFailures. A cluster no
+// placement selects is on its way out, its status not asked for.
+func (s *scope) rolloutStatus(ctx context.Context, cluster string, works []workv1.ManifestWork, decided bool) (rolloutsdk.ClusterRolloutStatus, bool) {
+	if !decided {
+		return rolloutsdk.ClusterRolloutStatus{ClusterName: cluster, Status: rolloutsdk.ToApply}, len(works) > 0
+	}
+	cont := s.contentOf(ctx, cluster)
+	if cont.err != nil {
+		now := metav1.NewTime(s.now)
+		return rolloutsdk.ClusterRolloutStatus{ClusterName: cluster, Status: rolloutsdk.Failed, LastTransitionTime: &now}, true
+	}
+	return clusterStatus(cluster, works, s.delivered.number, len(cont.parts)), len(works) > 0
 }
 
 // revisionOf is the revision a work's label says it carries, 0 when it

@@ -67,7 +67,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) (steps.Result, 
 		st.DeliveredRevision = s.delivered.number
 		st.Objects = objectRefs(s.delivered.objects)
 	}
-	st.Clusters = s.clusterStatuses(st.Clusters)
+	st.Clusters = s.clusterStatuses(ctx, st.Clusters)
 	st.Summary = summarize(st.Clusters)
 	for _, c := range []metav1.Condition{s.scheduled(st.Summary), s.applied(st.Summary, st.Clusters), s.available(st.Summary)} {
 		c.ObservedGeneration = gen
@@ -112,7 +112,7 @@ func (s *scope) decided() sets.Set[string] {
 
 // clusterStatuses are the status of every selected cluster, in name
 // order, from the old ones (for their conditions' transition times).
-func (s *scope) clusterStatuses(old []v1alpha1.ClusterStatus) []v1alpha1.ClusterStatus {
+func (s *scope) clusterStatuses(ctx context.Context, old []v1alpha1.ClusterStatus) []v1alpha1.ClusterStatus {
 	timedOut := sets.New[string]()
 	for _, p := range s.placements {
 		timedOut = timedOut.Union(p.timedOut)
@@ -126,7 +126,8 @@ func (s *scope) clusterStatuses(old []v1alpha1.ClusterStatus) []v1alpha1.Cluster
 		}
 		works := byCluster[cluster]
 		cs.Revision = lowestRevision(works)
-		for _, c := range s.clusterConditions(works, timedOut.Has(cluster)) {
+		cs.Overrides = s.contentOf(ctx, cluster).overrides
+		for _, c := range s.clusterConditions(ctx, cluster, works, timedOut.Has(cluster)) {
 			c.LastTransitionTime = metav1.NewTime(s.now)
 			meta.SetStatusCondition(&cs.Conditions, c)
 		}
@@ -147,14 +148,20 @@ func lowestRevision(works []workv1.ManifestWork) int64 {
 }
 
 // clusterConditions are a cluster's Scheduled, Applied, Available and
-// Failed, from its works.
-func (s *scope) clusterConditions(works []workv1.ManifestWork, timedOut bool) []metav1.Condition {
+// Failed, from its works; Scheduled False and Failed when the revision
+// cannot be made for it.
+func (s *scope) clusterConditions(ctx context.Context, cluster string, works []workv1.ManifestWork, timedOut bool) []metav1.Condition {
 	scheduled := metav1.Condition{Type: v1alpha1.ConditionScheduled, Status: metav1.ConditionTrue, Reason: ReasonDelivered,
 		Message: fmt.Sprintf("revision %d in %d ManifestWorks", lowestRevision(works), len(works))}
-	switch {
+	failed := failedCondition(works, timedOut)
+	switch cont := s.contentOf(ctx, cluster); {
 	case s.delivered == nil:
 		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, s.revisionProblem, s.revisionMessage
-	case !s.carriesDelivered(works):
+	case cont.err != nil:
+		msg := fmt.Sprintf("revision %d: %v; the cluster keeps what it has", s.delivered.number, cont.err)
+		scheduled.Status, scheduled.Reason, scheduled.Message = metav1.ConditionFalse, cont.reason(), msg
+		failed = metav1.Condition{Type: v1alpha1.ConditionFailed, Status: metav1.ConditionTrue, Reason: cont.reason(), Message: msg}
+	case !s.carriesDelivered(ctx, cluster, works):
 		scheduled.Status, scheduled.Reason = metav1.ConditionFalse, ReasonWaitingForRollout
 		scheduled.Message = fmt.Sprintf("the rollout of revision %d has not reached the cluster", s.delivered.number)
 	}
@@ -164,7 +171,7 @@ func (s *scope) clusterConditions(works []workv1.ManifestWork, timedOut bool) []
 		applied.Status, applied.Reason, applied.Message = metav1.ConditionFalse, ReasonNotScheduled, scheduled.Message
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonNotScheduled, scheduled.Message
 	}
-	return []metav1.Condition{scheduled, applied, available, failedCondition(works, timedOut)}
+	return []metav1.Condition{scheduled, applied, available, failed}
 }
 
 // worksCondition is condType of a cluster: True when every work reports
