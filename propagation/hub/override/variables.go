@@ -31,24 +31,56 @@ func (v variables) expand(s string) (string, error) {
 }
 
 func (v variables) value(name string) (string, error) {
-	if name == "CLUSTER_NAME" {
+	kind, key, err := parseVariable(name)
+	switch {
+	case err != nil:
+		return "", err
+	case kind == nameVariable:
 		return v.cluster.Name, nil
-	}
-	if key, ok := strings.CutPrefix(name, "CLUSTER_LABEL:"); ok && key != "" {
+	case kind == labelVariable:
 		if value, ok := v.cluster.Labels[key]; ok {
 			return value, nil
 		}
 		return "", fmt.Errorf("cluster %s has no label %s (${%s})", v.cluster.Name, key, name)
 	}
-	if key, ok := strings.CutPrefix(name, "CLUSTER_CLAIM:"); ok && key != "" {
-		for _, c := range v.cluster.Status.ClusterClaims {
-			if c.Name == key {
-				return c.Value, nil
-			}
+	for _, c := range v.cluster.Status.ClusterClaims {
+		if c.Name == key {
+			return c.Value, nil
 		}
-		return "", fmt.Errorf("cluster %s has no claim %s (${%s})", v.cluster.Name, key, name)
 	}
-	return "", fmt.Errorf("unknown variable ${%s}: use ${CLUSTER_NAME}, ${CLUSTER_LABEL:key} or ${CLUSTER_CLAIM:name}", name)
+	return "", fmt.Errorf("cluster %s has no claim %s (${%s})", v.cluster.Name, key, name)
+}
+
+// The kinds of variable.
+const (
+	nameVariable = iota
+	labelVariable
+	claimVariable
+)
+
+// parseVariable reads the name inside ${…}: its kind, and the label or
+// claim it names.
+func parseVariable(name string) (kind int, key string, err error) {
+	if name == "CLUSTER_NAME" {
+		return nameVariable, "", nil
+	}
+	if key, ok := strings.CutPrefix(name, "CLUSTER_LABEL:"); ok && key != "" {
+		return labelVariable, key, nil
+	}
+	if key, ok := strings.CutPrefix(name, "CLUSTER_CLAIM:"); ok && key != "" {
+		return claimVariable, key, nil
+	}
+	return 0, "", fmt.Errorf("unknown variable ${%s}: use ${CLUSTER_NAME}, ${CLUSTER_LABEL:key} or ${CLUSTER_CLAIM:name}", name)
+}
+
+// checkVariables says whether every ${CLUSTER_…} in s is a variable.
+func checkVariables(s string) error {
+	for _, m := range variable.FindAllString(s, -1) {
+		if _, _, err := parseVariable(m[2 : len(m)-1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // expandAll replaces the variables in every string of a JSON value.

@@ -16,8 +16,10 @@ import (
 // readOverrides snapshots the override policies that change the selected
 // objects (override.Snapshot), for the revision: a Propagation's
 // namespace's OverridePolicies and every ClusterOverridePolicy. A policy
-// that cannot be read (a label selector that does not parse) is
-// Selected False, OverrideInvalid, naming it: delivering without it could
+// that cannot be read (a label selector that does not parse), or one
+// that changes them and is wrong on every cluster (override.Validate:
+// one stored before the webhook refused it) is Selected False,
+// OverrideInvalid, naming it: delivering without it could
 // send a cluster what the policy exists to change, so the revisions are
 // left as they are.
 func (r *Reconciler) readOverrides(ctx context.Context, s *scope) (steps.Result, error) {
@@ -33,6 +35,12 @@ func (r *Reconciler) readOverrides(ctx context.Context, s *scope) (steps.Result,
 		return steps.StopList, err
 	}
 	snap, err := override.Snapshot(s.objects, policies.Items, clusterPolicies.Items)
+	for _, p := range snap {
+		if err != nil {
+			break
+		}
+		err = override.Validate(p.ClusterScoped, p.Name, nil, v1alpha1.Overrides{Priority: p.Priority, Rules: p.Rules})
+	}
 	if err != nil {
 		s.block(v1alpha1.ReasonOverrideInvalid, fmt.Sprintf("%v; the revisions are left as they are", err))
 		return steps.Continue, nil

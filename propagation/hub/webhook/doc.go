@@ -1,12 +1,15 @@
-// Package webhook is the propagation addon's validating admission webhook,
-// for Propagations and ClusterPropagations (apps.corral.dev/v1alpha1),
-// CREATE and UPDATE. It owns no objects and watches nothing; it answers the
+// Package webhook is the propagation addon's validating admission
+// webhooks, for CREATE and UPDATE of Propagations and ClusterPropagations
+// (apps.corral.dev/v1alpha1), and of OverridePolicies and
+// ClusterOverridePolicies (PolicyValidator: override.Validate, what
+// their schema cannot check, such as a JSON patch value or a CEL cluster
+// selector). It owns no objects and watches nothing; it answers the
 // hub's API server, asking it in turn with SubjectAccessReviews. The hub's
 // webhook server (registration/webhook) serves it, and registers its
 // ValidatingWebhookConfiguration, only where the addon's hub half runs
 // (Webhooks is the addon's addons.Addon.HubWebhooks).
 //
-// It refuses, each in one line:
+// For propagations, it refuses, each in one line:
 //   - a selector of the wrong scope, as the hub's RESTMapper says: a
 //     Propagation selecting a cluster-scoped kind, or a ClusterPropagation
 //     selecting a namespaced kind (it brings those through a Namespace). A

@@ -31,9 +31,10 @@ const (
 	Path = "/validate-apps-corral-dev-v1alpha1-propagation"
 )
 
-// Webhooks are the propagation addon's validating webhooks: one, for
+// Webhooks are the propagation addon's validating webhooks: one for
 // Propagations and ClusterPropagations, resolving kinds through a
-// RESTMapper of hub and asking hub's API server what the writer may read.
+// RESTMapper of hub and asking hub's API server what the writer may read;
+// one for OverridePolicies and ClusterOverridePolicies (PolicyValidator).
 func Webhooks(hub *rest.Config) ([]addons.ValidatingWebhook, error) {
 	kube, err := kubernetes.NewForConfig(hub)
 	if err != nil {
@@ -49,9 +50,10 @@ func Webhooks(hub *rest.Config) ([]addons.ValidatingWebhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []addons.ValidatingWebhook{{
-		Name: Name, Path: Path, Handler: &Validator{Mapper: mapper, Kube: kube}, Rules: Rules(), Probe: probe(),
-	}}, nil
+	return []addons.ValidatingWebhook{
+		{Name: Name, Path: Path, Handler: &Validator{Mapper: mapper, Kube: kube}, Rules: Rules(), Probe: probe()},
+		{Name: PolicyName, Path: PolicyPath, Handler: PolicyValidator{}, Rules: PolicyRules(), Probe: policyProbe()},
+	}, nil
 }
 
 // Rules send the API server's creates and updates of (Cluster)Propagations

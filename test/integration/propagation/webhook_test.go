@@ -17,6 +17,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/addons"
@@ -93,6 +94,33 @@ var _ = Describe("the validating webhook", Ordered, func() {
 		cp := clusterPropagation(testenv.UniqueName("shop"), ns, sel)
 		Expect(as(user).Create(ctx, cp)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, cp)).To(Succeed()) })
+	})
+
+	It("refuses an override policy wrong on every cluster, in one line naming the policy and the rule", func(ctx context.Context) {
+		configMaps := []v1alpha1.ResourceSelector{{Version: "v1", Kind: "ConfigMap"}}
+		policy := func(name string, rule v1alpha1.OverrideRule) *v1alpha1.OverridePolicy {
+			return &v1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: v1alpha1.OverridePolicySpec{ResourceSelectors: configMaps, Overrides: v1alpha1.Overrides{Rules: []v1alpha1.OverrideRule{rule}}}}
+		}
+		err := c.Create(ctx, policy("no-value", v1alpha1.OverrideRule{Name: "data",
+			JSONPatch: []v1alpha1.JSONPatchOperation{{Op: v1alpha1.JSONPatchAdd, Path: "/data/color"}}}))
+		Expect(err).To(MatchError(ContainSubstring(`OverridePolicy ` + ns + `/no-value, rule data: jsonPatch[0] (add /data/color): add and replace take a value, remove none`)))
+		Expect(apierrors.IsBadRequest(err)).To(BeTrue(), "a wrong policy is bad input: %v", err)
+
+		Expect(c.Create(ctx, policy("bad-cel", v1alpha1.OverrideRule{SetLabels: map[string]string{"a": "b"},
+			ClusterSelector: &clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}}))).
+			To(MatchError(ContainSubstring(`OverridePolicy ` + ns + `/bad-cel, rule rule-0: spec.rules[0].clusterSelector.celSelector`)))
+
+		cluster := &v1alpha1.ClusterOverridePolicy{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueName("zone")},
+			Spec: v1alpha1.ClusterOverridePolicySpec{ResourceSelectors: []v1alpha1.ClusterOverrideResourceSelector{{ResourceSelector: configMaps[0], Namespace: ns}},
+				Overrides: v1alpha1.Overrides{Rules: []v1alpha1.OverrideRule{{SetLabels: map[string]string{"zone": "${CLUSTER_ZONE}"}}}}}}
+		Expect(c.Create(ctx, cluster)).To(MatchError(ContainSubstring(`ClusterOverridePolicy ` + cluster.Name + `, rule rule-0: setLabels[zone]: unknown variable ${CLUSTER_ZONE}`)))
+
+		By("a right policy is admitted, and an update that breaks it refused")
+		good := policy("good", v1alpha1.OverrideRule{SetLabels: map[string]string{"zone": "${CLUSTER_LABEL:zone}"}})
+		Expect(c.Create(ctx, good)).To(Succeed())
+		good.Spec.Rules[0].SetLabels["zone"] = "${CLUSTER_ZONE}"
+		Expect(c.Update(ctx, good)).To(MatchError(ContainSubstring("unknown variable ${CLUSTER_ZONE}")))
 	})
 })
 
