@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
 
 // +kubebuilder:object:root=true
@@ -239,6 +240,103 @@ type PropagationPolicy struct {
 	// +kubebuilder:default=Enabled
 	// +optional
 	StatusAggregation StatusAggregation `json:"statusAggregation,omitempty"`
+
+	// replicaScheduling says how many replicas each cluster runs of a
+	// delivered workload: every cluster the template's (Duplicated, the
+	// default), or the template's divided over the clusters the
+	// placements select (Divided).
+	// +optional
+	ReplicaScheduling *ReplicaScheduling `json:"replicaScheduling,omitempty"`
+}
+
+// ReplicaSchedulingType is Duplicated or Divided.
+type ReplicaSchedulingType string
+
+const (
+	// ReplicaSchedulingDuplicated gives every cluster the template's
+	// replicas.
+	ReplicaSchedulingDuplicated ReplicaSchedulingType = "Duplicated"
+	// ReplicaSchedulingDivided divides the template's replicas over the
+	// clusters, their shares adding up to it.
+	ReplicaSchedulingDivided ReplicaSchedulingType = "Divided"
+)
+
+// ReplicaScheduling says how the replicas of delivered workloads are set
+// per cluster: spec.replicas of Deployments, StatefulSets and
+// ReplicaSets, spec.parallelism of Jobs, and the replicaPaths given.
+// +kubebuilder:validation:XValidation:rule="self.type == 'Divided' || (!has(self.weights) && !has(self.dynamic))",message="weights and dynamic are for type Divided"
+// +kubebuilder:validation:XValidation:rule="!has(self.weights) || !has(self.dynamic)",message="give weights or dynamic, not both"
+type ReplicaScheduling struct {
+	// type is Duplicated (the default) or Divided.
+	// +kubebuilder:validation:Enum=Duplicated;Divided
+	// +kubebuilder:default=Duplicated
+	// +optional
+	Type ReplicaSchedulingType `json:"type,omitempty"`
+
+	// weights, for Divided, weigh the clusters by cluster selector: a
+	// cluster takes the weight of the first entry that selects it, 0 when
+	// none does. Without weights or dynamic, every cluster weighs the
+	// same.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	Weights []ClusterWeight `json:"weights,omitempty"`
+
+	// dynamic, for Divided, weighs each cluster by what it can still run.
+	// +optional
+	Dynamic *DynamicWeight `json:"dynamic,omitempty"`
+
+	// replicaPaths say where the replicas are in kinds besides the
+	// built-in ones; a kind given here uses its path instead.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	ReplicaPaths []ReplicaPath `json:"replicaPaths,omitempty"`
+}
+
+// ClusterWeight is the weight of the clusters a selector selects.
+type ClusterWeight struct {
+	// clusterSelector selects clusters as a Placement's predicate does:
+	// labels, claims, CEL; empty selects every cluster.
+	// +optional
+	ClusterSelector clusterv1beta1.ClusterSelector `json:"clusterSelector,omitempty"`
+
+	// weight is the clusters' weight; 0 gives them no replicas.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	// +required
+	Weight int32 `json:"weight"`
+}
+
+// DynamicWeight weighs clusters by the free amount of a resource.
+type DynamicWeight struct {
+	// resource is cpu (the default) or memory: each cluster weighs its
+	// free amount, as the placement addon's resource-usage
+	// AddOnPlacementScore reports it (cpuAvailable, memAvailable); when a
+	// selected cluster has no such score, every cluster weighs its
+	// allocatable amount from its ManagedCluster status instead.
+	// +kubebuilder:validation:Enum=cpu;memory
+	// +kubebuilder:default=cpu
+	// +optional
+	Resource string `json:"resource,omitempty"`
+}
+
+// ReplicaPath is where a kind holds its replica count.
+type ReplicaPath struct {
+	// group is the kind's API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"`
+
+	// kind is the kind.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Kind string `json:"kind"`
+
+	// path is a JSON pointer (RFC 6901) to an integer field, for example
+	// /spec/replicas.
+	// +kubebuilder:validation:Pattern=`^(/[^/]+)+$`
+	// +required
+	Path string `json:"path"`
 }
 
 // PropagationStatus is the status of a Propagation or ClusterPropagation.
@@ -327,6 +425,21 @@ type ClusterStatus struct {
 	// +listType=atomic
 	// +optional
 	Overrides []string `json:"overrides,omitempty"`
+
+	// replicas are the cluster's shares of the workloads whose replicas
+	// are Divided: what the next division moves the fewest replicas from.
+	// +listType=atomic
+	// +optional
+	Replicas []ReplicaShare `json:"replicas,omitempty"`
+}
+
+// ReplicaShare is a cluster's share of a workload's replicas.
+type ReplicaShare struct {
+	ObjectReference `json:",inline"`
+
+	// replicas is the cluster's share.
+	// +required
+	Replicas int32 `json:"replicas"`
 }
 
 // +kubebuilder:object:root=true

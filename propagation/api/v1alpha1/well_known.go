@@ -47,6 +47,9 @@ const (
 	// ReasonOverrideFailed, per cluster: an override rule cannot apply
 	// to what the cluster would receive; it keeps what it has.
 	ReasonOverrideFailed = "OverrideFailed"
+	// ReasonInvalidReplicaScheduling: spec.replicaScheduling cannot be
+	// followed (a weight's cluster selector that does not compile).
+	ReasonInvalidReplicaScheduling = "InvalidReplicaScheduling"
 )
 
 // Annotations on delivered objects.

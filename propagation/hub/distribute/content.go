@@ -24,20 +24,25 @@ type content struct {
 	parts [][]workv1.Manifest
 	// overrides are the override rules applied, each once, in order.
 	overrides []string
+	// replicas are its shares of the divided workloads.
+	replicas []v1alpha1.ReplicaShare
 	// err says why the revision cannot be made for the cluster (an
 	// override that cannot apply): the cluster keeps what it has.
 	err error
 }
 
 // contents makes what each cluster receives of the delivered revision:
-// the same parts for every cluster when the revision has no overrides;
-// else each cluster's own, rendered by its overrides (override.Render)
-// the first time the cluster is asked for.
+// the same parts for every cluster when the revision has no overrides
+// and divides no replicas; else each cluster's own, its shares of the
+// divided workloads set (divide) and then its overrides applied
+// (override.Render), the first time the cluster is asked for.
 type contents struct {
-	shared   *content
-	render   *override.Compiled
-	byName   map[string]*content
-	objects  []workv1.Manifest
+	shared  *content
+	render  *override.Compiled // nil: no overrides
+	divided []*divided
+	byName  map[string]*content
+	objects []workv1.Manifest
+	// clusters reads a ManagedCluster.
 	clusters func(ctx context.Context, name string) (*clusterv1.ManagedCluster, error)
 }
 
@@ -60,15 +65,21 @@ func (c *contents) renderFor(ctx context.Context, name string) *content {
 	if err != nil {
 		return &content{err: err}
 	}
-	manifests, applied, err := c.render.Render(c.objects, cluster)
+	manifests, replicas, err := c.share(name)
 	if err != nil {
 		return &content{err: err}
 	}
+	var applied map[int][]string
+	if c.render != nil {
+		if manifests, applied, err = c.render.Render(manifests, cluster); err != nil {
+			return &content{err: err}
+		}
+	}
 	parts, err := revisions.Split(manifests, revisions.PartBudget)
 	if err != nil {
-		return &content{err: fmt.Errorf("with the overrides applied: %w", err)}
+		return &content{err: fmt.Errorf("as the cluster receives it: %w", err)}
 	}
-	return &content{parts: parts, overrides: appliedRules(applied)}
+	return &content{parts: parts, overrides: appliedRules(applied), replicas: replicas}
 }
 
 // appliedRules are the rules Render applied, object by object, each
@@ -99,22 +110,36 @@ func (s *scope) contentOf(ctx context.Context, cluster string) *content {
 	return s.contents.of(ctx, cluster)
 }
 
-// newContents is the contents of rev, split into parts; ErrTooLarge when
-// no work can carry one of its objects; an *override.Error when one of
-// its overrides does not compile.
-func (r *Reconciler) newContents(rev *revision) (*contents, error) {
-	if len(rev.overrides) == 0 {
+// newContents is the contents of rev under policy, split into parts;
+// ErrTooLarge when no work can carry one of its objects; an
+// *override.Error when one of its overrides does not compile; an
+// *invalidPolicyError when policy's replica scheduling cannot be
+// followed.
+func (r *Reconciler) newContents(rev *revision, policy *v1alpha1.PropagationPolicy) (*contents, error) {
+	divided, err := divisible(rev.objects, policy.ReplicaScheduling, r.compiler())
+	if err != nil {
+		return nil, err
+	}
+	if len(rev.overrides) == 0 && len(divided) == 0 {
 		parts, err := revisions.Split(rev.objects, revisions.PartBudget)
 		if err != nil {
 			return nil, err
 		}
 		return &contents{shared: &content{parts: parts}}, nil
 	}
-	compiled, err := override.CompileSnapshots(rev.overrides, clusterselector.NewCompiler(scores{r.Client}))
-	if err != nil {
-		return nil, err
+	c := &contents{divided: divided, objects: rev.objects, byName: map[string]*content{}, clusters: r.managedCluster}
+	if len(rev.overrides) > 0 {
+		if c.render, err = override.CompileSnapshots(rev.overrides, r.compiler()); err != nil {
+			return nil, err
+		}
 	}
-	return &contents{render: compiled, objects: rev.objects, byName: map[string]*content{}, clusters: r.managedCluster}, nil
+	return c, nil
+}
+
+// compiler compiles cluster selectors whose CEL reads the cache's
+// AddOnPlacementScores.
+func (r *Reconciler) compiler() *clusterselector.Compiler {
+	return clusterselector.NewCompiler(scores{r.Client})
 }
 
 // managedCluster reads a cluster from the cache.

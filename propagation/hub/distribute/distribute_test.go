@@ -2,7 +2,9 @@ package distribute
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -480,5 +482,109 @@ func TestOverrideThatDoesNotCompileDeliversNothing(t *testing.T) {
 	if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != v1alpha1.ReasonOverrideInvalid ||
 		!strings.Contains(sc.Message, "ClusterOverridePolicy broken") {
 		t.Errorf("Scheduled is %+v, want OverrideInvalid naming the policy", sc)
+	}
+}
+
+func TestDividesReplicas(t *testing.T) {
+	deployment := func(replicas int) workv1.Manifest {
+		return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{"replicas":` +
+			strconv.Itoa(replicas) + `}}`)}}
+	}
+	weighted := func(clusters ...string) []client.Object {
+		var out []client.Object
+		for i, name := range clusters {
+			out = append(out, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"big": strconv.FormatBool(i == 0)}}})
+		}
+		return out
+	}
+	p := newProp(all)
+	p.Spec.ReplicaScheduling = &v1alpha1.ReplicaScheduling{Type: v1alpha1.ReplicaSchedulingDivided, Weights: []v1alpha1.ClusterWeight{
+		{Weight: 2, ClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"big": "true"}}}},
+		{Weight: 1}}}
+	objs := append(append([]client.Object{p, rev(1, deployment(6), configMap("blue"))}, weighted("c1", "c2", "c3")...), placement("c1", "c2")...)
+	c := fakeClient(t, interceptor.Funcs{}, objs...)
+	r := reconciler(c)
+	run(t, r)
+	if diff := cmp.Diff(map[string]int32{"c1": 4, "c2": 2}, replicasOnClusters(t, c)); diff != "" {
+		t.Errorf("6 replicas 2:1 (-want +got):\n%s", diff)
+	}
+
+	// A third cluster of weight 1: 6 over 2:1:1 is 3, 1.5, 1.5, and c2
+	// keeps the replica above its quota it runs already.
+	pd := &clusterv1beta1.PlacementDecision{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "two-decision-1"}, pd); err != nil {
+		t.Fatal(err)
+	}
+	pd.Status.Decisions = append(pd.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: "c3"})
+	if err := c.Update(context.Background(), pd); err != nil { // no status subresource in the fake
+		t.Fatal(err)
+	}
+	run(t, r)
+	if diff := cmp.Diff(map[string]int32{"c1": 3, "c2": 2, "c3": 1}, replicasOnClusters(t, c)); diff != "" {
+		t.Errorf("after c3 joined (-want +got):\n%s", diff)
+	}
+	got := &v1alpha1.Propagation{}
+	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	shares := map[string]int32{}
+	for _, cs := range got.Status.Clusters {
+		for _, s := range cs.Replicas {
+			if s.Kind != "Deployment" || s.Name != "web" {
+				t.Errorf("cluster %s: a share of %s %s, want only the Deployment's", cs.Cluster, s.Kind, s.Name)
+			}
+			shares[cs.Cluster] = s.Replicas
+		}
+	}
+	if diff := cmp.Diff(map[string]int32{"c1": 3, "c2": 2, "c3": 1}, shares); diff != "" {
+		t.Errorf("status.clusters[].replicas (-want +got):\n%s", diff)
+	}
+}
+
+// replicasOnClusters is the Deployment's replicas in shop/web's work on
+// each cluster.
+func replicasOnClusters(t *testing.T, c client.Client) map[string]int32 {
+	t.Helper()
+	list := &workv1.ManifestWorkList{}
+	if err := c.List(context.Background(), list, client.MatchingLabels{v1alpha1.LabelPropagation: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int32{}
+	for _, w := range list.Items {
+		for _, m := range w.Spec.Workload.Manifests {
+			var obj struct {
+				Kind string `json:"kind"`
+				Spec struct {
+					Replicas int32 `json:"replicas"`
+				} `json:"spec"`
+			}
+			if err := json.Unmarshal(m.Raw, &obj); err != nil {
+				t.Fatal(err)
+			}
+			if obj.Kind == "Deployment" {
+				out[w.Namespace] = obj.Spec.Replicas
+			}
+		}
+	}
+	return out
+}
+
+func TestWeightsThatDoNotCompileDeliverNothing(t *testing.T) {
+	p := newProp(all)
+	p.Spec.ReplicaScheduling = &v1alpha1.ReplicaScheduling{Type: v1alpha1.ReplicaSchedulingDivided, Weights: []v1alpha1.ClusterWeight{
+		{Weight: 2, ClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}}}}
+	objs := append([]client.Object{p, rev(1, configMap("blue")), rev(2, configMap("green")), work("c1", 1, done...)}, placement("c1")...)
+	c := fakeClient(t, interceptor.Funcs{}, objs...)
+	run(t, reconciler(c))
+	if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
+		t.Errorf("works' revisions (-want +got):\n%s", diff)
+	}
+	got := &v1alpha1.Propagation{}
+	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != v1alpha1.ReasonInvalidReplicaScheduling ||
+		!strings.Contains(sc.Message, "spec.replicaScheduling.weights[0].clusterSelector.celSelector") {
+		t.Errorf("Scheduled is %+v, want InvalidReplicaScheduling naming the selector", sc)
 	}
 }

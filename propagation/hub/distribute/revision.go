@@ -49,8 +49,10 @@ func (r *Reconciler) pickRevision(ctx context.Context, s *scope) (steps.Result, 
 	default:
 		s.delivered = newest
 	}
-	contents, err := r.newContents(s.delivered)
+	contents, err := r.newContents(s.delivered, s.p.policy)
 	switch {
+	case errors.As(err, new(*policyError)):
+		s.revisionProblem, s.revisionMessage = v1alpha1.ReasonInvalidReplicaScheduling, fmt.Sprintf("%v; the clusters keep what they run", err)
 	case errors.Is(err, revisions.ErrTooLarge):
 		s.revisionProblem, s.revisionMessage = v1alpha1.ReasonTooLarge, fmt.Sprintf("revision %d: %v", s.delivered.number, err)
 	case errors.As(err, new(*override.Error)):

@@ -48,18 +48,35 @@ type placementResult struct {
 // rollOut follows each placement ref's decisions as its rollout strategy
 // allows, and deletes the works of clusters no placement selects. With no
 // revision to deliver, or a placement that cannot be followed, it writes
-// nothing: the clusters keep what they run.
+// nothing: the clusters keep what they run. The decisions of every ref
+// are read first: divided replicas are shared over all their clusters.
 func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error) {
 	var (
 		errs    []error
 		recheck *time.Duration
 		claimed = sets.New[string]()
+		plans   []placementPlan
 	)
 	for _, ref := range s.p.refs {
-		res, after, err := r.rollOutPlacement(ctx, s, ref, claimed)
-		s.placements = append(s.placements, res)
+		plan, err := r.placementOf(ctx, s, ref, claimed)
+		s.placements = append(s.placements, plan.res)
+		plans = append(plans, plan)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("placement %s: %w", ref, err))
+		}
+	}
+	blocked := slices.ContainsFunc(s.placements, func(p placementResult) bool { return p.problem != "" })
+	if s.delivered != nil && !blocked {
+		if err := s.contents.divide(ctx, s.p.policy.ReplicaScheduling, claimed, s.p.status.Clusters, scores{r.Client}, r.compiler()); err != nil {
+			s.revisionProblem, s.revisionMessage = v1alpha1.ReasonInvalidReplicaScheduling, fmt.Sprintf("%v; the clusters keep what they run", err)
+			s.delivered, s.contents = nil, nil
+		}
+	}
+	for i := range plans {
+		after, err := r.rollOutPlacement(ctx, s, &plans[i])
+		s.placements[i] = plans[i].res
+		if err != nil {
+			errs = append(errs, fmt.Errorf("placement %s: %w", plans[i].res.ref, err))
 		}
 		if after != nil && (recheck == nil || *after < *recheck) {
 			recheck = after
@@ -76,43 +93,60 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 	return steps.Continue, s.rolloutErr
 }
 
-// rollOutPlacement rolls the delivered revision out on one placement's
-// clusters, but those an earlier placement ref claimed, and says how long
-// until a rollout deadline. Clusters whose works carry the delivered
-// revision already are kept in line with it (a deletionPolicy change); the
-// others get it when the strategy reaches them.
-func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placementRef, claimed sets.Set[string]) (placementResult, *time.Duration, error) {
-	res := placementResult{ref: ref, decided: sets.New[string](), timedOut: sets.New[string]()}
-	ro, found, err := rollout.ForPlacement(ctx, r.Client, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, claimed, s.now)
+// placementPlan is one placement ref's decisions, read before any is
+// rolled out.
+type placementPlan struct {
+	res placementResult
+	// ro is the placement's rollout; nil when it cannot be followed.
+	ro *rollout.Placement
+	// before are the clusters earlier refs have.
+	before sets.Set[string]
+}
+
+// placementOf reads a placement ref's decisions: the clusters it selects,
+// but those an earlier ref claimed, which it adds to claimed.
+func (r *Reconciler) placementOf(ctx context.Context, s *scope, ref placementRef, claimed sets.Set[string]) (placementPlan, error) {
+	plan := placementPlan{res: placementResult{ref: ref, decided: sets.New[string](), timedOut: sets.New[string]()}, before: claimed.Clone()}
+	ro, found, err := rollout.ForPlacement(ctx, r.Client, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, plan.before, s.now)
 	switch {
 	case errors.Is(err, rollout.ErrDecisions):
-		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s: %v", ref, err)
-		return res, nil, err
+		plan.res.problem, plan.res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s: %v", ref, err)
+		return plan, err
 	case err != nil:
-		return res, nil, err
+		return plan, err
 	case !found:
-		res.problem, res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s not found", ref)
-		return res, nil, nil
+		plan.res.problem, plan.res.message = v1alpha1.ReasonPlacementNotFound, fmt.Sprintf("Placement %s not found", ref)
+		return plan, nil
 	}
-	res.decided = ro.Tracker.ExistingClusterGroupsBesides().GetClusters().Difference(claimed)
-	defer claimed.Insert(res.decided.UnsortedList()...)
-	if s.delivered == nil {
-		return res, nil, nil
-	}
+	plan.ro = &ro
+	plan.res.decided = ro.Tracker.ExistingClusterGroupsBesides().GetClusters().Difference(claimed)
+	claimed.Insert(plan.res.decided.UnsortedList()...)
+	return plan, nil
+}
 
+// rollOutPlacement rolls the delivered revision out on one placement's
+// clusters and says how long until a rollout deadline. Clusters whose
+// works carry the delivered revision already are kept in line with it (a
+// deletionPolicy change, a new division of the replicas, a cluster's new
+// labels); the others get it when the strategy reaches them.
+func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, plan *placementPlan) (*time.Duration, error) {
+	res, ro := &plan.res, plan.ro
+	if s.delivered == nil || ro == nil {
+		return nil, nil
+	}
 	byCluster := s.worksByCluster()
 	for _, cluster := range sets.List(sets.KeySet(byCluster).Union(res.decided)) {
-		if claimed.Has(cluster) {
+		if plan.before.Has(cluster) {
 			continue
 		}
 		if st, started := s.rolloutStatus(ctx, cluster, byCluster[cluster], res.decided.Has(cluster)); started {
 			ro.Existing = append(ro.Existing, st)
 		}
 	}
-	result, err := ro.Decide(ref.strategy)
+	result, err := ro.Decide(res.ref.strategy)
 	if err != nil {
-		res.problem, res.message = ReasonInvalidRolloutStrategy, fmt.Sprintf("rollout strategy of placement %s: %v", ref, err)
-		return res, nil, nil // the propagation's spec must change first
+		res.problem, res.message = ReasonInvalidRolloutStrategy, fmt.Sprintf("rollout strategy of placement %s: %v", res.ref, err)
+		return nil, nil // the propagation's spec must change first
 	}
 	for _, c := range result.ClustersTimeOut {
 		res.timedOut.Insert(c.ClusterName)
@@ -134,7 +168,7 @@ func (r *Reconciler) rollOutPlacement(ctx context.Context, s *scope, ref placeme
 			errs = append(errs, err)
 		}
 	}
-	return res, result.RecheckAfter, errors.Join(errs...)
+	return result.RecheckAfter, errors.Join(errs...)
 }
 
 // removeLeft deletes the works of clusters no placement selects.

@@ -126,7 +126,8 @@ func (s *scope) clusterStatuses(ctx context.Context, old []v1alpha1.ClusterStatu
 		}
 		works := byCluster[cluster]
 		cs.Revision = lowestRevision(works)
-		cs.Overrides = s.contentOf(ctx, cluster).overrides
+		cont := s.contentOf(ctx, cluster)
+		cs.Overrides, cs.Replicas = cont.overrides, cont.replicas
 		for _, c := range s.clusterConditions(ctx, cluster, works, timedOut.Has(cluster)) {
 			c.LastTransitionTime = metav1.NewTime(s.now)
 			meta.SetStatusCondition(&cs.Conditions, c)

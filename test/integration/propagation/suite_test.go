@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -61,6 +62,7 @@ var _ = BeforeSuite(func() {
 	Expect(v1alpha1.Install(scheme)).To(Succeed())
 	Expect(workv1.Install(scheme)).To(Succeed())
 	Expect(clusterv1.Install(scheme)).To(Succeed())
+	Expect(clusterv1alpha1.Install(scheme)).To(Succeed())
 	Expect(clusterv1beta1.Install(scheme)).To(Succeed())
 	c, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())

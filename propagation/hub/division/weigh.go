@@ -1,0 +1,95 @@
+package division
+
+import (
+	"fmt"
+
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/internal/clusterselector"
+	placementagent "github.com/corral-dev/corral/placement/agent"
+	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+)
+
+// Weigh is each cluster's weight under a Divided policy: by the first
+// of its weights whose selector selects the cluster (0 when none does);
+// dynamically, by what the cluster can still run; or, with neither, all
+// 0, which Divide reads as equal. A selector that does not compile is an
+// error.
+//
+// Dynamic weights are the placement addon's resource-usage score of the
+// resource (cpuAvailable or memAvailable), which runs from −100 (nothing
+// free) to 100 (placementagent.CPUForMaxScore or MemoryForMaxScore free)
+// linearly, so score + 100 is in proportion to the free amount. When a
+// cluster has no such score (the placement addon is not enabled there),
+// every cluster weighs its allocatable amount instead (milli-CPU, or
+// memory in MiB), so that all weights are of one unit.
+func Weigh(policy *v1alpha1.ReplicaScheduling, clusters []*clusterv1.ManagedCluster, scores clusterselector.Scores, compiler *clusterselector.Compiler) (map[string]int64, error) {
+	out := make(map[string]int64, len(clusters))
+	for _, c := range clusters {
+		out[c.Name] = 0
+	}
+	switch {
+	case len(policy.Weights) > 0:
+		selectors := make([]*clusterselector.Selector, len(policy.Weights))
+		for i, w := range policy.Weights {
+			sel, err := compiler.Compile(w.ClusterSelector, fmt.Sprintf("spec.replicaScheduling.weights[%d].clusterSelector", i))
+			if err != nil {
+				return nil, err
+			}
+			selectors[i] = sel
+		}
+		for _, c := range clusters {
+			for i, sel := range selectors {
+				if ok, _ := sel.Matches(c, false); ok {
+					out[c.Name] = int64(policy.Weights[i].Weight)
+					break
+				}
+			}
+		}
+	case policy.Dynamic != nil:
+		if fromScores(policy.Dynamic.Resource, clusters, scores, out) {
+			return out, nil
+		}
+		for _, c := range clusters {
+			out[c.Name] = allocatable(policy.Dynamic.Resource, c)
+		}
+	}
+	return out, nil
+}
+
+// fromScores fills weights from the clusters' resource-usage scores;
+// false when a cluster has none.
+func fromScores(resource string, clusters []*clusterv1.ManagedCluster, scores clusterselector.Scores, weights map[string]int64) bool {
+	item := placementagent.ScoreCPU
+	if resource == "memory" {
+		item = placementagent.ScoreMemory
+	}
+	for _, c := range clusters {
+		score := scores.Score(c.Name, placementagent.ScoreName)
+		if score == nil {
+			return false
+		}
+		found := false
+		for _, s := range score.Status.Scores {
+			if s.Name == item {
+				weights[c.Name] = int64(min(max(s.Value, -100), 100)) + 100
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// allocatable is a cluster's allocatable CPU in millicores, or memory in
+// MiB, from its status; 0 when it reports none.
+func allocatable(resource string, c *clusterv1.ManagedCluster) int64 {
+	if resource == "memory" {
+		q := c.Status.Allocatable[clusterv1.ResourceMemory]
+		return min(q.Value()>>20, MaxWeight)
+	}
+	q := c.Status.Allocatable[clusterv1.ResourceCPU]
+	return min(q.MilliValue(), MaxWeight)
+}
