@@ -573,3 +573,56 @@ func TestClusterPropagationVerbs(t *testing.T) {
 		})
 	}
 }
+
+func TestGetCluster(t *testing.T) {
+	labels := map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "shop"}
+	withManifests := func(w *workv1.ManifestWork, raw ...string) *workv1.ManifestWork {
+		for _, r := range raw {
+			w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(r)}})
+		}
+		return w
+	}
+	p := &v1alpha1.Propagation{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"},
+		Status: v1alpha1.PropagationStatus{DeliveredRevision: 3, Clusters: []v1alpha1.ClusterStatus{
+			{Cluster: "c1", Revision: 3, Overrides: []string{"OverridePolicy shop/mirror, rule registry"},
+				Replicas: []v1alpha1.ReplicaShare{{ObjectReference: v1alpha1.ObjectReference{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "api"}, Replicas: 4}}},
+			{Cluster: "c2"}}}}
+	c := hubclienttest.NewClientBuilder(t, p,
+		// Part 1 listed first: the objects come in the parts' order.
+		withManifests(work("c1", "prop.shop.api-1", labels), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"api-cfg","namespace":"shop"}}`),
+		withManifests(work("c1", "prop.shop.api-0", labels), `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api","namespace":"shop"},"spec":{"replicas":4,"template":{"spec":{"containers":[{"name":"api","image":"mirror.example/api:v1"}]}}}}`),
+		withManifests(work("c1", "prop.other.api-0", map[string]string{v1alpha1.LabelPropagation: "api", v1alpha1.LabelPropagationNamespace: "other"}),
+			`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"not-this-one","namespace":"other"}}`),
+	).Build()
+	cases := map[string]struct {
+		name     string
+		clusters []string
+		output   string
+		wantErr  string
+		wantOut  []string
+		hidden   []string
+	}{
+		"as yaml, exactly as the cluster receives it": {name: "api", clusters: []string{"c1"}, output: "yaml",
+			wantOut: []string{"kind: List", "image: mirror.example/api:v1", "replicas: 4", "- apiVersion: apps/v1\n  kind: Deployment", "- apiVersion: v1\n  kind: ConfigMap"},
+			hidden:  []string{"not-this-one"}},
+		"a summary": {name: "api", clusters: []string{"c1"}, wantOut: []string{"Cluster c1 has revision 3 of propagation shop/api (delivered: 3).",
+			"Overrides applied: OverridePolicy shop/mirror, rule registry", "Replicas (divided): deployment api: 4",
+			"deployment shop/api     apps/v1\nconfigmap shop/api-cfg  v1"}},
+		"a cluster with nothing yet": {name: "api", clusters: []string{"c2"}, wantErr: "cluster c2 has nothing of propagation shop/api yet: the rollout has not reached it"},
+		"a cluster not selected": {name: "api", clusters: []string{"c9"},
+			wantErr: "the placements of propagation shop/api do not select cluster c9 (they select: c1, c2): corral placement explain tells why"},
+		"two clusters":   {name: "api", clusters: []string{"c1", "c2"}, wantErr: "--cluster shows what one cluster receives: give one, not c1,c2"},
+		"without a name": {clusters: []string{"c1"}, wantErr: "--cluster c1 shows what that cluster receives of one propagation: name it"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			o := NewGetOptions(&out)
+			o.Hub, o.Namespace, o.Name, o.Clusters, o.Output = hubclient.Hub{Client: c}, "shop", tc.name, tc.clusters, tc.output
+			confirmtest.Expect(t, run(t, o), out.String(), tc.wantErr, tc.wantOut, tc.hidden)
+			if tc.output == "yaml" && strings.Index(out.String(), "kind: Deployment") > strings.Index(out.String(), "kind: ConfigMap") {
+				t.Errorf("the ConfigMap of part 1 before the Deployment of part 0:\n%s", out.String())
+			}
+		})
+	}
+}

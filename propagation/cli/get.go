@@ -33,6 +33,8 @@ type GetOptions struct {
 	AllNamespaces bool
 	Watch         bool
 	Output        string
+	// Clusters, one with Name, shows what that cluster receives.
+	Clusters []string
 	// Now is when AGE is counted from; zero means now.
 	Now time.Time
 
@@ -48,7 +50,7 @@ func NewGetOptions(out io.Writer) *GetOptions {
 func NewCmdGet(out io.Writer) *cobra.Command {
 	o := NewGetOptions(out)
 	cmd := &cobra.Command{
-		Use:   "get [NAME | clusterpropagation/NAME] [-n NAMESPACE | -A]",
+		Use:   "get [NAME | clusterpropagation/NAME] [-n NAMESPACE | -A] [--cluster CLUSTER]",
 		Short: "List propagations: their revision, how many clusters have it, their conditions",
 		Long: `List the Propagations of NAMESPACE (with -A, those of every namespace and the
 ClusterPropagations), or the one NAME: the newest revision and the one
@@ -58,10 +60,16 @@ available or failed, the Selected, Scheduled and Available conditions (with
 the reason when not True), and the age. With NAME it also shows one row per
 cluster, the objects delivered, and each object on each cluster as its
 ManifestWork reports it (applied, available, what is wrong). -w prints again after each change; -o
-yaml|json prints the objects themselves.`,
+yaml|json prints the objects themselves.
+
+With NAME and --cluster CLUSTER it shows what that cluster receives: the
+revision it has, the override rules applied and its shares of divided
+replicas; with -o yaml|json, the objects exactly as its ManifestWorks carry
+them to it, overrides and shares applied.`,
 		Example: `  corral propagation get -n shop
   corral propagation get web -n shop
   corral propagation get cprop/shop-namespace -o yaml
+  corral propagation get web -n shop --cluster cluster2 -o yaml
   corral propagation get -A -w`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -82,6 +90,7 @@ func (o *GetOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "list the propagations of every namespace, and the ClusterPropagations")
 	hubclient.AddWatchFlag(fs, &o.Watch)
 	output.AddFlag(fs, &o.Output)
+	hubclient.AddClustersFlag(fs, &o.Clusters, "with NAME, show what this one cluster receives (-o yaml: the objects as it receives them)")
 }
 
 // Validate checks the flags, each problem in one line.
@@ -91,6 +100,10 @@ func (o *GetOptions) Validate() error {
 		return fmt.Errorf("-A lists every namespace's propagations; to show %s, name its namespace with -n instead", o.Name)
 	case o.Watch && o.Output != "":
 		return fmt.Errorf("-w reprints the table: leave out -o %s, or -w", o.Output)
+	case len(o.Clusters) > 1:
+		return fmt.Errorf("--cluster shows what one cluster receives: give one, not %s", strings.Join(o.Clusters, ","))
+	case len(o.Clusters) == 1 && o.Name == "":
+		return fmt.Errorf("--cluster %s shows what that cluster receives of one propagation: name it, as in corral propagation get NAME --cluster %s", o.Clusters[0], o.Clusters[0])
 	}
 	if o.Name != "" {
 		var err error
@@ -129,6 +142,9 @@ func (o *GetOptions) Run(ctx context.Context) error {
 }
 
 func (o *GetOptions) show(ctx context.Context) error {
+	if len(o.Clusters) == 1 {
+		return o.showCluster(ctx, o.Clusters[0])
+	}
 	props, cprops, err := o.list(ctx)
 	if err != nil {
 		return err
