@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/corral-dev/corral/work/adoption"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 )
 
@@ -61,6 +63,9 @@ type Request struct {
 	// work with an executor passes one impersonating it, so that the
 	// managed API server holds the write to the executor's RBAC.
 	Client dynamic.Interface
+	// Adoption is the work's adoption policy (its adoption.Annotation);
+	// nil for none: every object is taken over, every change put back.
+	Adoption *adoption.Policy
 }
 
 // Result is what became of one manifest.
@@ -76,13 +81,19 @@ type Result struct {
 	Wrote bool
 	// Err is why the manifest could not be applied.
 	Err error
+	// Adoption is what the adoption policy made of it; nil without one.
+	Adoption *Verdict
 }
 
 // memo is what the applier remembers of one object: the resourceVersion
-// it last wrote or checked, the hash of the manifest it applied, and
-// (Update) a digest of the object's fields outside metadata and status as
-// the server stored them, defaults included.
-type memo struct{ version, hash, content string }
+// it last wrote or checked, the hash of the manifest it applied, (Update)
+// a digest of the object's fields outside metadata and status as the
+// server stored them, defaults included, and the adoption policy's
+// verdict on it.
+type memo struct {
+	version, hash, content string
+	verdict                *Verdict
+}
 
 // Applier applies manifests to the managed cluster.
 type Applier struct {
@@ -177,24 +188,69 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	last, known := a.recall(key)
 	unchangedOnHub := known && last.hash == hash
 	if unchangedOnHub && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion {
-		res.Exists = true
+		res.Exists, res.Adoption = true, last.verdict
+		if last.verdict != nil && last.verdict.Refused {
+			res.Err = &NotAdoptedError{Key: key, TakeOver: req.Adoption.TakeOver, Fields: len(last.verdict.Fields)}
+		}
 		return res
 	}
 	ri := a.resource(req.Client, key)
 	log := ctrl.LoggerFrom(ctx).WithValues("object", key.String(), "strategy", strategy.Type)
+	// judgedLive is the object as the adoption policy judged it (nil: not
+	// there), which a write must find unchanged.
+	var judgedLive *unstructured.Unstructured
+	judgedRead := judged(req.Adoption, strategy)
+	if judgedRead {
+		spec, err := digest(desired.Object)
+		if err != nil {
+			res.Err = invalidError{err}
+			return res
+		}
+		verdict, existing, write, err := a.adopt(ctx, ri, key, desired, strategy, *req.Adoption, unchangedOnHub, spec)
+		if err != nil {
+			res.Err = err
+			return res
+		}
+		judgedLive = existing
+		if verdict.Reason == adoption.ReasonInSync && unchangedOnHub && last.verdict != nil && last.verdict.Reason == adoption.ReasonPutBack {
+			// The report of the change put back stays while the manifest
+			// does: a look at the object after the put back, or before the
+			// watch saw it, finds it in sync.
+			verdict = last.verdict
+		}
+		res.Adoption = verdict
+		if !write {
+			res.Object, res.Exists = existing, existing != nil
+			if verdict.Refused {
+				res.Err = &NotAdoptedError{Key: key, TakeOver: req.Adoption.TakeOver, Fields: len(verdict.Fields)}
+				log.V(1).Info("Left an object the cluster had as it is", "takeOver", req.Adoption.TakeOver, "fields", len(verdict.Fields))
+			}
+			if existing != nil {
+				a.remember(key, memo{version: existing.GetResourceVersion(), hash: hash, verdict: verdict})
+			} else {
+				a.Forget(key)
+			}
+			return res
+		}
+		if strategy.Type == workv1.UpdateStrategyTypeUpdate {
+			// The manifest's digest on the object tells a change made on
+			// the cluster from a new manifest after a restart (adopt).
+			desired.SetAnnotations(labels.Merge(desired.GetAnnotations(), map[string]string{workv1.ObjectSpecHash: spec}))
+		}
+	}
 	switch strategy.Type {
 	case workv1.UpdateStrategyTypeReadOnly:
 		res.Object, res.Err = a.get(ctx, ri, key)
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req, unchangedOnHub)
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req, unchangedOnHub, judgedRead, judgedLive)
 	case workv1.UpdateStrategyTypeUpdate:
 		var stored string
 		if unchangedOnHub {
 			stored = last.content
 		}
-		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent, stored)
+		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent, stored, judgedRead, judgedLive)
 	default:
 		res.Err = invalidError{fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)}
 	}
@@ -205,7 +261,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	switch {
 	case res.Object != nil:
-		m := memo{version: res.Object.GetResourceVersion(), hash: hash}
+		m := memo{version: res.Object.GetResourceVersion(), hash: hash, verdict: res.Adoption}
 		if strategy.Type == workv1.UpdateStrategyTypeUpdate {
 			m.content = contentDigest(res.Object)
 		}
@@ -298,11 +354,22 @@ func (a *Applier) addOwner(ctx context.Context, ri dynamic.ResourceInterface, ke
 // content is the manifest's, or still that stored one (the manifest's plus
 // what the server defaults), is left alone. Otherwise the server gets the
 // object to update and decides: an update in which it finds nothing to
-// change keeps the resourceVersion, and is no write.
-func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool, stored string) (*unstructured.Unstructured, bool, error) {
-	obj, created, err := a.createOrGet(ctx, ri, key, desired, owner, absent)
-	if err != nil || created || obj == nil {
-		return obj, created, err
+// change keeps the resourceVersion, and is no write. When an adoption
+// policy judged the object (judged, live), the update is of that version:
+// one changed since fails, and is judged again.
+func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool, stored string,
+	judged bool, live *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
+	obj := live
+	if !judged || live == nil {
+		var created bool
+		var err error
+		obj, created, err = a.createOrGet(ctx, ri, key, desired, owner, absent || judged)
+		if err != nil || created || obj == nil {
+			return obj, created, err
+		}
+		if judged {
+			return nil, false, errChangedMeanwhile(key)
+		}
 	}
 	body, metadataChanged := updateBody(obj, desired, owner)
 	if !metadataChanged && (sameContent(obj, body) || stored != "" && stored == contentDigest(obj)) {
@@ -320,7 +387,11 @@ func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key 
 // AppliedManifestWorks the object has: works share one field manager, and
 // a work that applied only its own would take the others' out, for them
 // to put back, without end.
-func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, req Request, unchangedOnHub bool) (*unstructured.Unstructured, bool, error) {
+//
+// When an adoption policy judged the object (judged, live), the apply is
+// of that version: one changed since fails, and is judged again.
+func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, req Request, unchangedOnHub bool,
+	judged bool, live *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
 	if cfg == nil {
 		cfg = &workv1.ServerSideApplyConfig{}
 	}
@@ -330,7 +401,7 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 	}
 	config := desired.DeepCopy()
 	before, owners := req.CachedVersion, req.CachedOwners
-	if len(cfg.IgnoreFields) > 0 {
+	if len(cfg.IgnoreFields) > 0 || req.Adoption != nil {
 		// The manifest's hash on the object (the api's ObjectSpecHash)
 		// tells OnSpokeChange whether the hub changed the manifest since
 		// it was applied, also to an agent that has not applied it
@@ -340,11 +411,16 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 			return nil, false, err
 		}
 		config.SetAnnotations(labels.Merge(config.GetAnnotations(), map[string]string{workv1.ObjectSpecHash: spec}))
-		existing, err := a.get(ctx, ri, key)
-		if err != nil {
-			return nil, false, err
+		existing := live
+		if !judged {
+			if existing, err = a.get(ctx, ri, key); err != nil {
+				return nil, false, err
+			}
 		}
 		if existing != nil {
+			if judged {
+				config.SetResourceVersion(existing.GetResourceVersion())
+			}
 			before, owners = existing.GetResourceVersion(), existing.GetOwnerReferences()
 			unchangedOnHub = unchangedOnHub || existing.GetAnnotations()[workv1.ObjectSpecHash] == spec
 			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
@@ -359,6 +435,9 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 		return nil, false, err
 	}
 	obj, err := ri.Patch(ctx, key.Name, "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: manager, Force: &cfg.Force})
+	if apierrors.IsConflict(err) && config.GetResourceVersion() != "" && strings.Contains(err.Error(), "the object has been modified") {
+		return nil, false, errChangedMeanwhile(key)
+	}
 	if apierrors.IsConflict(err) {
 		return nil, false, &ConflictError{Err: fmt.Errorf("server-side apply of %s conflicts with another field manager (set serverSideApply.force to take the fields over): %w", key, err)}
 	}
@@ -366,6 +445,12 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 		return nil, false, fmt.Errorf("server-side applying %s: %w", key, err)
 	}
 	return obj, obj.GetResourceVersion() != before, nil
+}
+
+// errChangedMeanwhile is an object changed (or created) on the cluster
+// after the adoption policy judged it: tried again, and judged again.
+func errChangedMeanwhile(key Key) error {
+	return fmt.Errorf("%s changed on the managed cluster while it was applied: trying again", key)
 }
 
 func hashOf(desired *unstructured.Unstructured, strategy workv1.UpdateStrategy, owner metav1.OwnerReference) (string, error) {

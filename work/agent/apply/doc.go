@@ -7,4 +7,11 @@
 // remembers, per object, the resourceVersion it last wrote or checked, so
 // that an object nobody changed is not read again, and a watch event for
 // an object that changed is told apart from the echo of its own write.
+//
+// A work with an adoption policy (package work/adoption) has each
+// manifest judged against the object on the cluster first (adopt, Diff):
+// an object made by no work is taken over only as the policy says, a
+// change made on the cluster is put back or left, and under ReportDiff
+// nothing is written; the verdict, with the fields that differ, is the
+// Result's, and a write is of the very version judged.
 package apply

@@ -29,9 +29,12 @@ func (e invalidError) Unwrap() error { return e.error }
 // ManifestWork stays as it is: the failure came from the managed cluster (a
 // namespace not created yet, a webhook not ready, fields another manager
 // holds for now), not from the manifest or its configuration, nor from the
-// managed API server finding the object invalid.
+// managed API server finding the object invalid, nor an adoption policy
+// refusing to take an object over (its change, or the manifest's, brings
+// the work back).
 func Retriable(err error) bool {
 	var invalid invalidError
 	var ignore *IgnoreFieldsError
-	return err != nil && !errors.As(err, &invalid) && !errors.As(err, &ignore) && !apierrors.IsInvalid(err)
+	var notAdopted *NotAdoptedError
+	return err != nil && !errors.As(err, &invalid) && !errors.As(err, &ignore) && !errors.As(err, &notAdopted) && !apierrors.IsInvalid(err)
 }

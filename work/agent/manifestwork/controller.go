@@ -84,7 +84,8 @@ type Reconciler struct {
 	mu      sync.Mutex
 	watched map[schema.GroupVersionKind]bool
 	waiting map[string]bool // works with a manifest whose kind is not installed
-	// readers are the works reading an object they do not own (ReadOnly),
+	// readers are the works reading an object they do not own (ReadOnly,
+	// or one their adoption policy refused to take over),
 	// which its watch events cannot name through owner references.
 	readers *readIndex
 	// statuses are the statuses last written per work (by UID), and
@@ -262,6 +263,13 @@ func (r *Reconciler) watch(mapping *meta.RESTMapping) error {
 		r.enqueueOwners(q, old.OwnerReferences)
 	}
 	h := handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+		// A work reading an object that was not there (ReportDiff) looks
+		// again when it is created.
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			for _, work := range r.readers.of(apply.Key{GVR: gvr, Namespace: e.Object.Namespace, Name: e.Object.Name}) {
+				q.Add(r.request(work))
+			}
+		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			enqueue(e.ObjectNew, e.ObjectOld, q, false)
 		},

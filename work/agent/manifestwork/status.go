@@ -12,6 +12,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/work/adoption"
 	"github.com/corral-dev/corral/work/agent/apply"
 	"github.com/corral-dev/corral/work/agent/status"
 )
@@ -37,6 +38,7 @@ const (
 	manifestAppliedMessage   = "applied to the managed cluster"
 	manifestReadOnlyMessage  = "read only: watched, never written"
 	manifestCompleteMessage  = "complete, as its conditionRules say: no longer updated"
+	manifestDriftKeptMessage = "applied, and left as changed on the cluster since (drift IfNotDrifted): see its Drifted condition"
 )
 
 func (r *Reconciler) readFeedback(_ context.Context, s *scope) (steps.Result, error) {
@@ -119,8 +121,20 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestReadOnlyMessage)
 	case m.complete:
 		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestCompleteMessage)
+	case m.result.Adoption != nil && m.result.Adoption.Reason == adoption.ReasonDrifted:
+		set(workv1.ManifestApplied, metav1.ConditionTrue, adoption.ReasonDrifted, manifestDriftKeptMessage)
 	default:
 		set(workv1.ManifestApplied, metav1.ConditionTrue, workv1.AppliedManifestComplete, manifestAppliedMessage)
+	}
+	switch v := m.result.Adoption; {
+	case v != nil:
+		st := metav1.ConditionTrue
+		if v.Reason == adoption.ReasonInSync || v.Reason == adoption.ReasonPutBack {
+			st = metav1.ConditionFalse
+		}
+		set(adoption.ConditionType, st, v.Reason, adoption.Message(adoptionSentences[v.Reason], v.Fields))
+	case s.adoption == nil:
+		meta.RemoveStatusCondition(&mc.Conditions, adoption.ConditionType)
 	}
 	if err == nil {
 		if m.result.Exists {
@@ -151,13 +165,27 @@ func (r *Reconciler) manifestCondition(s *scope, i int) workv1.ManifestCondition
 func notAppliedReason(err error) string {
 	var conflict *apply.ConflictError
 	var ignoreFields *apply.IgnoreFieldsError
+	var notAdopted *apply.NotAdoptedError
 	switch {
+	case errors.As(err, &notAdopted):
+		return adoption.ReasonNotAdopted
 	case errors.As(err, &conflict):
 		return ReasonApplyConflict
 	case errors.As(err, &ignoreFields):
 		return workv1.AppliedManifestSSAIgnoreFieldError
 	}
 	return workv1.AppliedManifestFailed
+}
+
+// adoptionSentences say what each verdict of an adoption policy means,
+// in the adoption.ConditionType condition's message.
+var adoptionSentences = map[string]string{
+	adoption.ReasonInSync:      "the object is as the manifest says",
+	adoption.ReasonNotAdopted:  "the cluster had the object, made by no ManifestWork, and the adoption policy leaves it as it is",
+	adoption.ReasonDrifted:     "changed on the cluster since it was applied, and left so (drift IfNotDrifted)",
+	adoption.ReasonPutBack:     "changed on the cluster since it was applied, and put back (drift Always)",
+	adoption.ReasonWouldChange: "applying would change the object (mode ReportDiff: nothing is applied)",
+	adoption.ReasonWouldCreate: "applying would create the object (mode ReportDiff: nothing is applied)",
 }
 
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, error) {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/corral-dev/corral/internal/steps"
+	"github.com/corral-dev/corral/work/adoption"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/apply"
 )
@@ -37,10 +38,29 @@ type scope struct {
 	// refused says the executor may not apply a manifest: looked at again
 	// once the access review is no longer believed.
 	refused bool
+	// adoption is the work's adoption policy (adoption.Annotation), nil
+	// without one.
+	adoption *adoption.Policy
 	// failed counts the manifests that failed in a way trying again may
 	// mend, and failure is the first such error.
 	failed  int
 	failure error
+}
+
+// readAdoption reads the work's adoption policy; one that does not parse
+// is every manifest's error: applying without it could take over what
+// it exists to leave alone.
+func (s *scope) readAdoption() error {
+	raw, ok := s.work.Annotations[adoption.Annotation]
+	if !ok {
+		return nil
+	}
+	p, err := adoption.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: fix the ManifestWork's annotation; nothing is applied", err)
+	}
+	s.adoption = &p
+	return nil
 }
 
 // fail notes that a manifest failed with err, which trying again may mend.
@@ -169,6 +189,13 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (steps.Result
 		s.manifests[i].obj = objs[i]
 	}
 	owner := appliedwork.Owner(s.amw)
+	if err := s.readAdoption(); err != nil {
+		for i := range s.manifests {
+			if s.manifests[i].err == nil {
+				s.manifests[i].err = err
+			}
+		}
+	}
 	for _, i := range applyOrder(objs) {
 		if s.manifests[i].err != nil {
 			continue
@@ -177,7 +204,7 @@ func (r *Reconciler) applyManifests(ctx context.Context, s *scope) (steps.Result
 	}
 	var read []apply.Key
 	for _, m := range s.manifests {
-		if m.mapping != nil && m.readOnly() {
+		if m.mapping != nil && (m.readOnly() || m.result.Adoption != nil && m.result.Adoption.Refused) {
 			read = append(read, m.result.Key)
 		}
 	}
@@ -238,7 +265,7 @@ func (r *Reconciler) applyOne(ctx context.Context, s *scope, i int, owner metav1
 	}
 	cached, absent := r.cached(ctx, mapping, m.result.Key)
 	req := apply.Request{Object: m.obj, Mapping: mapping, Owner: owner, CachedVersion: cached.ResourceVersion, CachedOwners: cached.OwnerReferences,
-		Absent: absent, Client: writer}
+		Absent: absent, Client: writer, Adoption: s.adoption}
 	if m.config != nil {
 		req.Strategy = m.config.UpdateStrategy
 		req.NeedObject = len(m.config.FeedbackRules) > 0 || len(m.config.ConditionRules) > 0
