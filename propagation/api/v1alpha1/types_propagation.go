@@ -247,6 +247,71 @@ type PropagationPolicy struct {
 	// placements select (Divided).
 	// +optional
 	ReplicaScheduling *ReplicaScheduling `json:"replicaScheduling,omitempty"`
+
+	// adoption says what becomes of a delivered object a cluster already
+	// has, and of a change made to one on a cluster. Unset: takeOver
+	// IfNoDiff, drift Always, mode Apply.
+	// +optional
+	Adoption *Adoption `json:"adoption,omitempty"`
+}
+
+// Adoption says what corral's work agent does with objects it finds on a
+// cluster; a cluster running OCM's work agent takes every object over and
+// puts every change back, and reports no differences.
+type Adoption struct {
+	// takeOver is for an object the cluster has that corral did not make:
+	// Always take it over; IfNoDiff (the default) take it over only when
+	// it already is as delivered; Never. A refused object is left as it
+	// is, and the fields that differ are reported. A Namespace is always
+	// taken over: it is shared.
+	// +kubebuilder:validation:Enum=Always;IfNoDiff;Never
+	// +kubebuilder:default=IfNoDiff
+	// +optional
+	TakeOver string `json:"takeOver,omitempty"`
+
+	// drift is for a delivered object someone changed on the cluster:
+	// Always (the default) put it back; IfNotDrifted leave it. Either way
+	// the change is reported; a new revision is applied over it.
+	// +kubebuilder:validation:Enum=Always;IfNotDrifted
+	// +kubebuilder:default=Always
+	// +optional
+	Drift string `json:"drift,omitempty"`
+
+	// mode: Apply (the default), or ReportDiff: nothing is applied on any
+	// cluster, and what applying would change is reported.
+	// +kubebuilder:validation:Enum=Apply;ReportDiff
+	// +kubebuilder:default=Apply
+	// +optional
+	Mode string `json:"mode,omitempty"`
+
+	// ignoreFields are fields a controller on the clusters owns (an HPA's
+	// replicas): delivered objects leave them as they are there, and
+	// their changes are not drift. The objects of those kinds are applied
+	// with server-side apply.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	IgnoreFields []IgnoreFields `json:"ignoreFields,omitempty"`
+}
+
+// IgnoreFields are fields of one kind left to the clusters.
+type IgnoreFields struct {
+	// group is the kind's API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"`
+
+	// kind is the kind.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Kind string `json:"kind"`
+
+	// jsonPaths name the fields, as kubectl's JSON paths: .spec.replicas,
+	// .spec.template.spec.containers[0].image.
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +required
+	JSONPaths []string `json:"jsonPaths"`
 }
 
 // ReplicaSchedulingType is Duplicated or Divided.
@@ -431,6 +496,48 @@ type ClusterStatus struct {
 	// +listType=atomic
 	// +optional
 	Replicas []ReplicaShare `json:"replicas,omitempty"`
+
+	// drift are the delivered objects that differ on the cluster from
+	// what it receives, as corral's work agent reports them.
+	// +listType=atomic
+	// +optional
+	Drift []ObjectDrift `json:"drift,omitempty"`
+}
+
+// ObjectDrift is a delivered object that differs on a cluster.
+type ObjectDrift struct {
+	ObjectReference `json:",inline"`
+
+	// reason: NotAdopted (the cluster had it, and it differs: left as it
+	// is), Drifted (changed on the cluster: left so), PutBack (changed on
+	// the cluster: put back), WouldChange or WouldCreate (mode
+	// ReportDiff).
+	// +required
+	Reason string `json:"reason"`
+
+	// fields are the fields that differ (at most 20).
+	// +listType=atomic
+	// +optional
+	Fields []FieldDiff `json:"fields,omitempty"`
+
+	// since is when it was first seen.
+	// +optional
+	Since metav1.Time `json:"since,omitempty"`
+}
+
+// FieldDiff is one field that differs.
+type FieldDiff struct {
+	// path is the field's, as a JSON path: .spec.replicas.
+	// +required
+	Path string `json:"path"`
+
+	// hub is its value as delivered, as JSON; null for none.
+	// +optional
+	Hub string `json:"hub,omitempty"`
+
+	// cluster is its value on the cluster, as JSON; null for none.
+	// +optional
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // ReplicaShare is a cluster's share of a workload's replicas.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/worktrim"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 // applyCluster makes the cluster's works those of the delivered revision:
@@ -94,8 +95,9 @@ func (r *Reconciler) applyWork(ctx context.Context, s *scope, cluster string, pa
 
 // desiredWork is the part's work on the cluster: current (when given,
 // its worktrim.Writable copy) with the propagation's labels, the
-// delivered revision's label, the part's manifests (as the cluster
-// receives them) and the delete option
+// delivered revision's label, the adoption policy's annotation, the
+// part's manifests (as the cluster receives them) with the update
+// strategies the adoption gives them, and the delete option
 // of the deletionPolicy; and the time it is given a revision it did not
 // carry.
 func (s *scope) desiredWork(cluster string, part int, manifests []workv1.Manifest, current *workv1.ManifestWork, configs func([]workv1.Manifest) []workv1.ManifestConfigOption) *workv1.ManifestWork {
@@ -119,10 +121,12 @@ func (s *scope) desiredWork(cluster string, part int, manifests []workv1.Manifes
 	w.Labels[v1alpha1.LabelRevision] = revision
 	w.Spec.Workload.Manifests = manifests
 	w.Spec.DeleteOption = s.p.deleteOption()
+	w.Annotations[adoption.Annotation] = s.adoption.String()
 	w.Spec.ManifestConfigs = nil
 	if configs != nil {
 		w.Spec.ManifestConfigs = configs(manifests)
 	}
+	w.Spec.ManifestConfigs = withStrategies(w.Spec.ManifestConfigs, s.strategies)
 	return w
 }
 

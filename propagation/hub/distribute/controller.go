@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -30,6 +31,7 @@ import (
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/revisionindex"
 	"github.com/corral-dev/corral/propagation/hub/workindex"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 // PlacementIndex is the cache index of (Cluster)Propagations by the
@@ -95,7 +97,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	for _, namespaced := range []bool{true, false} {
 		r := &Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Clock: opts.Clock, Namespaced: namespaced, ManifestConfigs: opts.ManifestConfigs,
-			pace: newPacer(opts.ProgressInterval)}
+			Mapper: mgr.GetRESTMapper(), pace: newPacer(opts.ProgressInterval)}
 		if err := r.setup(mgr, opts.Workers); err != nil {
 			return err
 		}
@@ -117,6 +119,9 @@ type Reconciler struct {
 	Namespaced bool
 	// ManifestConfigs is Options.ManifestConfigs.
 	ManifestConfigs func(manifests []workv1.Manifest) []workv1.ManifestConfigOption
+	// Mapper maps the delivered objects' kinds to the resources a work's
+	// manifestConfigs name (adoption).
+	Mapper meta.RESTMapper
 
 	recheck *rollout.Rechecker
 	// pace holds back the status writes of propagations in progress;
@@ -283,6 +288,10 @@ type scope struct {
 	delivered *revision
 	// contents are what each cluster receives of the delivered revision.
 	contents *contents
+	// adoption is the works' adoption policy, and strategies the update
+	// strategies it gives the delivered objects (strategies).
+	adoption   adoption.Policy
+	strategies map[workv1.ResourceIdentifier]*workv1.UpdateStrategy
 	// revisionProblem and revisionMessage say why nothing is delivered.
 	revisionProblem, revisionMessage string
 	now                              time.Time

@@ -60,8 +60,11 @@ func (r *Reconciler) pickRevision(ctx context.Context, s *scope) (steps.Result, 
 	case err != nil:
 		return steps.StopList, fmt.Errorf("splitting revision %d: %w", s.delivered.number, err)
 	default:
-		s.contents = contents
-		return steps.Continue, nil
+		s.contents, s.adoption = contents, policyOf(s.p.policy.Adoption)
+		if s.strategies, err = strategies(s.p.policy.Adoption, s.delivered.objects, r.Mapper); err == nil {
+			return steps.Continue, nil
+		}
+		s.revisionProblem, s.revisionMessage = v1alpha1.ReasonUnknownKind, fmt.Sprintf("revision %d: %v; the clusters keep what they run", s.delivered.number, err)
 	}
 	s.delivered = nil
 	return steps.Continue, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 // Condition reasons besides the API's (v1alpha1.Reason*).
@@ -51,6 +52,9 @@ const (
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 	// ReasonNoFailure, per cluster: Failed is False.
 	ReasonNoFailure = "NoFailure"
+	// ReasonReportDiff, per cluster: adoption mode ReportDiff applies
+	// nothing.
+	ReasonReportDiff = "ReportDiff"
 )
 
 // updateStatus writes the delivery's part of the status, once, when it
@@ -128,6 +132,7 @@ func (s *scope) clusterStatuses(ctx context.Context, old []v1alpha1.ClusterStatu
 		cs.Revision = lowestRevision(works)
 		cont := s.contentOf(ctx, cluster)
 		cs.Overrides, cs.Replicas = cont.overrides, cont.replicas
+		cs.Drift = driftOf(byCluster[cluster])
 		for _, c := range s.clusterConditions(ctx, cluster, works, timedOut.Has(cluster)) {
 			c.LastTransitionTime = metav1.NewTime(s.now)
 			meta.SetStatusCondition(&cs.Conditions, c)
@@ -168,9 +173,14 @@ func (s *scope) clusterConditions(ctx context.Context, cluster string, works []w
 	}
 	applied := worksCondition(works, workv1.WorkApplied, ReasonApplied)
 	available := worksCondition(works, workv1.WorkAvailable, ReasonAvailable)
-	if scheduled.Status != metav1.ConditionTrue {
+	switch {
+	case scheduled.Status != metav1.ConditionTrue:
 		applied.Status, applied.Reason, applied.Message = metav1.ConditionFalse, ReasonNotScheduled, scheduled.Message
 		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonNotScheduled, scheduled.Message
+	case s.adoption.Mode == adoption.ModeReportDiff:
+		const msg = "adoption mode ReportDiff: nothing is applied; drift lists what applying would change"
+		applied.Status, applied.Reason, applied.Message = metav1.ConditionFalse, ReasonReportDiff, msg
+		available.Status, available.Reason, available.Message = metav1.ConditionFalse, ReasonReportDiff, msg
 	}
 	return []metav1.Condition{scheduled, applied, available, failed}
 }

@@ -19,11 +19,14 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/aggregate"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 // AnnotationSpecHash, on a work in the hub's cache, is the hash of the
@@ -33,8 +36,10 @@ const AnnotationSpecHash = v1alpha1.GroupName + "/cached-spec-hash"
 
 // Transform is a cache transform of ManifestWorks: a propagation's work
 // (labelled apps.corral.dev/propagation) loses its manifests, its
-// feedback rules, its manifests' conditions and the statuses of the
-// objects of a kind the hub does not aggregate (aggregate.Supported), and
+// feedback rules, its manifests' conditions but the adoption report
+// (adoption.ConditionType) and the statuses of the objects of a kind the
+// hub does not aggregate (aggregate.Supported) and of which the agent
+// reports no difference, and
 // carries the hash of its spec as AnnotationSpecHash. Any other object is
 // left as it is.
 func Transform(obj any) (any, error) {
@@ -60,10 +65,19 @@ func Transform(obj any) (any, error) {
 	w.Spec.ManifestConfigs = nil
 	kept := w.Status.ResourceStatus.Manifests[:0]
 	for _, mc := range w.Status.ResourceStatus.Manifests {
-		if aggregated(mc.ResourceMeta) {
-			mc.Conditions = nil
-			kept = append(kept, mc)
+		drift := meta.FindStatusCondition(mc.Conditions, adoption.ConditionType)
+		mc.Conditions = nil
+		if drift != nil {
+			mc.Conditions = []metav1.Condition{*drift}
 		}
+		switch {
+		case aggregated(mc.ResourceMeta):
+		case drift != nil:
+			mc.StatusFeedbacks = workv1.StatusFeedbackResult{}
+		default:
+			continue
+		}
+		kept = append(kept, mc)
 	}
 	w.Status.ResourceStatus.Manifests = kept
 	return w, nil

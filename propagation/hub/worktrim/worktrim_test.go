@@ -9,6 +9,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 func manifest(raw string) workv1.Manifest {
@@ -87,6 +88,25 @@ func TestTransformKeepsOnlyTheStatusesTheHubAggregates(t *testing.T) {
 	}
 	if want := []string{"web", "migrate", "reported-without-kind"}; !slices.Equal(kept, want) {
 		t.Errorf("kept the statuses of %v, want %v (aggregated kinds and unknown ones)", kept, want)
+	}
+}
+
+func TestTransformKeepsTheAdoptionReport(t *testing.T) {
+	w := work(ours, cm)
+	drift := metav1.Condition{Type: adoption.ConditionType, Status: metav1.ConditionTrue, Reason: adoption.ReasonDrifted, Message: "changed"}
+	w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{
+		{ResourceMeta: workv1.ManifestResourceMeta{Version: "v1", Kind: "ConfigMap", Name: "drifted"},
+			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue}, drift}},
+		{ResourceMeta: workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Name: "web"},
+			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue}}},
+	}
+	out, err := Transform(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*workv1.ManifestWork).Status.ResourceStatus.Manifests
+	if len(got) != 2 || got[0].ResourceMeta.Name != "drifted" || !slices.Equal(got[0].Conditions, []metav1.Condition{drift}) || len(got[1].Conditions) != 0 {
+		t.Errorf("kept %+v; want the ConfigMap with its adoption report alone, the Deployment without conditions", got)
 	}
 }
 
