@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -111,7 +113,7 @@ func (o Options) Run(ctx context.Context, env addons.AgentEnv) error {
 	if !cache.WaitForCacheSync(ctx.Done(), nodes.Informer().HasSynced, pods.Informer().HasSynced) {
 		return nil // ctx ended
 	}
-	logger.Info("Publishing the cluster's resource scores", "namespace", env.ClusterName, "name", ScoreName)
+	logger.Info("Publishing the cluster's resource scores", "namespace", env.ClusterName, "name", placementapi.ScoreName)
 
 	l := loop{
 		clock:       o.Clock,

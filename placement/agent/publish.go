@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -65,7 +67,7 @@ func (p *publisher) publish(ctx context.Context, scores []clusterv1alpha1.AddOnP
 	written, err := p.client.AddOnPlacementScores(p.namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 	if err != nil {
 		p.last = nil
-		return time.Time{}, false, fmt.Errorf("writing the scores of AddOnPlacementScore %s/%s: %w", p.namespace, ScoreName, err)
+		return time.Time{}, false, fmt.Errorf("writing the scores of AddOnPlacementScore %s/%s: %w", p.namespace, placementapi.ScoreName, err)
 	}
 	p.last = written
 	klog.FromContext(ctx).V(1).Info("Published the cluster's resource scores", "scores", scores, "validUntil", validUntil.Time)
@@ -76,19 +78,19 @@ func (p *publisher) publish(ctx context.Context, scores []clusterv1alpha1.AddOnP
 // there is none.
 func (p *publisher) read(ctx context.Context) (*clusterv1alpha1.AddOnPlacementScore, error) {
 	scores := p.client.AddOnPlacementScores(p.namespace)
-	current, err := scores.Get(ctx, ScoreName, metav1.GetOptions{})
+	current, err := scores.Get(ctx, placementapi.ScoreName, metav1.GetOptions{})
 	if err == nil {
 		return current, nil
 	}
 	if !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("reading AddOnPlacementScore %s/%s: %w", p.namespace, ScoreName, err)
+		return nil, fmt.Errorf("reading AddOnPlacementScore %s/%s: %w", p.namespace, placementapi.ScoreName, err)
 	}
 	current, err = scores.Create(ctx, &clusterv1alpha1.AddOnPlacementScore{
-		ObjectMeta: metav1.ObjectMeta{Name: ScoreName, Namespace: p.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: placementapi.ScoreName, Namespace: p.namespace},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("creating AddOnPlacementScore %s/%s: %w", p.namespace, ScoreName, err)
+		return nil, fmt.Errorf("creating AddOnPlacementScore %s/%s: %w", p.namespace, placementapi.ScoreName, err)
 	}
-	klog.FromContext(ctx).V(1).Info("Created the AddOnPlacementScore", "namespace", p.namespace, "name", ScoreName)
+	klog.FromContext(ctx).V(1).Info("Created the AddOnPlacementScore", "namespace", p.namespace, "name", placementapi.ScoreName)
 	return current, nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,7 +20,7 @@ import (
 var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
 func items(cpu, mem int32) []clusterv1alpha1.AddOnPlacementScoreItem {
-	return []clusterv1alpha1.AddOnPlacementScoreItem{{Name: ScoreCPU, Value: cpu}, {Name: ScoreMemory, Value: mem}}
+	return []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementapi.ScoreCPU, Value: cpu}, {Name: placementapi.ScoreMemory, Value: mem}}
 }
 
 func TestNeedsWrite(t *testing.T) {
@@ -40,7 +42,7 @@ func TestNeedsWrite(t *testing.T) {
 		},
 		"another score's name": {
 			status: clusterv1alpha1.AddOnPlacementScoreStatus{
-				Scores: []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "x", Value: 1}, {Name: ScoreMemory, Value: 2}}, ValidUntil: until(9 * time.Minute),
+				Scores: []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "x", Value: 1}, {Name: placementapi.ScoreMemory, Value: 2}}, ValidUntil: until(9 * time.Minute),
 			}, want: true,
 		},
 	}
@@ -83,7 +85,7 @@ func TestPublish(t *testing.T) {
 	if want := t0.Add(5 * time.Minute); !next.Equal(want) {
 		t.Errorf("next publish at %s, want %s (half the validity)", next, want)
 	}
-	got, err := hub.ClusterV1alpha1().AddOnPlacementScores("c1").Get(ctx, ScoreName, metav1.GetOptions{})
+	got, err := hub.ClusterV1alpha1().AddOnPlacementScores("c1").Get(ctx, placementapi.ScoreName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestPublish(t *testing.T) {
 	if _, wrote, err := p.publish(ctx, items(11, 20)); err != nil || !wrote {
 		t.Errorf("validity half gone: wrote %v, err %v; want a write", wrote, err)
 	}
-	got, err = hub.ClusterV1alpha1().AddOnPlacementScores("c1").Get(ctx, ScoreName, metav1.GetOptions{})
+	got, err = hub.ClusterV1alpha1().AddOnPlacementScores("c1").Get(ctx, placementapi.ScoreName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,13 +17,6 @@ import (
 const (
 	// AddonName is the placement addon's name: its lease is named so.
 	AddonName = "placement"
-	// ScoreName is the AddOnPlacementScore the agent publishes in its
-	// cluster namespace.
-	ScoreName = "resource-usage"
-	// ScoreCPU is the score of the CPU the cluster can still take.
-	ScoreCPU = "cpuAvailable"
-	// ScoreMemory is the score of the memory the cluster can still take.
-	ScoreMemory = "memAvailable"
 )
 
 // The amounts of free resources that score the maximum, 100; no free
@@ -109,8 +104,8 @@ func Scale(amount, full int64) int32 {
 // Scores are a's scores, sorted by name.
 func Scores(a Available) []clusterv1alpha1.AddOnPlacementScoreItem {
 	items := []clusterv1alpha1.AddOnPlacementScoreItem{
-		{Name: ScoreCPU, Value: Scale(a.MilliCPU, CPUForMaxScore.MilliValue())},
-		{Name: ScoreMemory, Value: Scale(a.MemoryBytes, MemoryForMaxScore.Value())},
+		{Name: placementapi.ScoreCPU, Value: Scale(a.MilliCPU, CPUForMaxScore.MilliValue())},
+		{Name: placementapi.ScoreMemory, Value: Scale(a.MemoryBytes, MemoryForMaxScore.Value())},
 	}
 	slices.SortFunc(items, func(x, y clusterv1alpha1.AddOnPlacementScoreItem) int { return strings.Compare(x.Name, y.Name) })
 	return items

@@ -3,6 +3,8 @@ package agent
 import (
 	"testing"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -129,7 +131,7 @@ func TestCompute(t *testing.T) {
 
 func TestScores(t *testing.T) {
 	got := Scores(Available{MilliCPU: 50_000, MemoryBytes: 1 << 40})
-	want := []clusterv1alpha1.AddOnPlacementScoreItem{{Name: ScoreCPU, Value: 0}, {Name: ScoreMemory, Value: 100}}
+	want := []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementapi.ScoreCPU, Value: 0}, {Name: placementapi.ScoreMemory, Value: 100}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Scores (-want +got):\n%s", diff)
 	}

@@ -3,10 +3,11 @@ package division
 import (
 	"fmt"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/internal/clusterselector"
-	placementagent "github.com/corral-dev/corral/placement/agent"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
@@ -18,7 +19,7 @@ import (
 //
 // Dynamic weights are the placement addon's resource-usage score of the
 // resource (cpuAvailable or memAvailable), which runs from −100 (nothing
-// free) to 100 (placementagent.CPUForMaxScore or MemoryForMaxScore free)
+// free) to 100 (the placement agent's CPUForMaxScore or MemoryForMaxScore free)
 // linearly, so score + 100 is in proportion to the free amount. When a
 // cluster has no such score (the placement addon is not enabled there),
 // every cluster weighs its allocatable amount instead (milli-CPU, or
@@ -60,12 +61,12 @@ func Weigh(policy *v1alpha1.ReplicaScheduling, clusters []*clusterv1.ManagedClus
 // fromScores fills weights from the clusters' resource-usage scores;
 // false when a cluster has none.
 func fromScores(resource string, clusters []*clusterv1.ManagedCluster, scores clusterselector.Scores, weights map[string]int64) bool {
-	item := placementagent.ScoreCPU
+	item := placementapi.ScoreCPU
 	if resource == "memory" {
-		item = placementagent.ScoreMemory
+		item = placementapi.ScoreMemory
 	}
 	for _, c := range clusters {
-		score := scores.Score(c.Name, placementagent.ScoreName)
+		score := scores.Score(c.Name, placementapi.ScoreName)
 		if score == nil {
 			return false
 		}

@@ -3,6 +3,8 @@ package division
 import (
 	"testing"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,7 +14,6 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/corral-dev/corral/internal/clusterselector"
-	placementagent "github.com/corral-dev/corral/placement/agent"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
@@ -21,11 +22,11 @@ type scoreMap map[string]int32
 
 func (m scoreMap) Score(namespace, name string) *clusterv1alpha1.AddOnPlacementScore {
 	v, ok := m[namespace]
-	if !ok || name != placementagent.ScoreName {
+	if !ok || name != placementapi.ScoreName {
 		return nil
 	}
 	return &clusterv1alpha1.AddOnPlacementScore{Status: clusterv1alpha1.AddOnPlacementScoreStatus{
-		Scores: []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementagent.ScoreCPU, Value: v}}}}
+		Scores: []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementapi.ScoreCPU, Value: v}}}}
 }
 
 func cluster(name, region, cpu string) *clusterv1.ManagedCluster {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -35,7 +37,6 @@ import (
 	healthapi "github.com/corral-dev/corral/health/api"
 	"github.com/corral-dev/corral/internal/testenv"
 	"github.com/corral-dev/corral/internal/testing/builder"
-	placementagent "github.com/corral-dev/corral/placement/agent"
 	propertiesapi "github.com/corral-dev/corral/properties/api"
 	"github.com/corral-dev/corral/properties/hub/clusterprofile"
 	regagent "github.com/corral-dev/corral/registration/agent"
@@ -189,7 +190,7 @@ func enableAddons(ctx context.Context) {
 	By("placement: the cluster's AddOnPlacementScore")
 	Eventually(func(g Gomega) {
 		s := &clusterv1alpha1.AddOnPlacementScore{}
-		g.Expect(hubAdmin.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: placementagent.ScoreName}, s)).To(Succeed())
+		g.Expect(hubAdmin.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: placementapi.ScoreName}, s)).To(Succeed())
 		g.Expect(s.Status.Scores).NotTo(BeEmpty())
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 

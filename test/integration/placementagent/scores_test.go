@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	clusterv1alpha1 "open-cluster-management.io/api/cluster/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/corral-dev/corral/placement/agent"
 )
 
 var _ = Describe("The placement agent", func() {
@@ -80,7 +80,7 @@ var _ = Describe("The placement agent", func() {
 				break
 			}
 			g.Expect(writes).NotTo(BeEmpty())
-			g.Expect(writes[len(writes)-1].Scores).To(ContainElement(clusterv1alpha1.AddOnPlacementScoreItem{Name: agent.ScoreCPU, Value: 0}))
+			g.Expect(writes[len(writes)-1].Scores).To(ContainElement(clusterv1alpha1.AddOnPlacementScoreItem{Name: placementapi.ScoreCPU, Value: 0}))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 		Expect(writes).To(HaveLen(1), "every write after the first scores: %v", writes)
 	})

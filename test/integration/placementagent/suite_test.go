@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -153,7 +155,7 @@ func createPod(ctx context.Context, node, cpu, memory string) *corev1.Pod {
 // scores reads the cluster's AddOnPlacementScore resource-usage.
 func scores(ctx context.Context, cluster string) (*clusterv1alpha1.AddOnPlacementScore, error) {
 	s := &clusterv1alpha1.AddOnPlacementScore{}
-	err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: agent.ScoreName}, s)
+	err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: placementapi.ScoreName}, s)
 	return s, err
 }
 
@@ -166,7 +168,7 @@ func expectScores(ctx context.Context, cluster string, cpu, memory int32) *clust
 		s, err = scores(ctx, cluster)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(s.Status.Scores).To(Equal([]clusterv1alpha1.AddOnPlacementScoreItem{
-			{Name: agent.ScoreCPU, Value: cpu}, {Name: agent.ScoreMemory, Value: memory},
+			{Name: placementapi.ScoreCPU, Value: cpu}, {Name: placementapi.ScoreMemory, Value: memory},
 		}))
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 	return s

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	placementapi "github.com/corral-dev/corral/placement/api"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
@@ -18,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/corral-dev/corral/internal/testenv"
-	placementagent "github.com/corral-dev/corral/placement/agent"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	"github.com/corral-dev/corral/propagation/hub/distribute"
 )
@@ -154,8 +155,8 @@ func sizedCluster(ctx context.Context, big, cpu string) string {
 // of cluster, cpuAvailable.
 func placementScore(ctx context.Context, cluster string, cpu int32) {
 	GinkgoHelper()
-	score := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: placementagent.ScoreName}}
+	score := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: placementapi.ScoreName}}
 	Expect(c.Create(ctx, score)).To(Succeed())
-	score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementagent.ScoreCPU, Value: cpu}, {Name: placementagent.ScoreMemory, Value: 0}}
+	score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: placementapi.ScoreCPU, Value: cpu}, {Name: placementapi.ScoreMemory, Value: 0}}
 	Expect(c.Status().Update(ctx, score)).To(Succeed())
 }
