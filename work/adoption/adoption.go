@@ -108,6 +108,14 @@ func (p Policy) String() string {
 // back).
 const ConditionType = "Drifted"
 
+// WorkConditionType is the work condition by which corral's agent says
+// it follows the work's policy (True, reason Followed): a work the agent
+// reported on without it went to an agent that ignores the annotation.
+const WorkConditionType = "AdoptionFollowed"
+
+// ReasonFollowed is WorkConditionType's reason.
+const ReasonFollowed = "Followed"
+
 // Reasons of ConditionType.
 const (
 	ReasonInSync      = "InSync"

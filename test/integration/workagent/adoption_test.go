@@ -88,6 +88,23 @@ var _ = Describe("adoption", func() {
 		Expect(cm.Data).To(Equal(map[string]string{"a": "theirs", "b": "same"}))
 		Expect(cm.OwnerReferences).To(BeEmpty())
 
+		expectWorkCondition(ctx, w, adoption.WorkConditionType, metav1.ConditionTrue)
+
+		By("the refused object is not the work's: not recorded as applied")
+		Eventually(func(g Gomega) {
+			amws := &workv1.AppliedManifestWorkList{}
+			g.Expect(managed.List(ctx, amws)).To(Succeed())
+			var names []string
+			for _, amw := range amws.Items {
+				if amw.Spec.ManifestWorkName == w {
+					for _, r := range amw.Status.AppliedResources {
+						names = append(names, r.Name)
+					}
+				}
+			}
+			g.Expect(names).To(Equal([]string{"matches"}))
+		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+
 		By("made to match on the cluster: taken over then")
 		editByHand(ctx, ns, "differs", "a", "ours")
 		expectVerdict(ctx, w, 0, metav1.ConditionFalse, adoption.ReasonInSync)
@@ -101,16 +118,18 @@ var _ = Describe("adoption", func() {
 		never, always := name("never"), name("always")
 		labelled := namespace(ns)
 		labelled["metadata"].(obj)["labels"] = obj{"team": "a"}
-		adoptionWork(ctx, never, adoption.Policy{TakeOver: adoption.TakeOverNever}, nil, labelled, configMap(ns, "never", map[string]any{"a": "ours"}))
+		nsWork := name("namespace")
+		adoptionWork(ctx, nsWork, adoption.Policy{TakeOver: adoption.TakeOverNever}, nil, labelled)
+		adoptionWork(ctx, never, adoption.Policy{TakeOver: adoption.TakeOverNever}, nil, configMap(ns, "never", map[string]any{"a": "ours"}))
 		adoptionWork(ctx, always, adoption.Policy{TakeOver: adoption.TakeOverAlways}, nil, configMap(ns, "always", map[string]any{"a": "ours"}))
 		By("a Namespace the cluster has is taken over whatever the policy: it is shared")
-		expectVerdict(ctx, never, 0, metav1.ConditionFalse, adoption.ReasonInSync)
+		expectVerdict(ctx, nsWork, 0, metav1.ConditionFalse, adoption.ReasonInSync)
 		Eventually(func(g Gomega) {
 			got := &corev1.Namespace{}
 			g.Expect(managed.Get(ctx, client.ObjectKey{Name: ns}, got)).To(Succeed())
 			g.Expect(got.Labels).To(HaveKeyWithValue("team", "a"))
 		}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-		expectVerdict(ctx, never, 1, metav1.ConditionTrue, adoption.ReasonNotAdopted)
+		expectVerdict(ctx, never, 0, metav1.ConditionTrue, adoption.ReasonNotAdopted)
 		expectVerdict(ctx, always, 0, metav1.ConditionFalse, adoption.ReasonInSync)
 		Eventually(func(g Gomega) {
 			cm, err := getConfigMap(ctx, ns, "always")
@@ -120,6 +139,12 @@ var _ = Describe("adoption", func() {
 		cm, err := getConfigMap(ctx, ns, "never")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cm.OwnerReferences).To(BeEmpty())
+
+		By("deleting the work leaves the object it refused to take over")
+		deleteWork(ctx, never)
+		cm, err = getConfigMap(ctx, ns, "never")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(Equal(map[string]string{"a": "ours"}))
 	})
 
 	It("drift Always puts a change back and reports it with both values", func(ctx context.Context) {

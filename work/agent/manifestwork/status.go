@@ -239,6 +239,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (steps.Result, e
 	}
 	meta.SetStatusCondition(&st.Conditions, progressing)
 	set(workv1.WorkDegraded, degraded > 0, ReasonWorkDegraded, ReasonWorkNotDegraded, fmt.Sprintf("%d of %d manifests degraded", degraded, n))
+	if s.adoption != nil {
+		set(adoption.WorkConditionType, true, adoption.ReasonFollowed, "", "the agent follows the work's adoption policy: see each manifest's "+adoption.ConditionType+" condition")
+	} else {
+		meta.RemoveStatusCondition(&st.Conditions, adoption.WorkConditionType)
+	}
 	r.setComplete(s, st)
 	if equality.Semantic.DeepEqual(*st, s.before.Status) || r.statuses.seen(s.work.UID, withoutTransitionTimes(st)) {
 		return steps.Continue, nil

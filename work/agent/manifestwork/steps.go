@@ -306,8 +306,10 @@ func (r *Reconciler) cached(ctx context.Context, mapping *meta.RESTMapping, key 
 func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (steps.Result, error) {
 	var applied []workv1.AppliedManifestResourceMeta
 	current := map[workv1.ResourceIdentifier]bool{}
-	// readOnly are resources the work only reads now: one it applied
-	// before is let go of, but never deleted, as the api says of ReadOnly.
+	// readOnly are resources the work only reads now, or whose object its
+	// adoption policy refused to take over: one it applied before is let
+	// go of, but never deleted, as the api says of ReadOnly; the refused
+	// object is the cluster's own, never the work's to delete.
 	readOnly := map[workv1.ResourceIdentifier]bool{}
 	unknown := false // a manifest whose resource is unknown: let go of nothing
 	for _, m := range s.manifests {
@@ -316,7 +318,7 @@ func (r *Reconciler) releaseDropped(ctx context.Context, s *scope) (steps.Result
 			unknown = true
 			continue
 		}
-		if m.readOnly() {
+		if m.readOnly() || m.result.Adoption != nil && m.result.Adoption.Refused {
 			readOnly[id] = true
 			continue
 		}
