@@ -585,6 +585,8 @@ func TestGetCluster(t *testing.T) {
 	p := &v1alpha1.Propagation{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"},
 		Status: v1alpha1.PropagationStatus{DeliveredRevision: 3, Clusters: []v1alpha1.ClusterStatus{
 			{Cluster: "c1", Revision: 3, Overrides: []string{"OverridePolicy shop/mirror, rule registry"},
+				Drift: []v1alpha1.ObjectDrift{{ObjectReference: v1alpha1.ObjectReference{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "api"},
+					Reason: "PutBack", Since: metav1.NewTime(testNow), Fields: []v1alpha1.FieldDiff{{Path: ".spec.revisionHistoryLimit", Hub: "10", Cluster: "3"}}}},
 				Replicas: []v1alpha1.ReplicaShare{{ObjectReference: v1alpha1.ObjectReference{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "api"}, Replicas: 4}}},
 			{Cluster: "c2"}}}}
 	c := hubclienttest.NewClientBuilder(t, p,
@@ -607,6 +609,7 @@ func TestGetCluster(t *testing.T) {
 			hidden:  []string{"not-this-one"}},
 		"a summary": {name: "api", clusters: []string{"c1"}, wantOut: []string{"Cluster c1 has revision 3 of propagation shop/api (delivered: 3).",
 			"Overrides applied: OverridePolicy shop/mirror, rule registry", "Replicas (divided): deployment api: 4",
+			"CLUSTER  OBJECT               REASON   SINCE                 FIELD                       HUB  CLUSTER\nc1       deployment shop/api  PutBack  2026-12-04T08:00:00Z  .spec.revisionHistoryLimit  10   3",
 			"deployment shop/api     apps/v1\nconfigmap shop/api-cfg  v1"}},
 		"a cluster with nothing yet": {name: "api", clusters: []string{"c2"}, wantErr: "cluster c2 has nothing of propagation shop/api yet: the rollout has not reached it"},
 		"a cluster not selected": {name: "api", clusters: []string{"c9"},

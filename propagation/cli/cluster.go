@@ -67,6 +67,7 @@ func (o *GetOptions) showCluster(ctx context.Context, cluster string) error {
 		}
 		fmt.Fprintf(o.Out, "Replicas (divided): %s\n", strings.Join(shares, ", "))
 	}
+	printDrift(o.Out, []v1alpha1.ClusterStatus{cs})
 	fmt.Fprintln(o.Out)
 	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT\tAPIVERSION")

@@ -320,6 +320,7 @@ func printDetail(out io.Writer, p prop) {
 		}
 		_ = tw.Flush()
 	}
+	printDrift(out, p.Status.Clusters)
 	if len(p.Status.Objects) > 0 {
 		fmt.Fprintf(out, "\nObjects of revision %d:\n", p.Status.DeliveredRevision)
 		for _, obj := range p.Status.Objects {
@@ -330,6 +331,34 @@ func printDetail(out io.Writer, p prop) {
 			fmt.Fprintf(out, "  %s %s\n", strings.ToLower(obj.Kind), name)
 		}
 	}
+}
+
+// printDrift prints, per cluster, the delivered objects that differ there
+// (status.clusters[].drift): why, since when, and each field with the
+// hub's value and the cluster's.
+func printDrift(out io.Writer, clusters []v1alpha1.ClusterStatus) {
+	if !slices.ContainsFunc(clusters, func(c v1alpha1.ClusterStatus) bool { return len(c.Drift) > 0 }) {
+		return
+	}
+	fmt.Fprintln(out, "\nDiffering on the clusters:")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLUSTER\tOBJECT\tREASON\tSINCE\tFIELD\tHUB\tCLUSTER")
+	for _, c := range clusters {
+		for _, d := range c.Drift {
+			name := d.Name
+			if d.Namespace != "" {
+				name = d.Namespace + "/" + name
+			}
+			row := fmt.Sprintf("%s\t%s %s\t%s\t%s", c.Cluster, strings.ToLower(d.Kind), name, d.Reason, d.Since.UTC().Format(time.RFC3339))
+			if len(d.Fields) == 0 {
+				fmt.Fprintf(tw, "%s\t-\t-\t-\n", row)
+			}
+			for _, f := range d.Fields {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row, f.Path, f.Hub, f.Cluster)
+			}
+		}
+	}
+	_ = tw.Flush()
 }
 
 // clusterMessage is what a cluster's row says of a problem: the Failed

@@ -114,4 +114,100 @@ func itPropagatesHubObjects(dir *string, up *result) {
 			Expect(r.out).To(Equal("Active"), "namespace %s on %s: the cluster may share it, so it stays", ns, cluster)
 		}
 	})
+
+	It("divides 6 replicas 2:1 with cluster2's image overridden, reports a hand edit on cluster1, and leaves cluster2's own Deployment under IfNoDiff", func() {
+		const ns = "e2e-divide"
+		By("cluster2 runs a Deployment legacy of its own, which the hub's differs from")
+		for _, args := range [][]string{{"create", "namespace", ns}, {"-n", ns, "create", "deployment", "legacy", "--image=" + image1, "--replicas=0"}} {
+			r := kubectl(managed("cluster2"), args...)
+			Expect(r.code).To(Equal(0), "%s", r)
+		}
+		r := kubectl(hub(), "create", "namespace", ns)
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = corral(cliTimeout, "clusterset", "bind", "default", "-n", ns, "--kubeconfig", hub())
+		Expect(r.code).To(Equal(0), "%s", r)
+		for _, args := range [][]string{{"create", "deployment", app, "--image=" + image1, "--replicas=6"}, {"create", "deployment", "legacy", "--image=" + image1, "--replicas=2"}} {
+			r := kubectl(hub(), append([]string{"-n", ns}, args...)...)
+			Expect(r.code).To(Equal(0), "%s", r)
+		}
+		applyYAML(hub(), `
+apiVersion: cluster.open-cluster-management.io/v1beta1
+kind: Placement
+metadata: {name: both, namespace: `+ns+`}
+spec:
+  predicates:
+  - requiredClusterSelector: {celSelector: {celExpressions: ["managedCluster.metadata.name in ['cluster1', 'cluster2']"]}}
+---
+apiVersion: apps.corral.dev/v1alpha1
+kind: OverridePolicy
+metadata: {name: cluster2-image, namespace: `+ns+`}
+spec:
+  resourceSelectors: [{group: apps, version: v1, kind: Deployment}]
+  rules:
+  - name: v2
+    clusterSelector: {celSelector: {celExpressions: ["managedCluster.metadata.name == 'cluster2'"]}}
+    images: [{tag: e2e-v2}]
+---
+apiVersion: apps.corral.dev/v1alpha1
+kind: Propagation
+metadata: {name: `+app+`, namespace: `+ns+`}
+spec:
+  resourceSelectors:
+  - {group: apps, version: v1, kind: Deployment, name: `+app+`}
+  - {group: apps, version: v1, kind: Deployment, name: legacy}
+  placementRefs: [{name: both}]
+  replicaScheduling:
+    type: Divided
+    weights:
+    - {clusterSelector: {celSelector: {celExpressions: ["managedCluster.metadata.name == 'cluster1'"]}}, weight: 2}
+    - {weight: 1}
+  adoption: {takeOver: IfNoDiff}
+`)
+
+		By("4 replicas run on cluster1 with the hub's image, 2 on cluster2 with its override; the hub's rollout status sums them")
+		for cluster, want := range map[string][]string{"cluster1": {image1, "4", "4"}, "cluster2": {image2, "2", "2"}} {
+			Eventually(func(g Gomega) {
+				r := kubectl(managed(cluster), "-n", ns, "get", "deployment", app, "-o",
+					`jsonpath={.spec.template.spec.containers[0].image} {.spec.replicas} {.status.availableReplicas}`)
+				g.Expect(r.code).To(Equal(0), "%s", r)
+				g.Expect(strings.Fields(r.out)).To(Equal(want), "image, replicas and available replicas on %s", cluster)
+			}).WithTimeout(rolloutTimeout).WithPolling(2 * time.Second).Should(Succeed())
+		}
+		r = kubectl(hub(), "-n", ns, "rollout", "status", "deployment/"+app, "--timeout="+rolloutTimeout.String())
+		Expect(r.code).To(Equal(0), "%s", r)
+		r = corral(cliTimeout, "propagation", "get", app, "-n", ns, "--cluster", "cluster2", "-o", "yaml", "--kubeconfig", hub())
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(And(ContainSubstring("image: "+image2), ContainSubstring("replicas: 2")))
+
+		By("cluster2's own legacy is left as it was, and what differs is reported")
+		r = kubectl(managed("cluster2"), "-n", ns, "get", "deployment", "legacy", "-o", `jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.ownerReferences}`)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(strings.Fields(r.out)).To(Equal([]string{"0", image1}), "replicas, image, and no owner")
+		driftOf := func(cluster string) string {
+			r := kubectl(hub(), "-n", ns, "get", "propagation", app, "-o", `jsonpath={.status.clusters[?(@.cluster=="`+cluster+`")].drift}`)
+			Expect(r.code).To(Equal(0), "%s", r)
+			return r.out
+		}
+		Eventually(func() string { return driftOf("cluster2") }).WithTimeout(rolloutTimeout).WithPolling(2 * time.Second).Should(And(
+			ContainSubstring(`"name":"legacy"`), ContainSubstring(`"reason":"NotAdopted"`),
+			ContainSubstring(`{"cluster":"0","hub":"1","path":".spec.replicas"}`),
+			ContainSubstring(`"path":".spec.template.spec.containers[0].image"`)))
+
+		By("a hand edit on cluster1 is put back and reported, with both values")
+		r = kubectl(managed("cluster1"), "-n", ns, "patch", "deployment", app, "--type=merge", "-p", `{"spec":{"revisionHistoryLimit":3}}`)
+		Expect(r.code).To(Equal(0), "%s", r)
+		Eventually(func() string { return driftOf("cluster1") }).WithTimeout(rolloutTimeout).WithPolling(2 * time.Second).Should(And(
+			ContainSubstring(`"name":"`+app+`"`), ContainSubstring(`"reason":"PutBack"`),
+			ContainSubstring(`{"cluster":"3","hub":"10","path":".spec.revisionHistoryLimit"}`)))
+		r = kubectl(managed("cluster1"), "-n", ns, "get", "deployment", app, "-o", "jsonpath={.spec.revisionHistoryLimit}")
+		Expect(r.code).To(Equal(0), "%s", r)
+		Expect(r.out).To(Equal("10"))
+
+		By("deleting the propagation takes what it made, and leaves cluster2's legacy")
+		r = corral(cliTimeout, "propagation", "delete", app, "-n", ns, "--yes", "--kubeconfig", hub())
+		Expect(r.code).To(Equal(0), "%s", r)
+		Eventually(func() string {
+			return strings.TrimSpace(kubectl(managed("cluster2"), "-n", ns, "get", "deployment", "--ignore-not-found", "-o", "name").out)
+		}).WithTimeout(rolloutTimeout).WithPolling(2 * time.Second).Should(Equal("deployment.apps/legacy"))
+	})
 }

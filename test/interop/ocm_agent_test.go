@@ -21,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/corral-dev/corral/internal/testenv"
+	"github.com/corral-dev/corral/propagation"
 	"github.com/corral-dev/corral/registration/agent"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	registrationcli "github.com/corral-dev/corral/registration/cli"
@@ -136,6 +137,10 @@ var _ = Describe("an unmodified OCM registration agent joining a corral hub", Or
 		expectWorkDelivered(ctx, corralHub.Config, managedByOCMAgent.Config, cluster, "delivered-to-ocm-agent")
 	}, NodeTimeout(3*timeout))
 
+	It("delivers a Propagation through OCM's work agent, whose status says the agent ignores the adoption policy", func(ctx context.Context) {
+		expectPropagatedThroughOCMAgent(ctx, corralHub.Config, managedByOCMAgent.Config, cluster)
+	}, NodeTimeout(3*timeout))
+
 	It("runs an unmodified OCM addon (the addon framework's helloworld): enabled with corral's CLI, delivered and registered by OCM's agents, Available, its agent working with its own credentials until it is disabled", func(ctx context.Context) {
 		expectHelloworldAddon(ctx, corralHub, managedByOCMAgent, cluster)
 	}, NodeTimeout(6*timeout))
@@ -180,12 +185,13 @@ func parseCert(b []byte) *x509.Certificate {
 
 // startCorralHub runs corral's hub as `corral hub --addons work` does
 // (registration controllers, addon lifecycle, the admission webhooks with
-// the work addon's ManifestWork validation, and the work hub half), with
+// the work addon's ManifestWork validation, the work hub half, and the
+// built-in propagation addon's hub half), with
 // its webhooks on a free port on cfg, until the container ends; it
 // returns once the webhooks answer.
 func startCorralHub(cfg *rest.Config) {
 	ctx := ctrl.LoggerInto(context.Background(), fileLogger("corral-hub"))
-	stop, err := testenv.StartHub(ctx, testenv.HubOptions(cfg, work.Addon()))
+	stop, err := testenv.StartHub(ctx, testenv.HubOptions(cfg, work.Addon(), propagation.Addon()))
 	Expect(err).NotTo(HaveOccurred(), "corral hub's webhooks answer")
 	DeferCleanup(func() { Expect(stop(timeout)).To(Succeed()) })
 }

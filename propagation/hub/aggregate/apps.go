@@ -14,14 +14,15 @@ import (
 const ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 
 var deployment = &workload{
-	counters:   []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
-	extra:      []workv1.JsonPath{{Name: FeedbackProgressingReason, Path: conditionPath(string(appsv1.DeploymentProgressing), "reason")}},
+	counters: []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
+	extra: []workv1.JsonPath{{Name: FeedbackProgressingReason, Path: conditionPath(string(appsv1.DeploymentProgressing), "reason")},
+		specReplicasPath},
 	generation: true,
 	settled: func(spec map[string]any, m Member) (bool, error) {
 		if m.str(FeedbackProgressingReason) == ReasonProgressDeadlineExceeded {
 			return true, nil
 		}
-		want, err := specReplicas(spec)
+		want, err := memberReplicas(spec, m)
 		if err != nil {
 			return false, err
 		}
@@ -57,10 +58,11 @@ var statefulSet = &workload{
 	extra: []workv1.JsonPath{
 		{Name: FeedbackCurrentRevision, Path: ".status.currentRevision"},
 		{Name: FeedbackUpdateRevision, Path: ".status.updateRevision"},
+		specReplicasPath,
 	},
 	generation: true,
 	settled: func(spec map[string]any, m Member) (bool, error) {
-		want, err := specReplicas(spec)
+		want, err := memberReplicas(spec, m)
 		if err != nil {
 			return false, err
 		}
@@ -124,9 +126,10 @@ var daemonSet = &workload{
 
 var replicaSet = &workload{
 	counters:   []string{"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"},
+	extra:      []workv1.JsonPath{specReplicasPath},
 	generation: true,
 	settled: func(spec map[string]any, m Member) (bool, error) {
-		want, err := specReplicas(spec)
+		want, err := memberReplicas(spec, m)
 		if err != nil {
 			return false, err
 		}
@@ -137,6 +140,19 @@ var replicaSet = &workload{
 		return c[0] == want && c[1] >= want, nil
 	},
 	typed: func() any { return &appsv1.ReplicaSetStatus{} },
+}
+
+// specReplicasPath feeds a member's own spec.replicas back.
+var specReplicasPath = workv1.JsonPath{Name: FeedbackSpecReplicas, Path: ".spec.replicas"}
+
+// memberReplicas is how many replicas m is to run: its own spec.replicas
+// as fed back (its share, when the propagation divides them), else the
+// template's.
+func memberReplicas(spec map[string]any, m Member) (int64, error) {
+	if _, fed := m.Values[FeedbackSpecReplicas]; fed {
+		return m.count(FeedbackSpecReplicas)
+	}
+	return specReplicas(spec)
 }
 
 // specReplicas is the template's spec.replicas, 1 when unset (the

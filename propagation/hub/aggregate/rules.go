@@ -30,6 +30,9 @@ const (
 	// FeedbackStartTime and FeedbackCompletionTime are a Job's times.
 	FeedbackStartTime      = "startTime"
 	FeedbackCompletionTime = "completionTime"
+	// FeedbackSpecReplicas is the member's own spec.replicas: its share
+	// when the propagation divides the replicas, which it is settled at.
+	FeedbackSpecReplicas = "specReplicas"
 )
 
 // revisionPath is the JSONPath of the revision label

@@ -58,7 +58,7 @@ func TestFeedbackRules(t *testing.T) {
 				"generation": int64(7), "revision": "1", "observedGeneration": int64(7),
 				"replicas": int64(5), "updatedReplicas": int64(3), "readyReplicas": int64(4),
 				"availableReplicas": int64(2), "unavailableReplicas": int64(3),
-				"progressingReason": "ProgressDeadlineExceeded",
+				"progressingReason": "ProgressDeadlineExceeded", "specReplicas": int64(4),
 			},
 		},
 		"statefulset": {
@@ -71,7 +71,7 @@ func TestFeedbackRules(t *testing.T) {
 				"generation": int64(2), "revision": "1", "observedGeneration": int64(2),
 				"replicas": int64(3), "readyReplicas": int64(3), "availableReplicas": int64(3),
 				"currentReplicas": int64(1), "updatedReplicas": int64(2),
-				"currentRevision": "web-1", "updateRevision": "web-2",
+				"currentRevision": "web-1", "updateRevision": "web-2", "specReplicas": int64(3),
 			},
 		},
 		"daemonset": {
@@ -92,7 +92,7 @@ func TestFeedbackRules(t *testing.T) {
 			want: map[string]any{
 				"generation": int64(4), "revision": "1", "observedGeneration": int64(4),
 				"replicas": int64(3), "fullyLabeledReplicas": int64(3), "readyReplicas": int64(3),
-				"availableReplicas": int64(2),
+				"availableReplicas": int64(2), "specReplicas": int64(3),
 			},
 		},
 		"failed job": {

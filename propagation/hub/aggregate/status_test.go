@@ -58,6 +58,16 @@ func TestStatusDeployment(t *testing.T) {
 			members:  map[string]Member{"c1": done, "c2": done},
 			want:     sums(3, 8, 8, 8, 8, 0),
 		},
+		"divided 4 and 2 of 6, each done at its share": {
+			template: tmpl(6),
+			members:  map[string]Member{"c1": done, "c2": memberOf(t, deploy(5, 2, dst(5, 2, 2, 2, 2)), 1)},
+			want:     sums(3, 6, 6, 6, 6, 0),
+		},
+		"divided, one short of its share": {
+			template: tmpl(6),
+			members:  map[string]Member{"c1": done, "c2": memberOf(t, deploy(5, 2, dst(5, 1, 1, 1, 1)), 1)},
+			want:     sums(2, 5, 5, 5, 5, 0),
+		},
 		"one cluster still scaling up while the sums look complete": {
 			template: tmpl(4),
 			members:  map[string]Member{"c1": done, "c2": memberOf(t, deploy(5, 4, dst(5, 2, 2, 2, 2)), 1)},

@@ -137,3 +137,25 @@ func driftOf(works []workv1.ManifestWork) []v1alpha1.ObjectDrift {
 	}
 	return out
 }
+
+// adoptionUnsupported is the message of a cluster whose agent ignores the
+// adoption policy.
+const adoptionUnsupported = "the cluster's work agent does not follow spec.adoption (OCM's agent does not): it takes every object over, " +
+	"puts every change back, reports no differences, and under ReportDiff applies nothing"
+
+// ignoresAdoption says the cluster's agent reported on its works (Applied,
+// for their generation) without saying it follows their adoption policy
+// (adoption.WorkConditionType).
+func ignoresAdoption(works []workv1.ManifestWork) bool {
+	for i := range works {
+		w := &works[i]
+		applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
+		if applied == nil || applied.ObservedGeneration != w.Generation {
+			continue
+		}
+		if !meta.IsStatusConditionTrue(w.Status.Conditions, adoption.WorkConditionType) {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 	revisions "github.com/corral-dev/corral/propagation/hub/revision"
+	"github.com/corral-dev/corral/work/adoption"
 )
 
 var reqWeb = ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "web"}}
@@ -464,27 +466,6 @@ func TestRendersPerCluster(t *testing.T) {
 	}
 }
 
-func TestOverrideThatDoesNotCompileDeliversNothing(t *testing.T) {
-	bad := rev(2, configMap("green"))
-	bad.Spec.Overrides = []v1alpha1.OverrideSnapshot{{Name: "broken", ClusterScoped: true, Objects: []int32{0},
-		Rules: []v1alpha1.OverrideRule{{ClusterSelector: &clusterv1beta1.ClusterSelector{
-			CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}, SetLabels: map[string]string{"a": "b"}}}}}
-	objs := append([]client.Object{newProp(all), rev(1, configMap("blue")), bad, work("c1", 1, done...)}, placement("c1")...)
-	c := fakeClient(t, interceptor.Funcs{}, objs...)
-	run(t, reconciler(c))
-	if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
-		t.Errorf("works' revisions (-want +got):\n%s", diff)
-	}
-	got := &v1alpha1.Propagation{}
-	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
-		t.Fatal(err)
-	}
-	if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != v1alpha1.ReasonOverrideInvalid ||
-		!strings.Contains(sc.Message, "ClusterOverridePolicy broken") {
-		t.Errorf("Scheduled is %+v, want OverrideInvalid naming the policy", sc)
-	}
-}
-
 func TestDividesReplicas(t *testing.T) {
 	deployment := func(replicas int) workv1.Manifest {
 		return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{"replicas":` +
@@ -569,22 +550,65 @@ func replicasOnClusters(t *testing.T, c client.Client) map[string]int32 {
 	return out
 }
 
-func TestWeightsThatDoNotCompileDeliverNothing(t *testing.T) {
-	p := newProp(all)
-	p.Spec.ReplicaScheduling = &v1alpha1.ReplicaScheduling{Type: v1alpha1.ReplicaSchedulingDivided, Weights: []v1alpha1.ClusterWeight{
-		{Weight: 2, ClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}}}}
-	objs := append([]client.Object{p, rev(1, configMap("blue")), rev(2, configMap("green")), work("c1", 1, done...)}, placement("c1")...)
-	c := fakeClient(t, interceptor.Funcs{}, objs...)
-	run(t, reconciler(c))
-	if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
-		t.Errorf("works' revisions (-want +got):\n%s", diff)
+func TestSelectorsThatDoNotCompileDeliverNothing(t *testing.T) {
+	badCEL := clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}
+	for name, tc := range map[string]struct {
+		edit          func(p *v1alpha1.Propagation, newest *v1alpha1.PropagationRevision)
+		reason, names string
+	}{
+		"an override's": {reason: v1alpha1.ReasonOverrideInvalid, names: "ClusterOverridePolicy broken",
+			edit: func(_ *v1alpha1.Propagation, newest *v1alpha1.PropagationRevision) {
+				newest.Spec.Overrides = []v1alpha1.OverrideSnapshot{{Name: "broken", ClusterScoped: true, Objects: []int32{0},
+					Rules: []v1alpha1.OverrideRule{{ClusterSelector: &badCEL, SetLabels: map[string]string{"a": "b"}}}}}
+			}},
+		"a replica weight's": {reason: v1alpha1.ReasonInvalidReplicaScheduling, names: "spec.replicaScheduling.weights[0].clusterSelector.celSelector",
+			edit: func(p *v1alpha1.Propagation, _ *v1alpha1.PropagationRevision) {
+				p.Spec.ReplicaScheduling = &v1alpha1.ReplicaScheduling{Type: v1alpha1.ReplicaSchedulingDivided,
+					Weights: []v1alpha1.ClusterWeight{{Weight: 2, ClusterSelector: badCEL}}}
+			}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, newest := newProp(all), rev(2, configMap("green"))
+			tc.edit(p, newest)
+			objs := append([]client.Object{p, rev(1, configMap("blue")), newest, work("c1", 1, done...)}, placement("c1")...)
+			c := fakeClient(t, interceptor.Funcs{}, objs...)
+			run(t, reconciler(c))
+			if diff := cmp.Diff(map[string]string{"c1/" + WorkName("shop", "web", 0): "1"}, revisionsOnClusters(t, c)); diff != "" {
+				t.Errorf("works' revisions (-want +got): the cluster keeps revision 1\n%s", diff)
+			}
+			got := &v1alpha1.Propagation{}
+			if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != tc.reason || !strings.Contains(sc.Message, tc.names) {
+				t.Errorf("Scheduled is %+v, want %s naming %s", sc, tc.reason, tc.names)
+			}
+		})
 	}
-	got := &v1alpha1.Propagation{}
-	if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
-		t.Fatal(err)
-	}
-	if sc := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionScheduled); sc == nil || sc.Reason != v1alpha1.ReasonInvalidReplicaScheduling ||
-		!strings.Contains(sc.Message, "spec.replicaScheduling.weights[0].clusterSelector.celSelector") {
-		t.Errorf("Scheduled is %+v, want InvalidReplicaScheduling naming the selector", sc)
+}
+
+func TestSaysWhenAClustersAgentIgnoresAdoption(t *testing.T) {
+	followed := metav1.Condition{Type: adoption.WorkConditionType, Status: metav1.ConditionTrue, Reason: adoption.ReasonFollowed, ObservedGeneration: 1}
+	for name, tc := range map[string]struct {
+		conds []metav1.Condition
+		want  bool
+	}{
+		"not reported yet":           {},
+		"reported by corral's agent": {conds: append(slices.Clone(done), followed), want: false},
+		"reported by OCM's agent":    {conds: done, want: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs := append([]client.Object{newProp(all), rev(1, configMap("blue")), work("c1", 1, tc.conds...)}, placement("c1")...)
+			c := fakeClient(t, interceptor.Funcs{}, objs...)
+			run(t, reconciler(c))
+			got := &v1alpha1.Propagation{}
+			if err := c.Get(context.Background(), reqWeb.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			cond := meta.FindStatusCondition(got.Status.Clusters[0].Conditions, adoption.WorkConditionType)
+			if (cond != nil) != tc.want || cond != nil && (cond.Reason != ReasonAdoptionUnsupported || !strings.Contains(cond.Message, "OCM's agent does not")) {
+				t.Errorf("AdoptionFollowed %+v, want it False, AdoptionUnsupported: %v", cond, tc.want)
+			}
+		})
 	}
 }

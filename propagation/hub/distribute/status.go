@@ -55,6 +55,9 @@ const (
 	// ReasonReportDiff, per cluster: adoption mode ReportDiff applies
 	// nothing.
 	ReasonReportDiff = "ReportDiff"
+	// ReasonAdoptionUnsupported, per cluster (AdoptionFollowed False):
+	// its work agent ignores spec.adoption.
+	ReasonAdoptionUnsupported = "AdoptionUnsupported"
 )
 
 // updateStatus writes the delivery's part of the status, once, when it
@@ -136,6 +139,12 @@ func (s *scope) clusterStatuses(ctx context.Context, old []v1alpha1.ClusterStatu
 		for _, c := range s.clusterConditions(ctx, cluster, works, timedOut.Has(cluster)) {
 			c.LastTransitionTime = metav1.NewTime(s.now)
 			meta.SetStatusCondition(&cs.Conditions, c)
+		}
+		if ignoresAdoption(works) {
+			meta.SetStatusCondition(&cs.Conditions, metav1.Condition{Type: adoption.WorkConditionType, Status: metav1.ConditionFalse,
+				Reason: ReasonAdoptionUnsupported, Message: adoptionUnsupported, LastTransitionTime: metav1.NewTime(s.now)})
+		} else {
+			meta.RemoveStatusCondition(&cs.Conditions, adoption.WorkConditionType)
 		}
 		out = append(out, cs)
 	}

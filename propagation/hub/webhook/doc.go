@@ -27,7 +27,9 @@
 //     selector by labels or of every Namespace. A kind the hub does not
 //     serve is checked under the resource its kind guesses (lowercase
 //     plural), which is what a CRD installed later usually calls it;
-//   - for a ClusterPropagation, a Placement the writer may not `get`.
+//   - for a ClusterPropagation, a Placement the writer may not `get`;
+//   - a new or changed spec.replicaScheduling whose weights' cluster
+//     selectors do not compile (CEL included).
 //
 // The permissions asked are the requesting user's, groups and extra, so
 // RBAC with resourceNames decides per object.

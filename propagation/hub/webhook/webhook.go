@@ -21,7 +21,9 @@ import (
 
 	"github.com/corral-dev/corral/addons"
 	"github.com/corral-dev/corral/internal/admissionreview"
+	"github.com/corral-dev/corral/internal/clusterselector"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/division"
 )
 
 // Name names the webhook and its ValidatingWebhookConfiguration; Path is
@@ -164,6 +166,9 @@ func writeOf(req admission.Request) (write, admission.Response, bool) {
 		if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec, p.Spec) {
 			return w, admission.Allowed("spec unchanged"), true
 		}
+		if resp, refused := checkReplicaScheduling(w.what, &p.Spec.PropagationPolicy, &old.Spec.PropagationPolicy); refused {
+			return w, resp, true
+		}
 		refs := func(p *v1alpha1.Propagation) []v1alpha1.PlacementReference {
 			out := make([]v1alpha1.PlacementReference, 0, len(p.Spec.PlacementRefs))
 			for _, r := range p.Spec.PlacementRefs {
@@ -185,12 +190,28 @@ func writeOf(req admission.Request) (write, admission.Response, bool) {
 		if req.Operation == admissionv1.Update && equality.Semantic.DeepEqual(old.Spec, p.Spec) {
 			return w, admission.Allowed("spec unchanged"), true
 		}
+		if resp, refused := checkReplicaScheduling(w.what, &p.Spec.PropagationPolicy, &old.Spec.PropagationPolicy); refused {
+			return w, resp, true
+		}
 		w.selectors, w.placements = changed(clusterSelectorsOf(p.Spec.ResourceSelectors), clusterSelectorsOf(old.Spec.ResourceSelectors),
 			p.Spec.PlacementRefs, old.Spec.PlacementRefs, req.Operation == admissionv1.Create)
 	default:
 		return w, admission.Allowed(""), true
 	}
 	return w, admission.Response{}, false
+}
+
+// checkReplicaScheduling refuses a new or changed replicaScheduling whose
+// weights' cluster selectors do not compile (CEL included), which the
+// schema cannot see.
+func checkReplicaScheduling(what string, p, old *v1alpha1.PropagationPolicy) (admission.Response, bool) {
+	if p.ReplicaScheduling == nil || equality.Semantic.DeepEqual(p.ReplicaScheduling, old.ReplicaScheduling) {
+		return admission.Response{}, false
+	}
+	if _, err := division.Weigh(p.ReplicaScheduling, nil, nil, clusterselector.NewCompiler(nil)); err != nil {
+		return admissionreview.Invalid("%s: %v", what, err), true
+	}
+	return admission.Response{}, false
 }
 
 func selectorsOf(sels []v1alpha1.ResourceSelector) []selector {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
@@ -181,7 +182,13 @@ func TestPropagation(t *testing.T) {
 			granted: []string{`get /secrets db in "shop"`},
 			asked:   []string{`get /secrets db in "shop"`, `get /configmaps  in "shop"`}, code: http.StatusForbidden, message: "may not deliver selector 2"},
 		"a placement removed": {op: update, obj: prop([]string{"p"}, allSecrets), old: prop([]string{"p", "q"}, allSecrets)},
-		"a delete":            {op: admissionv1.Delete},
+		"weights whose CEL does not compile": {op: update, old: prop([]string{"p"}, allSecrets), obj: func() *v1alpha1.Propagation {
+			p := prop([]string{"p"}, allSecrets)
+			p.Spec.ReplicaScheduling = &v1alpha1.ReplicaScheduling{Type: v1alpha1.ReplicaSchedulingDivided, Weights: []v1alpha1.ClusterWeight{{Weight: 1,
+				ClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"managedCluster.metadata.name =="}}}}}}
+			return p
+		}(), code: http.StatusBadRequest, message: "Propagation shop/web: spec.replicaScheduling.weights[0].clusterSelector.celSelector"},
+		"a delete": {op: admissionv1.Delete},
 	})
 }
 

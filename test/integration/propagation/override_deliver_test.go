@@ -60,7 +60,9 @@ var _ = Describe("overrides, delivered", Ordered, func() {
 	It("renders each cluster's objects, keeps a cluster a rule fails on, and follows a cluster's labels", func(ctx context.Context) {
 		ns := freshNamespace(ctx)
 		eu, us := managedCluster(ctx, map[string]string{"region": "eu"}, "id-eu"), managedCluster(ctx, map[string]string{"region": "us"}, "id-us")
-		Expect(c.Create(ctx, webDeployment(ns))).To(Succeed())
+		web := webDeployment(ns)
+		web.Labels, web.Annotations = map[string]string{"team": "a", "tier": "web"}, map[string]string{"note": "hub only"}
+		Expect(c.Create(ctx, web)).To(Succeed())
 
 		By("a ClusterOverridePolicy for every cluster, and an OverridePolicy for those in the eu, using every variable")
 		mirror := &v1alpha1.ClusterOverridePolicy{ObjectMeta: metav1.ObjectMeta{Name: ns + "-mirror"},
@@ -75,11 +77,14 @@ var _ = Describe("overrides, delivered", Ordered, func() {
 			Spec: v1alpha1.OverridePolicySpec{ResourceSelectors: []v1alpha1.ResourceSelector{deployments},
 				Overrides: v1alpha1.Overrides{Rules: []v1alpha1.OverrideRule{{
 					Name: "eu", ClusterSelector: inEU,
-					SetLabels:      map[string]string{"cluster": "${CLUSTER_NAME}", "region": "${CLUSTER_LABEL:region}"},
-					SetAnnotations: map[string]string{"example.com/id": "${CLUSTER_CLAIM:id.k8s.io}"},
-					Images:         []v1alpha1.ImageOverride{{Container: "web", Tag: "1.27-eu"}},
-					Containers:     []v1alpha1.ContainerOverride{{Container: "web", Args: []string{"--region=${CLUSTER_LABEL:region}"}}},
-					JSONPatch:      []v1alpha1.JSONPatchOperation{{Op: v1alpha1.JSONPatchReplace, Path: "/spec/replicas", Value: &apiextensionsv1.JSON{Raw: []byte("3")}}},
+					SetLabels:         map[string]string{"cluster": "${CLUSTER_NAME}", "region": "${CLUSTER_LABEL:region}"},
+					RemoveLabels:      []string{"tier"},
+					SetAnnotations:    map[string]string{"example.com/id": "${CLUSTER_CLAIM:id.k8s.io}"},
+					RemoveAnnotations: []string{"note"},
+					Images:            []v1alpha1.ImageOverride{{Container: "web", Tag: "1.27-eu"}},
+					Containers:        []v1alpha1.ContainerOverride{{Container: "web", Command: []string{"/web"}, Args: []string{"--region=${CLUSTER_LABEL:region}"}}},
+					JSONPatch: []v1alpha1.JSONPatchOperation{{Op: v1alpha1.JSONPatchReplace, Path: "/spec/replicas", Value: &apiextensionsv1.JSON{Raw: []byte("3")}},
+						{Op: v1alpha1.JSONPatchAdd, Path: "/spec/template/metadata/annotations", Value: &apiextensionsv1.JSON{Raw: []byte(`{"cluster":"${CLUSTER_NAME}"}`)}}},
 				}}}}}
 		Expect(c.Create(ctx, regional)).To(Succeed())
 		decide(ctx, ns, "all", eu, us)
@@ -89,11 +94,12 @@ var _ = Describe("overrides, delivered", Ordered, func() {
 		Eventually(func(g Gomega) {
 			d := deployment(ctx, eu, ns)
 			g.Expect(d).NotTo(BeNil())
-			g.Expect(d.GetLabels()).To(And(HaveKeyWithValue("cluster", eu), HaveKeyWithValue("region", "eu")))
-			g.Expect(d.GetAnnotations()).To(HaveKeyWithValue("example.com/id", "id-eu"))
+			g.Expect(d.GetLabels()).To(And(HaveKeyWithValue("cluster", eu), HaveKeyWithValue("region", "eu"), HaveKeyWithValue("team", "a"), Not(HaveKey("tier"))))
+			g.Expect(d.GetAnnotations()).To(And(HaveKeyWithValue("example.com/id", "id-eu"), Not(HaveKey("note"))))
 			g.Expect(field(d, "spec", "replicas")).To(BeEquivalentTo(3))
+			g.Expect(field(d, "spec", "template", "metadata", "annotations")).To(Equal(map[string]any{"cluster": eu}))
 			g.Expect(container(d)).To(And(HaveKeyWithValue("image", "mirror.example/nginx:1.27-eu"),
-				HaveKeyWithValue("args", ConsistOf("--region=eu"))))
+				HaveKeyWithValue("command", ConsistOf("/web")), HaveKeyWithValue("args", ConsistOf("--region=eu"))))
 		}).WithTimeout(eventually).Should(Succeed())
 		Eventually(func() []string { return clusterStatus(ctx, ns, eu).Overrides }).WithTimeout(eventually).Should(Equal([]string{
 			"ClusterOverridePolicy " + ns + "-mirror, rule registry", "OverridePolicy " + ns + "/regional, rule eu"}))
