@@ -41,17 +41,6 @@ func Parallel(workers, n int, do func(i int) error) error {
 	return nil
 }
 
-// FloorWorkers is how many writers a floor benchmark runs at once: def
-// (the component's own concurrency) unless $FLOOR_WORKERS says otherwise.
-// The API server's cost per write falls as more writes are in flight, so
-// a floor is only a floor for the concurrency it was measured at.
-func FloorWorkers(def int) int {
-	if n, err := strconv.Atoi(os.Getenv("FLOOR_WORKERS")); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
-
 // FloorSweep are the writer counts a floor benchmark is run at, one run
 // each: def unless $FLOOR_WORKERS lists others (comma-separated). The
 // floor is the fastest of them, reported with its count: a floor measured

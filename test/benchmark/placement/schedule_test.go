@@ -134,6 +134,9 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, measure.Load())
+	if f, ok := floors[n]; ok {
+		b.Logf("%.2f× the true floor of this run: %.2fs at %d writers", elapsed.Seconds()/f.elapsed.Seconds(), f.elapsed.Seconds(), f.workers)
+	}
 	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
 	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))
 	b.Logf("API server writes (every client): %s", measure.FormatCounts(writesSince(ctx, f, before)))

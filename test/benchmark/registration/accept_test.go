@@ -56,6 +56,17 @@ var hubs = []struct {
 	{"default", nil},
 }
 
+// acceptTime is how long a hub took to accept n clusters.
+type acceptTime struct {
+	n       int
+	elapsed time.Duration
+}
+
+// acceptTimes are this run's accept times by benchmark name:
+// BenchmarkAcceptFloor, run after them, says how far each is from the
+// true floor.
+var acceptTimes = map[string]acceptTime{}
+
 func BenchmarkAccept(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		for _, h := range hubs {
@@ -125,6 +136,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
+	acceptTimes[b.Name()] = acceptTime{n: n, elapsed: elapsed}
 	peak := measure.ProcStatus(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
