@@ -33,7 +33,7 @@ func Invalid(format string, args ...any) admission.Response {
 }
 
 // DecodeRequest reads the object of a create or update into obj and, on
-// update, the old one into old. done says the response is decided
+// update, the old one into old unless it is nil. done says the response is decided
 // already: any other operation is allowed (a validator looks at creates
 // and updates only), and an object that does not decode is Invalid.
 func DecodeRequest(req admission.Request, obj, old any) (resp admission.Response, done bool) {
@@ -45,7 +45,7 @@ func DecodeRequest(req admission.Request, obj, old any) (resp admission.Response
 	if err := Decode(req.Object.Raw, obj); err != nil {
 		return Invalid("reading the %s: %v", req.Kind.Kind, err), true
 	}
-	if req.Operation == admissionv1.Update {
+	if req.Operation == admissionv1.Update && old != nil {
 		if err := Decode(req.OldObject.Raw, old); err != nil {
 			return Invalid("reading the old %s: %v", req.Kind.Kind, err), true
 		}

@@ -72,11 +72,7 @@ func (o *GetOptions) showCluster(ctx context.Context, cluster string) error {
 	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT\tAPIVERSION")
 	for _, obj := range objs {
-		name := obj.GetName()
-		if obj.GetNamespace() != "" {
-			name = obj.GetNamespace() + "/" + name
-		}
-		fmt.Fprintf(tw, "%s %s\t%s\n", strings.ToLower(obj.GetKind()), name, obj.GetAPIVersion())
+		fmt.Fprintf(tw, "%s\t%s\n", kindName(obj.GetKind(), obj.GetNamespace(), obj.GetName()), obj.GetAPIVersion())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -324,11 +324,7 @@ func printDetail(out io.Writer, p prop) {
 	if len(p.Status.Objects) > 0 {
 		fmt.Fprintf(out, "\nObjects of revision %d:\n", p.Status.DeliveredRevision)
 		for _, obj := range p.Status.Objects {
-			name := obj.Name
-			if obj.Namespace != "" {
-				name = obj.Namespace + "/" + name
-			}
-			fmt.Fprintf(out, "  %s %s\n", strings.ToLower(obj.Kind), name)
+			fmt.Fprintf(out, "  %s\n", kindName(obj.Kind, obj.Namespace, obj.Name))
 		}
 	}
 }
@@ -345,11 +341,7 @@ func printDrift(out io.Writer, clusters []v1alpha1.ClusterStatus) {
 	fmt.Fprintln(tw, "CLUSTER\tOBJECT\tREASON\tSINCE\tFIELD\tHUB\tCLUSTER")
 	for _, c := range clusters {
 		for _, d := range c.Drift {
-			name := d.Name
-			if d.Namespace != "" {
-				name = d.Namespace + "/" + name
-			}
-			row := fmt.Sprintf("%s\t%s %s\t%s\t%s", c.Cluster, strings.ToLower(d.Kind), name, d.Reason, d.Since.UTC().Format(time.RFC3339))
+			row := fmt.Sprintf("%s\t%s\t%s\t%s", c.Cluster, kindName(d.Kind, d.Namespace, d.Name), d.Reason, d.Since.UTC().Format(time.RFC3339))
 			if len(d.Fields) == 0 {
 				fmt.Fprintf(tw, "%s\t-\t-\t-\n", row)
 			}

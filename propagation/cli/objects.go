@@ -71,13 +71,17 @@ func printObjects(ctx context.Context, out io.Writer, c client.Client, r ref) er
 }
 
 func objectName(r workv1.ManifestResourceMeta) string {
-	name := r.Name
-	if r.Namespace != "" {
-		name = r.Namespace + "/" + name
-	}
 	kind := r.Kind
 	if kind == "" {
 		kind = r.Resource
+	}
+	return kindName(kind, r.Namespace, r.Name)
+}
+
+// kindName is how the verbs name an object: "deployment shop/web".
+func kindName(kind, namespace, name string) string {
+	if namespace != "" {
+		name = namespace + "/" + name
 	}
 	return strings.ToLower(kind) + " " + name
 }

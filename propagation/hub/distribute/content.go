@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/clusterselector"
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
+	"github.com/corral-dev/corral/propagation/hub/division"
 	"github.com/corral-dev/corral/propagation/hub/override"
 	revisions "github.com/corral-dev/corral/propagation/hub/revision"
 )
@@ -40,10 +42,12 @@ type contents struct {
 	shared  *content
 	render  *override.Compiled // nil: no overrides
 	divided []*divided
+	weigher *division.Weigher // nil: nothing divided
 	byName  map[string]*content
 	objects []workv1.Manifest
-	// clusters reads a ManagedCluster.
+	// clusters reads a ManagedCluster, scores its AddOnPlacementScores.
 	clusters func(ctx context.Context, name string) (*clusterv1.ManagedCluster, error)
+	scores   clusterselector.Scores
 }
 
 // of is what cluster receives; with per-cluster content, a cluster that
@@ -85,13 +89,8 @@ func (c *contents) renderFor(ctx context.Context, name string) *content {
 // appliedRules are the rules Render applied, object by object, each
 // once, in the order they first apply.
 func appliedRules(applied map[int][]string) []string {
-	objects := make([]int, 0, len(applied))
-	for i := range applied {
-		objects = append(objects, i)
-	}
-	slices.Sort(objects)
 	var out []string
-	for _, i := range objects {
+	for _, i := range slices.Sorted(maps.Keys(applied)) {
 		for _, rule := range applied[i] {
 			if !slices.Contains(out, rule) {
 				out = append(out, rule)
@@ -112,11 +111,14 @@ func (s *scope) contentOf(ctx context.Context, cluster string) *content {
 
 // newContents is the contents of rev under policy, split into parts;
 // ErrTooLarge when no work can carry one of its objects; an
-// *override.Error when one of its overrides does not compile; an
-// *invalidPolicyError when policy's replica scheduling cannot be
-// followed.
+// *override.Error when one of its overrides does not compile; a
+// *policyError when policy's replica scheduling cannot be followed. One
+// selector compiler serves the overrides and the weights: it builds its
+// CEL environment once.
 func (r *Reconciler) newContents(rev *revision, policy *v1alpha1.PropagationPolicy) (*contents, error) {
-	divided, err := divisible(rev.objects, policy.ReplicaScheduling, r.compiler())
+	sc := scores{r.Client}
+	compiler := clusterselector.NewCompiler(sc)
+	divided, weigher, err := divisible(rev.objects, policy.ReplicaScheduling, compiler)
 	if err != nil {
 		return nil, err
 	}
@@ -127,19 +129,13 @@ func (r *Reconciler) newContents(rev *revision, policy *v1alpha1.PropagationPoli
 		}
 		return &contents{shared: &content{parts: parts}}, nil
 	}
-	c := &contents{divided: divided, objects: rev.objects, byName: map[string]*content{}, clusters: r.managedCluster}
+	c := &contents{divided: divided, weigher: weigher, objects: rev.objects, byName: map[string]*content{}, clusters: r.managedCluster, scores: sc}
 	if len(rev.overrides) > 0 {
-		if c.render, err = override.CompileSnapshots(rev.overrides, r.compiler()); err != nil {
+		if c.render, err = override.CompileSnapshots(rev.overrides, compiler); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
-}
-
-// compiler compiles cluster selectors whose CEL reads the cache's
-// AddOnPlacementScores.
-func (r *Reconciler) compiler() *clusterselector.Compiler {
-	return clusterselector.NewCompiler(scores{r.Client})
 }
 
 // managedCluster reads a cluster from the cache.

@@ -231,15 +231,10 @@ func (r *Reconciler) onCluster(ctx context.Context, obj client.Object) []reconci
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the propagations' ManifestWorks of a cluster", "cluster", obj.GetName())
 		return nil
 	}
-	seen := map[reconcile.Request]bool{}
+	// A propagation's parts repeat it: the queue keeps one request.
 	var out []reconcile.Request
 	for i := range works.Items {
-		for _, req := range r.ofWork(ctx, &works.Items[i]) {
-			if !seen[req] {
-				seen[req] = true
-				out = append(out, req)
-			}
-		}
+		out = append(out, r.ofWork(ctx, &works.Items[i])...)
 	}
 	return out
 }

@@ -526,12 +526,8 @@ func TestDividesReplicas(t *testing.T) {
 // each cluster.
 func replicasOnClusters(t *testing.T, c client.Client) map[string]int32 {
 	t.Helper()
-	list := &workv1.ManifestWorkList{}
-	if err := c.List(context.Background(), list, client.MatchingLabels{v1alpha1.LabelPropagation: "web"}); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]int32{}
-	for _, w := range list.Items {
+	for _, w := range webWorks(t, c) {
 		for _, m := range w.Spec.Workload.Manifests {
 			var obj struct {
 				Kind string `json:"kind"`

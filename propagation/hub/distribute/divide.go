@@ -42,15 +42,17 @@ func (e *policyError) Error() string { return "spec.replicaScheduling: " + e.err
 func (e *policyError) Unwrap() error { return e.err }
 
 // divisible are the workloads of objects whose replicas the policy
-// divides: under Divided, those of a kind with a replica path
-// (division.PathOf) holding a replica count; none under Duplicated. A
-// weight's cluster selector that does not compile is a *policyError.
-func divisible(objects []workv1.Manifest, policy *v1alpha1.ReplicaScheduling, compiler *clusterselector.Compiler) ([]*divided, error) {
+// divides, and the policy's weigher: under Divided, those of a kind with a
+// replica path (division.PathOf) holding a replica count; none under
+// Duplicated. A weight's cluster selector that does not compile is a
+// *policyError.
+func divisible(objects []workv1.Manifest, policy *v1alpha1.ReplicaScheduling, compiler *clusterselector.Compiler) ([]*divided, *division.Weigher, error) {
 	if policy == nil || policy.Type != v1alpha1.ReplicaSchedulingDivided {
-		return nil, nil
+		return nil, nil, nil
 	}
-	if _, err := division.Weigh(policy, nil, nil, compiler); err != nil {
-		return nil, &policyError{err}
+	weigher, err := division.NewWeigher(policy, compiler)
+	if err != nil {
+		return nil, nil, &policyError{err}
 	}
 	var out []*divided
 	for i, m := range objects {
@@ -70,14 +72,14 @@ func divisible(objects []workv1.Manifest, policy *v1alpha1.ReplicaScheduling, co
 		out = append(out, &divided{index: i, path: path, total: total,
 			ref: v1alpha1.ObjectReference{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}})
 	}
-	return out, nil
+	return out, weigher, nil
 }
 
 // divide splits each divided workload's replicas over clusters (those
 // the placements select) by the policy's weights, moving the fewest from
 // the shares the status has (previous). A cluster whose ManagedCluster
 // cannot be read is left out: it fails as it is rendered.
-func (c *contents) divide(ctx context.Context, policy *v1alpha1.ReplicaScheduling, clusters sets.Set[string], previous []v1alpha1.ClusterStatus, scores clusterselector.Scores, compiler *clusterselector.Compiler) error {
+func (c *contents) divide(ctx context.Context, clusters sets.Set[string], previous []v1alpha1.ClusterStatus) error {
 	if c == nil || len(c.divided) == 0 {
 		return nil
 	}
@@ -87,10 +89,8 @@ func (c *contents) divide(ctx context.Context, policy *v1alpha1.ReplicaSchedulin
 			mcs = append(mcs, mc)
 		}
 	}
-	weights, err := division.Weigh(policy, mcs, scores, compiler)
-	if err != nil {
-		return &policyError{err}
-	}
+	weights := c.weigher.Weigh(mcs, c.scores)
+	var err error
 	for _, d := range c.divided {
 		had := map[string]int32{}
 		for _, cs := range previous {

@@ -108,13 +108,19 @@ func run(t *testing.T, r *Reconciler) {
 // revisionsOnClusters lists shop/web's works as cluster/name → revision label.
 func revisionsOnClusters(t *testing.T, c client.Client) map[string]string {
 	t.Helper()
+	out := map[string]string{}
+	for _, w := range webWorks(t, c) {
+		out[w.Namespace+"/"+w.Name] = w.Labels[v1alpha1.LabelRevision]
+	}
+	return out
+}
+
+// webWorks are shop/web's works on every cluster.
+func webWorks(t *testing.T, c client.Client) []workv1.ManifestWork {
+	t.Helper()
 	list := &workv1.ManifestWorkList{}
 	if err := c.List(context.Background(), list, client.MatchingLabels{v1alpha1.LabelPropagation: "web"}); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, w := range list.Items {
-		out[w.Namespace+"/"+w.Name] = w.Labels[v1alpha1.LabelRevision]
-	}
-	return out
+	return list.Items
 }

@@ -65,9 +65,8 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 			errs = append(errs, fmt.Errorf("placement %s: %w", ref, err))
 		}
 	}
-	blocked := slices.ContainsFunc(s.placements, func(p placementResult) bool { return p.problem != "" })
-	if s.delivered != nil && !blocked {
-		if err := s.contents.divide(ctx, s.p.policy.ReplicaScheduling, claimed, s.p.status.Clusters, scores{r.Client}, r.compiler()); err != nil {
+	if s.delivered != nil && !s.placementProblem() {
+		if err := s.contents.divide(ctx, claimed, s.p.status.Clusters); err != nil {
 			s.revisionProblem, s.revisionMessage = v1alpha1.ReasonInvalidReplicaScheduling, fmt.Sprintf("%v; the clusters keep what they run", err)
 			s.delivered, s.contents = nil, nil
 		}
@@ -82,7 +81,7 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 			recheck = after
 		}
 	}
-	if s.delivered != nil && !slices.ContainsFunc(s.placements, func(p placementResult) bool { return p.problem != "" }) {
+	if s.delivered != nil && !s.placementProblem() {
 		errs = append(errs, r.removeLeft(ctx, s, claimed))
 	}
 	s.rolloutErr = errors.Join(errs...)
@@ -91,6 +90,12 @@ func (r *Reconciler) rollOut(ctx context.Context, s *scope) (steps.Result, error
 		r.recheck.At(client.ObjectKeyFromObject(s.original), s.now.Add(*recheck))
 	}
 	return steps.Continue, s.rolloutErr
+}
+
+// placementProblem says a placement ref cannot be followed (its
+// problem is the status's).
+func (s *scope) placementProblem() bool {
+	return slices.ContainsFunc(s.placements, func(p placementResult) bool { return p.problem != "" })
 }
 
 // placementPlan is one placement ref's decisions, read before any is

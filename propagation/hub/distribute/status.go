@@ -135,7 +135,7 @@ func (s *scope) clusterStatuses(ctx context.Context, old []v1alpha1.ClusterStatu
 		cs.Revision = lowestRevision(works)
 		cont := s.contentOf(ctx, cluster)
 		cs.Overrides, cs.Replicas = cont.overrides, cont.replicas
-		cs.Drift = driftOf(byCluster[cluster])
+		cs.Drift = driftOf(works)
 		for _, c := range s.clusterConditions(ctx, cluster, works, timedOut.Has(cluster)) {
 			c.LastTransitionTime = metav1.NewTime(s.now)
 			meta.SetStatusCondition(&cs.Conditions, c)

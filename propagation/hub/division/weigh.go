@@ -11,51 +11,61 @@ import (
 	"github.com/corral-dev/corral/propagation/api/v1alpha1"
 )
 
-// Weigh is each cluster's weight under a Divided policy: by the first
-// of its weights whose selector selects the cluster (0 when none does);
-// dynamically, by what the cluster can still run; or, with neither, all
-// 0, which Divide reads as equal. A selector that does not compile is an
-// error.
+// Weigher weighs clusters under a Divided policy, its weights'
+// selectors compiled once (NewWeigher).
+type Weigher struct {
+	policy    *v1alpha1.ReplicaScheduling
+	selectors []*clusterselector.Selector
+}
+
+// NewWeigher compiles the policy's weights; a selector that does not
+// compile is an error naming it.
+func NewWeigher(policy *v1alpha1.ReplicaScheduling, compiler *clusterselector.Compiler) (*Weigher, error) {
+	w := &Weigher{policy: policy}
+	for i, weight := range policy.Weights {
+		sel, err := compiler.Compile(weight.ClusterSelector, fmt.Sprintf("spec.replicaScheduling.weights[%d].clusterSelector", i))
+		if err != nil {
+			return nil, err
+		}
+		w.selectors = append(w.selectors, sel)
+	}
+	return w, nil
+}
+
+// Weigh is each cluster's weight: by the first of the policy's weights
+// whose selector selects the cluster (0 when none does); dynamically, by
+// what the cluster can still run; or, with neither, all 0, which Divide
+// reads as equal.
 //
 // Dynamic weights are the placement addon's resource-usage score of the
 // resource (cpuAvailable or memAvailable), which runs from −100 (nothing
-// free) to 100 (the placement agent's CPUForMaxScore or MemoryForMaxScore free)
-// linearly, so score + 100 is in proportion to the free amount. When a
-// cluster has no such score (the placement addon is not enabled there),
-// every cluster weighs its allocatable amount instead (milli-CPU, or
-// memory in MiB), so that all weights are of one unit.
-func Weigh(policy *v1alpha1.ReplicaScheduling, clusters []*clusterv1.ManagedCluster, scores clusterselector.Scores, compiler *clusterselector.Compiler) (map[string]int64, error) {
+// free) to 100 (the placement agent's CPUForMaxScore or
+// MemoryForMaxScore free) linearly, so score + 100 is in proportion to
+// the free amount. When a cluster has no such score (the placement addon
+// is not enabled there), every cluster weighs its allocatable amount
+// instead (milli-CPU, or memory in MiB), so that all weights are of one
+// unit.
+func (w *Weigher) Weigh(clusters []*clusterv1.ManagedCluster, scores clusterselector.Scores) map[string]int64 {
 	out := make(map[string]int64, len(clusters))
 	for _, c := range clusters {
 		out[c.Name] = 0
 	}
-	switch {
-	case len(policy.Weights) > 0:
-		selectors := make([]*clusterselector.Selector, len(policy.Weights))
-		for i, w := range policy.Weights {
-			sel, err := compiler.Compile(w.ClusterSelector, fmt.Sprintf("spec.replicaScheduling.weights[%d].clusterSelector", i))
-			if err != nil {
-				return nil, err
-			}
-			selectors[i] = sel
-		}
+	switch dynamic := w.policy.Dynamic; {
+	case len(w.selectors) > 0:
 		for _, c := range clusters {
-			for i, sel := range selectors {
+			for i, sel := range w.selectors {
 				if ok, _ := sel.Matches(c, false); ok {
-					out[c.Name] = int64(policy.Weights[i].Weight)
+					out[c.Name] = int64(w.policy.Weights[i].Weight)
 					break
 				}
 			}
 		}
-	case policy.Dynamic != nil:
-		if fromScores(policy.Dynamic.Resource, clusters, scores, out) {
-			return out, nil
-		}
+	case dynamic != nil && !fromScores(dynamic.Resource, clusters, scores, out):
 		for _, c := range clusters {
-			out[c.Name] = allocatable(policy.Dynamic.Resource, c)
+			out[c.Name] = allocatable(dynamic.Resource, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // fromScores fills weights from the clusters' resource-usage scores;

@@ -60,10 +60,11 @@ func TestWeigh(t *testing.T) {
 			want: map[string]int64{"a": 2048, "b": 2048, "c": 2048}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := Weigh(&tc.policy, clusters, tc.scores, clusterselector.NewCompiler(nil))
+			w, err := NewWeigher(&tc.policy, clusterselector.NewCompiler(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := w.Weigh(clusters, tc.scores)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("weights (-want +got):\n%s", diff)
 			}

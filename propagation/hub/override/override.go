@@ -1,9 +1,7 @@
 package override
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
@@ -62,35 +60,6 @@ func Compile(clusterScoped bool, name string, o v1alpha1.Overrides, selectors *c
 	return p, nil
 }
 
-// Order sorts policies in the order they apply: ClusterOverridePolicies
-// first, then by priority, lowest first, then by name.
-func Order(policies []*Policy) {
-	slices.SortStableFunc(policies, func(a, b *Policy) int { return a.key().compare(b.key()) })
-}
-
-// orderKey is what Order sorts a policy by, compiled (Policy) or
-// snapshotted (Snapshot).
-type orderKey struct {
-	clusterScoped bool
-	priority      int32
-	name          string
-}
-
-func (p *Policy) key() orderKey { return orderKey{p.ClusterScoped, p.Priority, p.Name} }
-
-func (a orderKey) compare(b orderKey) int {
-	if a.clusterScoped != b.clusterScoped {
-		if a.clusterScoped {
-			return -1
-		}
-		return 1
-	}
-	if c := cmp.Compare(a.priority, b.priority); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.name, b.name)
-}
-
 // Error is a rule that could not apply, or whose selector does not
 // compile.
 type Error struct {
@@ -103,8 +72,8 @@ func (e *Error) Error() string { return fmt.Sprintf("%s, rule %s: %v", e.Policy,
 func (e *Error) Unwrap() error { return e.Err }
 
 // Apply renders obj (an object's content, as unstructured) for cluster:
-// a copy of it with every rule of policies, in their order (Order them
-// first), whose selector matches the cluster; and the rules applied,
+// a copy of it with every rule of policies, in their order (a
+// revision's, Snapshot's), whose selector matches the cluster; and the rules applied,
 // each as "<policy>, rule <name>". obj is not changed. A rule that cannot
 // apply is an *Error.
 func Apply(obj map[string]any, policies []*Policy, cluster *clusterv1.ManagedCluster) (map[string]any, []string, error) {

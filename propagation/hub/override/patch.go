@@ -21,16 +21,12 @@ func (r *Rule) jsonPatch(obj map[string]any, vars variables) error {
 	ops := make([]map[string]any, 0, len(r.Spec.JSONPatch))
 	for i, op := range r.Spec.JSONPatch {
 		o := map[string]any{"op": string(op.Op), "path": op.Path}
-		if (op.Value == nil) != (op.Op == v1alpha1.JSONPatchRemove) {
-			return fmt.Errorf("jsonPatch[%d] (%s %s): add and replace take a value, remove none", i, op.Op, op.Path)
+		value, err := patchValue(i, op)
+		if err != nil {
+			return err
 		}
 		if op.Value != nil {
-			var value any
-			if err := utiljson.Unmarshal(op.Value.Raw, &value); err != nil {
-				return fmt.Errorf("jsonPatch[%d]: the value is not JSON: %w", i, err)
-			}
-			value, err := vars.expandAll(value)
-			if err != nil {
+			if value, err = eachString(value, vars.expand); err != nil {
 				return fmt.Errorf("jsonPatch[%d]: %w", i, err)
 			}
 			o["value"] = value
@@ -62,4 +58,20 @@ func (r *Rule) jsonPatch(obj map[string]any, vars variables) error {
 	clear(obj)
 	maps.Copy(obj, patched)
 	return nil
+}
+
+// patchValue is the i-th operation's value, decoded (nil for remove): add
+// and replace take one, remove none, and it must be JSON.
+func patchValue(i int, op v1alpha1.JSONPatchOperation) (any, error) {
+	if (op.Value == nil) != (op.Op == v1alpha1.JSONPatchRemove) {
+		return nil, fmt.Errorf("jsonPatch[%d] (%s %s): add and replace take a value, remove none", i, op.Op, op.Path)
+	}
+	if op.Value == nil {
+		return nil, nil
+	}
+	var value any
+	if err := utiljson.Unmarshal(op.Value.Raw, &value); err != nil {
+		return nil, fmt.Errorf("jsonPatch[%d]: the value is not JSON: %w", i, err)
+	}
+	return value, nil
 }

@@ -1,6 +1,7 @@
 package override
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -52,8 +53,10 @@ func Snapshot(objs []*unstructured.Unstructured, policies []v1alpha1.OverridePol
 			out = append(out, snap)
 		}
 	}
+	// The order they apply in: ClusterOverridePolicies first, then by
+	// priority, lowest first, then by name.
 	slices.SortStableFunc(out, func(a, b v1alpha1.OverrideSnapshot) int {
-		return orderKey{a.ClusterScoped, a.Priority, a.Name}.compare(orderKey{b.ClusterScoped, b.Priority, b.Name})
+		return cmp.Or(-cmpBool(a.ClusterScoped, b.ClusterScoped), cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Name, b.Name))
 	})
 	return out, nil
 }
@@ -91,4 +94,15 @@ func selects(sel v1alpha1.ResourceSelector, obj *unstructured.Unstructured) (boo
 		return ls.Matches(labels.Set(obj.GetLabels())), nil
 	}
 	return true, nil
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

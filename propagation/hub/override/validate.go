@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/corral-dev/corral/internal/clusterselector"
@@ -53,17 +52,11 @@ func Validate(clusterScoped bool, name string, selectors []v1alpha1.ResourceSele
 func (r *Rule) validate() error {
 	spec := r.Spec
 	for i, op := range spec.JSONPatch {
-		if (op.Value == nil) != (op.Op == v1alpha1.JSONPatchRemove) {
-			return fmt.Errorf("jsonPatch[%d] (%s %s): add and replace take a value, remove none", i, op.Op, op.Path)
+		value, err := patchValue(i, op)
+		if err != nil {
+			return err
 		}
-		if op.Value == nil {
-			continue
-		}
-		var value any
-		if err := utiljson.Unmarshal(op.Value.Raw, &value); err != nil {
-			return fmt.Errorf("jsonPatch[%d]: the value is not JSON: %w", i, err)
-		}
-		if err := eachString(value, checkVariables); err != nil {
+		if _, err := eachString(value, func(s string) (string, error) { return s, checkVariables(s) }); err != nil {
 			return fmt.Errorf("jsonPatch[%d]: %w", i, err)
 		}
 	}
@@ -110,27 +103,6 @@ func checkMetadata(field string, set map[string]string, remove []string, isValue
 	for _, k := range remove {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return fmt.Errorf("remove%s: key %q: %s", strings.TrimPrefix(field, "set"), k, strings.Join(errs, "; "))
-		}
-	}
-	return nil
-}
-
-// eachString calls check on every string of a JSON value.
-func eachString(value any, check func(string) error) error {
-	switch x := value.(type) {
-	case string:
-		return check(x)
-	case map[string]any:
-		for _, e := range x {
-			if err := eachString(e, check); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if err := eachString(e, check); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -83,14 +83,15 @@ func checkVariables(s string) error {
 	return nil
 }
 
-// expandAll replaces the variables in every string of a JSON value.
-func (v variables) expandAll(value any) (any, error) {
+// eachString replaces every string of a JSON value (decoded, changed in
+// place) with what f makes of it, and returns the value.
+func eachString(value any, f func(string) (string, error)) (any, error) {
 	switch x := value.(type) {
 	case string:
-		return v.expand(x)
+		return f(x)
 	case map[string]any:
 		for k, e := range x {
-			out, err := v.expandAll(e)
+			out, err := eachString(e, f)
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +99,7 @@ func (v variables) expandAll(value any) (any, error) {
 		}
 	case []any:
 		for i, e := range x {
-			out, err := v.expandAll(e)
+			out, err := eachString(e, f)
 			if err != nil {
 				return nil, err
 			}

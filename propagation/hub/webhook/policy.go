@@ -50,7 +50,8 @@ func policyProbe() client.Object {
 
 // PolicyValidator admits an OverridePolicy or ClusterOverridePolicy that
 // is right on every cluster as far as it can be known before rendering
-// (override.Validate): what the CRD's schema cannot check.
+// (override.Validate): what the CRD's schema cannot check. An update is
+// checked whole: a policy is small, and there is no right to check.
 type PolicyValidator struct{}
 
 var _ admission.Handler = PolicyValidator{}
@@ -61,14 +62,14 @@ func (PolicyValidator) Handle(ctx context.Context, req admission.Request) admiss
 	var err error
 	switch req.Kind.Kind {
 	case "OverridePolicy":
-		p, old := &v1alpha1.OverridePolicy{}, &v1alpha1.OverridePolicy{}
-		if resp, done := admissionreview.DecodeRequest(req, p, old); done {
+		p := &v1alpha1.OverridePolicy{}
+		if resp, done := admissionreview.DecodeRequest(req, p, nil); done {
 			return resp
 		}
 		err = override.Validate(false, req.Namespace+"/"+req.Name, p.Spec.ResourceSelectors, p.Spec.Overrides)
 	case "ClusterOverridePolicy":
-		p, old := &v1alpha1.ClusterOverridePolicy{}, &v1alpha1.ClusterOverridePolicy{}
-		if resp, done := admissionreview.DecodeRequest(req, p, old); done {
+		p := &v1alpha1.ClusterOverridePolicy{}
+		if resp, done := admissionreview.DecodeRequest(req, p, nil); done {
 			return resp
 		}
 		sels := make([]v1alpha1.ResourceSelector, len(p.Spec.ResourceSelectors))

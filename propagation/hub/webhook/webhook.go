@@ -208,7 +208,7 @@ func checkReplicaScheduling(what string, p, old *v1alpha1.PropagationPolicy) (ad
 	if p.ReplicaScheduling == nil || equality.Semantic.DeepEqual(p.ReplicaScheduling, old.ReplicaScheduling) {
 		return admission.Response{}, false
 	}
-	if _, err := division.Weigh(p.ReplicaScheduling, nil, nil, clusterselector.NewCompiler(nil)); err != nil {
+	if _, err := division.NewWeigher(p.ReplicaScheduling, clusterselector.NewCompiler(nil)); err != nil {
 		return admissionreview.Invalid("%s: %v", what, err), true
 	}
 	return admission.Response{}, false

@@ -40,6 +40,22 @@ func (e *NotAdoptedError) Error() string {
 		e.Key, e.Fields, e.TakeOver)
 }
 
+// judgement is the object as an adoption policy judged it (live; nil:
+// not there), and the manifest's digest (spec) the write leaves on it.
+type judgement struct {
+	live *unstructured.Unstructured
+	spec string
+}
+
+// refusal is the error of a verdict that refused the object, nil for
+// any other (or none).
+func (v *Verdict) refusal(key Key, p *adoption.Policy) error {
+	if v == nil || !v.Refused {
+		return nil
+	}
+	return &NotAdoptedError{Key: key, TakeOver: p.TakeOver, Fields: len(v.Fields)}
+}
+
 // judged says whether the strategy is one the adoption policy judges:
 // those that write over an object (Update, ServerSideApply), and ReadOnly
 // under ReportDiff, which the hub gives such a work's manifests.
@@ -66,9 +82,10 @@ func judged(p *adoption.Policy, strategy workv1.UpdateStrategy) bool {
 // over under Always, under IfNoDiff only when nothing differs, never under
 // Never; refused, NotAdopted. A Namespace the cluster has is always taken
 // over (shared): it holds what else runs there, and a propagation brings
-// the namespace of its objects, labels merged in, never deleted with it. An object a work made, that differs while the
-// manifest is unchanged: someone changed it on the cluster; put back
-// (PutBack) under drift Always, left (Drifted) under IfNotDrifted.
+// the namespace of its objects, labels merged in, never deleted with it.
+// An object a work made, that differs while the manifest is unchanged:
+// someone changed it on the cluster; put back (PutBack) under drift
+// Always, left (Drifted) under IfNotDrifted.
 func (a *Applier) adopt(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, strategy workv1.UpdateStrategy,
 	p adoption.Policy, unchangedOnHub bool, spec string) (v *Verdict, existing *unstructured.Unstructured, write bool, err error) {
 	existing, err = a.get(ctx, ri, key)

@@ -189,18 +189,15 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	unchangedOnHub := known && last.hash == hash
 	if unchangedOnHub && !req.NeedObject && req.CachedVersion != "" && last.version == req.CachedVersion {
 		res.Exists, res.Adoption = true, last.verdict
-		if last.verdict != nil && last.verdict.Refused {
-			res.Err = &NotAdoptedError{Key: key, TakeOver: req.Adoption.TakeOver, Fields: len(last.verdict.Fields)}
-		}
+		res.Err = last.verdict.refusal(key, req.Adoption)
 		return res
 	}
 	ri := a.resource(req.Client, key)
 	log := ctrl.LoggerFrom(ctx).WithValues("object", key.String(), "strategy", strategy.Type)
-	// judgedLive is the object as the adoption policy judged it (nil: not
-	// there), which a write must find unchanged.
-	var judgedLive *unstructured.Unstructured
-	judgedRead := judged(req.Adoption, strategy)
-	if judgedRead {
+	// j is the object as the adoption policy judged it, which a write
+	// must find unchanged; nil without a policy.
+	var j *judgement
+	if judged(req.Adoption, strategy) {
 		spec, err := digest(desired.Object)
 		if err != nil {
 			res.Err = invalidError{err}
@@ -211,7 +208,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 			res.Err = err
 			return res
 		}
-		judgedLive = existing
+		j = &judgement{live: existing, spec: spec}
 		if verdict.Reason == adoption.ReasonInSync && unchangedOnHub && last.verdict != nil && last.verdict.Reason == adoption.ReasonPutBack {
 			// The report of the change put back stays while the manifest
 			// does: a look at the object after the put back, or before the
@@ -221,8 +218,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		res.Adoption = verdict
 		if !write {
 			res.Object, res.Exists = existing, existing != nil
-			if verdict.Refused {
-				res.Err = &NotAdoptedError{Key: key, TakeOver: req.Adoption.TakeOver, Fields: len(verdict.Fields)}
+			if res.Err = verdict.refusal(key, req.Adoption); res.Err != nil {
 				log.V(1).Info("Left an object the cluster had as it is", "takeOver", req.Adoption.TakeOver, "fields", len(verdict.Fields))
 			}
 			if existing != nil {
@@ -244,13 +240,13 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Wrote, res.Err = a.createOnly(ctx, ri, key, desired, req.Owner, req.Absent)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req, unchangedOnHub, judgedRead, judgedLive)
+		res.Object, res.Wrote, res.Err = a.serverSideApply(ctx, ri, key, desired, strategy.ServerSideApply, req, unchangedOnHub, j)
 	case workv1.UpdateStrategyTypeUpdate:
 		var stored string
 		if unchangedOnHub {
 			stored = last.content
 		}
-		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent, stored, judgedRead, judgedLive)
+		res.Object, res.Wrote, res.Err = a.update(ctx, ri, key, desired, req.Owner, req.Absent, stored, j)
 	default:
 		res.Err = invalidError{fmt.Errorf("unknown updateStrategy type %q: use Update, CreateOnly, ServerSideApply or ReadOnly", strategy.Type)}
 	}
@@ -355,19 +351,22 @@ func (a *Applier) addOwner(ctx context.Context, ri dynamic.ResourceInterface, ke
 // what the server defaults), is left alone. Otherwise the server gets the
 // object to update and decides: an update in which it finds nothing to
 // change keeps the resourceVersion, and is no write. When an adoption
-// policy judged the object (judged, live), the update is of that version:
-// one changed since fails, and is judged again.
+// policy judged the object (j), the update is of that version: one
+// changed since fails, and is judged again.
 func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, owner metav1.OwnerReference, absent bool, stored string,
-	judged bool, live *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
-	obj := live
-	if !judged || live == nil {
+	j *judgement) (*unstructured.Unstructured, bool, error) {
+	var obj *unstructured.Unstructured
+	if j != nil {
+		obj = j.live
+	}
+	if obj == nil {
 		var created bool
 		var err error
-		obj, created, err = a.createOrGet(ctx, ri, key, desired, owner, absent || judged)
+		obj, created, err = a.createOrGet(ctx, ri, key, desired, owner, absent || j != nil)
 		if err != nil || created || obj == nil {
 			return obj, created, err
 		}
-		if judged {
+		if j != nil {
 			return nil, false, errChangedMeanwhile(key)
 		}
 	}
@@ -388,10 +387,10 @@ func (a *Applier) update(ctx context.Context, ri dynamic.ResourceInterface, key 
 // a work that applied only its own would take the others' out, for them
 // to put back, without end.
 //
-// When an adoption policy judged the object (judged, live), the apply is
-// of that version: one changed since fails, and is judged again.
+// When an adoption policy judged the object (j), the apply is of that
+// version: one changed since fails, and is judged again.
 func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, key Key, desired *unstructured.Unstructured, cfg *workv1.ServerSideApplyConfig, req Request, unchangedOnHub bool,
-	judged bool, live *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
+	j *judgement) (*unstructured.Unstructured, bool, error) {
 	if cfg == nil {
 		cfg = &workv1.ServerSideApplyConfig{}
 	}
@@ -401,26 +400,27 @@ func (a *Applier) serverSideApply(ctx context.Context, ri dynamic.ResourceInterf
 	}
 	config := desired.DeepCopy()
 	before, owners := req.CachedVersion, req.CachedOwners
-	if len(cfg.IgnoreFields) > 0 || req.Adoption != nil {
+	if len(cfg.IgnoreFields) > 0 || j != nil {
 		// The manifest's hash on the object (the api's ObjectSpecHash)
 		// tells OnSpokeChange whether the hub changed the manifest since
 		// it was applied, also to an agent that has not applied it
 		// itself (restarted, or the object applied by another work).
-		spec, err := digest(desired.Object)
-		if err != nil {
-			return nil, false, err
-		}
-		config.SetAnnotations(labels.Merge(config.GetAnnotations(), map[string]string{workv1.ObjectSpecHash: spec}))
-		existing := live
-		if !judged {
-			if existing, err = a.get(ctx, ri, key); err != nil {
+		if j == nil {
+			spec, err := digest(desired.Object)
+			if err != nil {
 				return nil, false, err
 			}
-		}
-		if existing != nil {
-			if judged {
-				config.SetResourceVersion(existing.GetResourceVersion())
+			existing, err := a.get(ctx, ri, key)
+			if err != nil {
+				return nil, false, err
 			}
+			j = &judgement{live: existing, spec: spec}
+		} else if j.live != nil {
+			config.SetResourceVersion(j.live.GetResourceVersion())
+		}
+		spec, existing := j.spec, j.live
+		config.SetAnnotations(labels.Merge(config.GetAnnotations(), map[string]string{workv1.ObjectSpecHash: spec}))
+		if existing != nil {
 			before, owners = existing.GetResourceVersion(), existing.GetOwnerReferences()
 			unchangedOnHub = unchangedOnHub || existing.GetAnnotations()[workv1.ObjectSpecHash] == spec
 			if err := keepIgnored(config, existing, cfg.IgnoreFields, unchangedOnHub); err != nil {
