@@ -111,7 +111,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	b.StartTimer()
 	begin := time.Now()
 	hub := start(f, b)
-	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd")})
+	cpu := measure.NewCPUMeter(map[string]int{"scheduler": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"), measure.Benchmark: os.Getpid()})
 	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("schedule-%d-apiserver", n), 4*time.Second)()
 	defer measure.ProfileProcess(b, hub.Args, fmt.Sprintf("schedule-%d-scheduler", n), 4*time.Second)()
 	var first, half time.Duration
@@ -135,13 +135,12 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, measure.Load())
 	if f, ok := floors[n]; ok {
-		b.Logf("%.2f× the true floor of this run: %.2fs at %d writers", elapsed.Seconds()/f.elapsed.Seconds(), f.elapsed.Seconds(), f.workers)
+		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, f.Run, f.workers, n, "placement"))
 	}
 	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
 	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))
 	b.Logf("API server writes (every client): %s", measure.FormatCounts(writesSince(ctx, f, before)))
-	b.Logf("CPU time: scheduler %v, kube-apiserver %v, etcd %v", used["scheduler"].Round(time.Millisecond),
-		used["kube-apiserver"].Round(time.Millisecond), used["etcd"].Round(time.Millisecond))
+	b.Logf("CPU time: %s", measure.FormatSeconds(used))
 
 	// Relabel the cluster most placements hold.
 	v := watch.snapshot()

@@ -56,16 +56,16 @@ var hubs = []struct {
 	{"default", nil},
 }
 
-// acceptTime is how long a hub took to accept n clusters.
-type acceptTime struct {
-	n       int
-	elapsed time.Duration
+// acceptRun is a hub's run accepting n clusters.
+type acceptRun struct {
+	measure.Run
+	n int
 }
 
-// acceptTimes are this run's accept times by benchmark name:
+// acceptRuns are this run's accepts by benchmark name:
 // BenchmarkAcceptFloor, run after them, says how far each is from the
 // true floor.
-var acceptTimes = map[string]acceptTime{}
+var acceptRuns = map[string]acceptRun{}
 
 func BenchmarkAccept(b *testing.B) {
 	for _, n := range []int{100, 1000} {
@@ -114,7 +114,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	defer measure.ProfileProcess(b, hub.Args, fmt.Sprintf("accept-%d", n), 10*time.Second)()
 	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("accept-%d-apiserver", n), 5*time.Second)()
 	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
-		"kcm": f.PID("kube-controller-manager"), "bench": os.Getpid()})
+		"kcm": f.PID("kube-controller-manager"), measure.Benchmark: os.Getpid()})
 	waitCtx, cancel := hub.within(ctx, 10*time.Minute)
 	defer cancel()
 	accepted := map[string]bool{}
@@ -136,12 +136,12 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	acceptTimes[b.Name()] = acceptTime{n: n, elapsed: elapsed}
+	used := cpu.Used()
+	acceptRuns[b.Name()] = acceptRun{Run: measure.Run{Elapsed: elapsed, CPU: used}, n: n}
 	peak := measure.ProcStatus(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
-	used := cpu.Used()
 	b.ReportMetric(float64(used["hub"].Milliseconds())/float64(n), "hub-cpu-ms/cluster")
 	b.ReportMetric(float64(used["kube-apiserver"].Milliseconds())/float64(n), "apiserver-cpu-ms/cluster")
 	b.Logf("%d clusters accepted in %.2fs (the first after %.2fs); hub peak RSS %d MB; load %s",
