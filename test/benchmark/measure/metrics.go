@@ -17,6 +17,17 @@ import (
 // resource ("PATCH manifestworks/status", with "(409)" after a refused
 // one), from its apiserver_request_total: every client's.
 func APIWrites(ctx context.Context, kube kubernetes.Interface) map[string]int {
+	return apiRequests(ctx, kube, false)
+}
+
+// APIReads counts an API server's reads so far (GET, LIST, WATCH) as
+// APIWrites counts its writes: what a component's reads cost the API
+// server beside the writes a floor makes too.
+func APIReads(ctx context.Context, kube kubernetes.Interface) map[string]int {
+	return apiRequests(ctx, kube, true)
+}
+
+func apiRequests(ctx context.Context, kube kubernetes.Interface, reads bool) map[string]int {
 	raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil
@@ -29,7 +40,13 @@ func APIWrites(ctx context.Context, kube kubernetes.Interface) map[string]int {
 		verb := label(line, "verb")
 		switch verb {
 		case "GET", "LIST", "WATCH", "WATCHLIST", "CONNECT":
-			continue
+			if !reads {
+				continue
+			}
+		default:
+			if reads {
+				continue
+			}
 		}
 		key := verb + " " + label(line, "resource")
 		if sub := label(line, "subresource"); sub != "" {

@@ -11,6 +11,10 @@
 //	make build
 //	WORKS=5000 go test -run '^$' -bench . -benchtime 1x ./test/benchmark/work/
 //
+// The hub and the managed cluster are two control planes; with
+// APISERVERS=1 they are one (the agent's hub and managed cluster are the
+// same API server), as an agent on the hub's own cluster has it.
+//
 // CORRAL_BENCH_PROFILE_DIR=/tmp also writes CPU profiles of the two API
 // servers over the first 12s of the apply (and of each floor), and with
 // CORRAL_BENCH_PPROF=127.0.0.1:6060 one of the agent.
@@ -20,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"sync"
@@ -177,21 +182,80 @@ func watchDone(ctx context.Context, b *testing.B, hub *controlPlane, n int) <-ch
 	return result
 }
 
-// startWithWorks starts the hub and the managed cluster and puts WORKS
-// (default 1000) ManifestWorks, each with a ConfigMap and a Secret, in the
-// cluster namespace on the hub.
+// oneAPIServer says whether the hub and the managed cluster are one
+// control plane ($APISERVERS=1) rather than two.
+func oneAPIServer() bool { return os.Getenv("APISERVERS") == "1" }
+
+// startWithWorks starts the hub and the managed cluster (one control plane
+// for both with $APISERVERS=1) and puts WORKS (default 1000)
+// ManifestWorks, each with a ConfigMap and a Secret, in the cluster
+// namespace on the hub.
 func startWithWorks(ctx context.Context, b *testing.B) (hub, managed *controlPlane, n int) {
 	b.Helper()
-	var wg sync.WaitGroup
-	wg.Go(func() { managed = start(ctx, b, "managed") })
-	hub = start(ctx, b, "hub")
-	wg.Wait()
+	if oneAPIServer() {
+		hub = start(ctx, b, "hub")
+		managed = hub
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { managed = start(ctx, b, "managed") })
+		hub = start(ctx, b, "hub")
+		wg.Wait()
+	}
 	if _, err := hub.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	n = works()
 	createWorks(ctx, b, hub, n)
 	return hub, managed, n
+}
+
+// processes are the processes whose CPU a run measures, by name: those
+// given, the benchmark's own, and each control plane's API server and
+// etcd, once.
+func processes(hub, managed *controlPlane, more map[string]int) map[string]int {
+	p := map[string]int{measure.Benchmark: os.Getpid()}
+	if hub == managed {
+		p["apiserver"], p["etcd"] = hub.PID("kube-apiserver"), hub.PID("etcd")
+	} else {
+		p["hub-apiserver"], p["hub-etcd"] = hub.PID("kube-apiserver"), hub.PID("etcd")
+		p["managed-apiserver"], p["managed-etcd"] = managed.PID("kube-apiserver"), managed.PID("etcd")
+	}
+	maps.Copy(p, more)
+	return p
+}
+
+// profileAPIServers profiles each control plane's API server over 12s
+// (measure.ProfileAPIServer), to files named from prefix; the returned func
+// waits for the profiles.
+func profileAPIServers(ctx context.Context, b *testing.B, hub, managed *controlPlane, prefix string) func() {
+	if hub == managed {
+		return measure.ProfileAPIServer(ctx, b, hub.kube, prefix+"-apiserver", 12*time.Second)
+	}
+	hubDone := measure.ProfileAPIServer(ctx, b, hub.kube, prefix+"-hub-apiserver", 12*time.Second)
+	managedDone := measure.ProfileAPIServer(ctx, b, managed.kube, prefix+"-managed-apiserver", 12*time.Second)
+	return func() { hubDone(); managedDone() }
+}
+
+// requests are a control plane's API requests so far, writes and reads.
+type requests struct{ writes, reads map[string]int }
+
+func (c *controlPlane) requests(ctx context.Context) requests {
+	return requests{writes: measure.APIWrites(ctx, c.kube), reads: measure.APIReads(ctx, c.kube)}
+}
+
+// requestsSince says each control plane's API writes and reads since the
+// counts before, per work, a line each.
+func requestsSince(ctx context.Context, hub, managed *controlPlane, hubBefore, managedBefore requests, n int) []string {
+	line := func(name string, c *controlPlane, before requests) string {
+		now := c.requests(ctx)
+		writes, total := measure.Since(before.writes, now.writes)
+		reads, _ := measure.Since(before.reads, now.reads)
+		return fmt.Sprintf("%s writes: %d (%.1f per work): %s; reads: %s", name, total, float64(total)/float64(n), measure.FormatCounts(writes), measure.FormatCounts(reads))
+	}
+	if hub == managed {
+		return []string{line("API server (hub and managed cluster)", hub, hubBefore)}
+	}
+	return []string{line("hub", hub, hubBefore), line("managed", managed, managedBefore)}
 }
 
 // agentRun is corral's agent's run in this run's BenchmarkApplyWorks,
@@ -217,15 +281,12 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	defer cancel()
 	seen := watchDone(waitCtx, b, hub, n)
 	b.ResetTimer()
-	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
+	hubBefore, managedBefore := hub.requests(ctx), managed.requests(ctx)
 	began := time.Now()
 	agent := start(b, hub, managed)
 	b.Logf("agent log: %s", agent.Log)
-	cpu := measure.NewCPUMeter(map[string]int{"agent": agent.PID(), measure.Benchmark: os.Getpid(),
-		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
-		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
-	defer measure.ProfileAPIServer(ctx, b, hub.kube, fmt.Sprintf("apply-%d-hub-apiserver", n), 12*time.Second)()
-	defer measure.ProfileAPIServer(ctx, b, managed.kube, fmt.Sprintf("apply-%d-managed-apiserver", n), 12*time.Second)()
+	cpu := measure.NewCPUMeter(processes(hub, managed, map[string]int{"agent": agent.PID()}))
+	defer profileAPIServers(ctx, b, hub, managed, fmt.Sprintf("apply-%d", n))()
 	defer measure.ProfileProcess(b, agent.Args, fmt.Sprintf("apply-%d-agent", n), 12*time.Second)()
 	select {
 	case err := <-seen:
@@ -239,8 +300,7 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	b.StopTimer()
 	used := cpu.Used()
 	peak := measure.PeakRSSMB(agent.PID())
-	hubWrites, hubTotal := measure.Since(hubBefore, measure.APIWrites(ctx, hub.kube))
-	managedWrites, managedTotal := measure.Since(managedBefore, measure.APIWrites(ctx, managed.kube))
+	requests := requestsSince(ctx, hub, managed, hubBefore, managedBefore, n)
 	for _, kind := range []string{"configmaps", "secrets"} {
 		list, err := managed.kube.CoreV1().RESTClient().Get().Namespace("default").Resource(kind).
 			VersionedParams(&metav1.ListOptions{LabelSelector: ""}, metav1.ParameterCodec).Do(ctx).Get()
@@ -266,8 +326,9 @@ func benchmarkApply(b *testing.B, start func(b *testing.B, hub, managed *control
 	b.ReportMetric(idleMS, "idle-cpu-ms/s")
 	b.Logf("%d works applied in %.2fs; agent peak RSS %d MB; load %s", n, elapsed.Seconds(), peak, measure.Load())
 	b.Logf("CPU while applying: %s", measure.FormatSeconds(used))
-	b.Logf("hub writes: %d (%.1f per work): %s", hubTotal, float64(hubTotal)/float64(n), measure.FormatCounts(hubWrites))
-	b.Logf("managed writes: %d (%.1f per work): %s", managedTotal, float64(managedTotal)/float64(n), measure.FormatCounts(managedWrites))
+	for _, line := range requests {
+		b.Log(line)
+	}
 	b.Logf("agent CPU with nothing changing: %.1f ms/s over %s", idleMS, idleWindow)
 	return measure.Run{Elapsed: elapsed, CPU: used}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -62,12 +61,9 @@ func applyFloor(b *testing.B, workers int) measure.Run {
 	ctx := b.Context()
 	hub, managed, n := startWithWorks(ctx, b)
 	b.ResetTimer()
-	hubBefore, managedBefore := measure.APIWrites(ctx, hub.kube), measure.APIWrites(ctx, managed.kube)
-	cpu := measure.NewCPUMeter(map[string]int{measure.Benchmark: os.Getpid(),
-		"hub-apiserver": hub.PID("kube-apiserver"), "hub-etcd": hub.PID("etcd"),
-		"managed-apiserver": managed.PID("kube-apiserver"), "managed-etcd": managed.PID("etcd")})
-	defer measure.ProfileAPIServer(ctx, b, hub.kube, fmt.Sprintf("floor-%d-%d-hub-apiserver", n, workers), 12*time.Second)()
-	defer measure.ProfileAPIServer(ctx, b, managed.kube, fmt.Sprintf("floor-%d-%d-managed-apiserver", n, workers), 12*time.Second)()
+	hubBefore, managedBefore := hub.requests(ctx), managed.requests(ctx)
+	cpu := measure.NewCPUMeter(processes(hub, managed, nil))
+	defer profileAPIServers(ctx, b, hub, managed, fmt.Sprintf("floor-%d-%d", n, workers))()
 	began := time.Now()
 	// The agent reads the works from its informer's list.
 	list, err := hub.works.WorkV1().ManifestWorks(cluster).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
@@ -83,12 +79,12 @@ func applyFloor(b *testing.B, workers int) measure.Run {
 	elapsed := time.Since(began)
 	b.StopTimer()
 	used := cpu.Used()
-	_, hubTotal := measure.Since(hubBefore, measure.APIWrites(ctx, hub.kube))
-	_, managedTotal := measure.Since(managedBefore, measure.APIWrites(ctx, managed.kube))
 	b.ReportMetric(elapsed.Seconds(), "s/all-written")
 	b.Logf("the writes of %d works made in %.2fs by a bare client at %d writers; load %s", n, elapsed.Seconds(), workers, measure.Load())
 	b.Logf("CPU: %s", measure.FormatSeconds(used))
-	b.Logf("writes: hub %d, managed %d", hubTotal, managedTotal)
+	for _, line := range requestsSince(ctx, hub, managed, hubBefore, managedBefore, n) {
+		b.Log(line)
+	}
 	return measure.Run{Elapsed: elapsed, CPU: used}
 }
 
