@@ -16,8 +16,9 @@ type Run struct {
 	CPU     map[string]time.Duration
 }
 
-// Versus says in one line how a component's run compares with the true
-// floor of the same run: the time as a multiple of the floor's, and where
+// Versus says in one line how a component's run compares with a floor
+// of the same run (named floorName: "the true floor"): the time as a
+// multiple of the floor's, and where
 // the CPU went per outcome (n outcomes, each a unit: "work", "cluster"),
 // the control plane's (every process but the component and the
 // benchmark: API servers, etcd, controller manager) with the component
@@ -25,7 +26,7 @@ type Run struct {
 // machine whose cores every process shares, the time follows the total:
 // this is what tells whether the component is slow, makes the API server
 // work harder, or only spends CPU of its own.
-func Versus(component string, c, floor Run, workers, n int, unit string) string {
+func Versus(component string, c Run, floorName string, floor Run, workers, n int, unit string) string {
 	perOutcome := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
 	split := func(r Run) (plane, own, bench time.Duration) {
 		for name, d := range r.CPU {
@@ -42,7 +43,7 @@ func Versus(component string, c, floor Run, workers, n int, unit string) string 
 	}
 	cPlane, cOwn, cBench := split(c)
 	fPlane, _, fBench := split(floor)
-	return fmt.Sprintf("%s %.2fs, %.2f× the true floor (%.2fs at %d writers); CPU ms per %s: control plane %.1f with %s, %.1f with the floor; %s's own %.1f; benchmark %.1f, %.1f",
-		component, c.Elapsed.Seconds(), c.Elapsed.Seconds()/floor.Elapsed.Seconds(), floor.Elapsed.Seconds(), workers,
+	return fmt.Sprintf("%s %.2fs, %.2f× %s (%.2fs at %d writers); CPU ms per %s: control plane %.1f with %s, %.1f with the floor; %s's own %.1f; benchmark %.1f, %.1f",
+		component, c.Elapsed.Seconds(), c.Elapsed.Seconds()/floor.Elapsed.Seconds(), floorName, floor.Elapsed.Seconds(), workers,
 		unit, perOutcome(cPlane), component, perOutcome(fPlane), component, perOutcome(cOwn), perOutcome(cBench), perOutcome(fBench))
 }

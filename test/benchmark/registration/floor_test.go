@@ -52,7 +52,7 @@ func BenchmarkAcceptFloor(b *testing.B) {
 			// In the sub-benchmark: a parent's log shows with -v only.
 			for _, name := range slices.Sorted(maps.Keys(acceptRuns)) {
 				if a := acceptRuns[name]; a.n == n {
-					b.Logf("%s: %s", name, measure.Versus("hub", a.Run, fastest, at, n, "cluster"))
+					b.Logf("%s: %s", name, measure.Versus("hub", a.Run, "the true floor", fastest, at, n, "cluster"))
 				}
 			}
 		})

@@ -8,8 +8,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/corral-dev/corral/test/benchmark/measure"
@@ -29,37 +33,50 @@ var floorWorkers = []int{1, 4, 8, 16, 32, 64}
 // control planes, at each writer count of the sweep (1, 4, 8, 16, 32 and
 // 64, or $FLOOR_WORKERS). The API servers' cost per write falls as more
 // are in flight, so the floor is the fastest of them, the true floor,
-// logged with its count (the last sub-benchmark's lines are the sweep's)
-// and, when BenchmarkApplyWorks ran before it in this run, with the
-// agent's time as a multiple of it and the CPU of both runs per work
-// (measure.Versus).
+// logged with its count (the sweep's last lines) and, when
+// BenchmarkApplyWorks ran before it in this run, with the agent's time as
+// a multiple of it and the CPU of both runs per work (measure.Versus).
+//
+// Then, at the true floor's writer count, the floor again holding the
+// watches the agent's run has (watchLikeTheAgent): what watching alone
+// costs, which any agent that reacts to changes pays, logged as a
+// multiple of the true floor and with the agent's time as a multiple of
+// it.
 func BenchmarkApplyWorksFloor(b *testing.B) {
 	var fastest measure.Run
 	var at int
 	for _, workers := range measure.FloorSweep(floorWorkers...) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			run := applyFloor(b, workers)
+			run := applyFloor(b, workers, false)
 			if fastest.Elapsed == 0 || run.Elapsed < fastest.Elapsed {
 				fastest, at = run, workers
 			}
 			// In the sub-benchmark: a parent's log shows with -v only.
 			b.Logf("fastest floor so far: %.2fs at %d writers", fastest.Elapsed.Seconds(), at)
 			if agentRun.Elapsed > 0 {
-				b.Log(measure.Versus("agent", agentRun, fastest, at, works(), "work"))
+				b.Log(measure.Versus("agent", agentRun, "the true floor", fastest, at, works(), "work"))
 			}
 		})
 	}
+	b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
+		run := applyFloor(b, at, true)
+		b.Logf("the floor holding the agent's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/fastest.Elapsed.Seconds())
+		if agentRun.Elapsed > 0 {
+			b.Log(measure.Versus("agent", agentRun, "the watching floor", run, at, works(), "work"))
+		}
+	})
 }
 
 // applyFloor makes the agent's writes for every work with workers
 // writers, and says how long they took and the CPU every process used
-// meanwhile. Nothing watches: the floor is the writes alone. (The watch
-// the agent is timed by, run beside the floor, costs the API server far
-// more there than beside the agent, whose informer shares its encoding:
-// it would lower the agent's ratio by a tenth.)
-func applyFloor(b *testing.B, workers int) measure.Run {
+// meanwhile. Nothing watches unless watching: the true floor is the
+// writes alone.
+func applyFloor(b *testing.B, workers int, watching bool) measure.Run {
 	ctx := b.Context()
 	hub, managed, n := startWithWorks(ctx, b)
+	if watching {
+		watchLikeTheAgent(ctx, b, hub, managed)
+	}
 	b.ResetTimer()
 	hubBefore, managedBefore := hub.requests(ctx), managed.requests(ctx)
 	cpu := measure.NewCPUMeter(processes(hub, managed, nil))
@@ -86,6 +103,72 @@ func applyFloor(b *testing.B, workers int) measure.Run {
 		b.Log(line)
 	}
 	return measure.Run{Elapsed: elapsed, CPU: used}
+}
+
+// watchLikeTheAgent holds, until b ends, the watches the agent's run
+// has, from now on, each consumed and decoded and nothing more: two of the
+// cluster namespace's ManifestWorks (the agent's and the benchmark's), and
+// on the managed cluster the AppliedManifestWorks and the metadata of
+// ConfigMaps and Secrets (the kinds the works apply). A watch the API
+// server drops (its reader fell behind) is started again where it was.
+func watchLikeTheAgent(ctx context.Context, b *testing.B, hub, managed *controlPlane) {
+	ctx, cancel := context.WithCancel(ctx)
+	b.Cleanup(cancel)
+	meta := metadata.NewForConfigOrDie(managed.Admin)
+	type watcher interface {
+		List(context.Context, metav1.ListOptions) (runtime.Object, error)
+		Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+	}
+	works, applied := hub.works.WorkV1().ManifestWorks(cluster), managed.works.WorkV1().AppliedManifestWorks()
+	configMaps := meta.Resource(corev1.SchemeGroupVersion.WithResource("configmaps"))
+	secrets := meta.Resource(corev1.SchemeGroupVersion.WithResource("secrets"))
+	watchers := []watcher{
+		listWatch(works.List, works.Watch), listWatch(works.List, works.Watch),
+		listWatch(applied.List, applied.Watch),
+		listWatch(configMaps.List, configMaps.Watch), listWatch(secrets.List, secrets.Watch),
+	}
+	for _, c := range watchers {
+		list, err := c.List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rv, _ := apimeta.NewAccessor().ResourceVersion(list)
+		go func() {
+			for ctx.Err() == nil {
+				w, err := c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+				if err != nil {
+					return
+				}
+				for ev := range w.ResultChan() {
+					if o, err := apimeta.Accessor(ev.Object); err == nil {
+						rv = o.GetResourceVersion()
+					}
+				}
+			}
+		}()
+	}
+}
+
+// listWatch makes a typed client's List and Watch one watcher.
+func listWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) (L, error),
+	w func(context.Context, metav1.ListOptions) (watch.Interface, error)) listWatcher {
+	return listWatcher{
+		list:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return list(ctx, o) },
+		watch: w,
+	}
+}
+
+type listWatcher struct {
+	list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
+	watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
+}
+
+func (l listWatcher) List(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+	return l.list(ctx, o)
+}
+
+func (l listWatcher) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	return l.watch(ctx, o)
 }
 
 // writeLikeTheAgent makes the six writes the agent makes for work w,
