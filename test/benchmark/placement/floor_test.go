@@ -28,8 +28,9 @@ type trueFloor struct {
 
 // floors are the true floors by placement count: what BenchmarkSchedule
 // and BenchmarkScheduleUpstream, run after BenchmarkScheduleFloor,
-// compare with.
-var floors = map[int]trueFloor{}
+// compare with; watchingFloors the floors holding the scheduler's
+// watches.
+var floors, watchingFloors = map[int]trueFloor{}, map[int]trueFloor{}
 
 // BenchmarkScheduleFloor is what BenchmarkSchedule cannot beat on this
 // machine: the same workload, watched the same way, but instead of the
@@ -41,27 +42,44 @@ var floors = map[int]trueFloor{}
 // API server's (and etcd's) own cost of those writes; the API server's
 // cost per write falls as more are in flight, so the fastest is the
 // floor, the true floor, logged with its count.
+//
+// Then, at the true floor's writer count, the floor again holding the
+// watches the scheduler has of what changes while it schedules (its
+// Placements and PlacementDecisions, beside the benchmark's own): what
+// watching alone costs, logged as a multiple of the true floor.
 func BenchmarkScheduleFloor(b *testing.B) {
 	byPlacements(b, func(b *testing.B, n int) {
 		for _, workers := range measure.FloorSweep(floorWorkers...) {
 			b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 				b.StopTimer()
-				run := benchmarkFloor(b, n, workers)
+				run := benchmarkFloor(b, n, workers, false)
 				if best, ok := floors[n]; !ok || run.Elapsed < best.Elapsed {
 					floors[n] = trueFloor{Run: run, workers: workers}
 				}
 				b.Logf("fastest floor so far: %.2fs at %d writers", floors[n].Elapsed.Seconds(), floors[n].workers)
 			})
 		}
+		at := floors[n].workers
+		b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
+			b.StopTimer()
+			run := benchmarkFloor(b, n, at, true)
+			watchingFloors[n] = trueFloor{Run: run, workers: at}
+			b.Logf("the floor holding the scheduler's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/floors[n].Elapsed.Seconds())
+		})
 	})
 }
 
 // benchmarkFloor makes the scheduler's writes for n placements with
 // workers writers, and says how long until the watch saw them all and
-// the CPU every process used meanwhile.
-func benchmarkFloor(b *testing.B, n, workers int) measure.Run {
+// the CPU every process used meanwhile; watching, while holding the
+// scheduler's watches.
+func benchmarkFloor(b *testing.B, n, workers int, watching bool) measure.Run {
 	ctx := context.Background()
 	f, watch := prepare(ctx, b, n)
+	if watching {
+		placements, decisions := f.clusters.ClusterV1beta1().Placements(namespace), f.clusters.ClusterV1beta1().PlacementDecisions(namespace)
+		measure.HoldWatches(ctx, b, measure.ListWatch(placements.List, placements.Watch), measure.ListWatch(decisions.List, decisions.Watch))
+	}
 
 	before := measure.APIWrites(ctx, f.kube)
 	cpu := measure.NewCPUMeter(map[string]int{"kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"), measure.Benchmark: os.Getpid()})

@@ -137,6 +137,9 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	if f, ok := floors[n]; ok {
 		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, "the true floor", f.Run, f.workers, n, "placement"))
 	}
+	if f, ok := watchingFloors[n]; ok {
+		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, "the watching floor", f.Run, f.workers, n, "placement"))
+	}
 	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
 	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))
 	b.Logf("API server writes (every client): %s", measure.FormatCounts(writesSince(ctx, f, before)))

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,6 +39,11 @@ var floorWorkers = []int{1, 4, 8, 16, 32, 64}
 // per write falls as more are in flight, so the fastest is the floor,
 // the true floor, logged with its count and with each hub of this run's
 // BenchmarkAccept for 1000 clusters as a multiple of it.
+//
+// Then, at the true floor's writer count, the floor again holding the
+// watches the registration core's run has (watchLikeTheHub): what
+// watching alone costs, logged as a multiple of the true floor and with
+// each hub's time as a multiple of it.
 func BenchmarkAcceptFloor(b *testing.B) {
 	const n = 1000
 	var fastest measure.Run
@@ -44,7 +51,7 @@ func BenchmarkAcceptFloor(b *testing.B) {
 	for _, workers := range measure.FloorSweep(floorWorkers...) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.StopTimer()
-			run := benchmarkAcceptFloor(b, n, workers)
+			run := benchmarkAcceptFloor(b, n, workers, false)
 			if fastest.Elapsed == 0 || run.Elapsed < fastest.Elapsed {
 				fastest, at = run, workers
 			}
@@ -57,15 +64,52 @@ func BenchmarkAcceptFloor(b *testing.B) {
 			}
 		})
 	}
+	b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
+		b.StopTimer()
+		run := benchmarkAcceptFloor(b, n, at, true)
+		b.Logf("the floor holding the hub's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/fastest.Elapsed.Seconds())
+		for _, name := range slices.Sorted(maps.Keys(acceptRuns)) {
+			if a := acceptRuns[name]; a.n == n {
+				b.Logf("%s: %s", name, measure.Versus("hub", a.Run, "the watching floor", run, at, n, "cluster"))
+			}
+		}
+	})
+}
+
+// watchLikeTheHub holds, until b ends, the watches of the registration
+// core's run that see events while clusters are accepted
+// (measure.HoldWatches): two of the ManagedClusters (the hub's and the
+// benchmark's), and, with the hub cache's label selector, the namespaces,
+// Leases, ClusterRoles, ClusterRoleBindings and RoleBindings it makes,
+// Kubernetes' own kinds as protobuf as the hub's cache has them.
+func (f *hubFixture) watchLikeTheHub(ctx context.Context, b *testing.B) {
+	cfg := rest.CopyConfig(f.Admin)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	clusters := f.clusters.ClusterV1().ManagedClusters()
+	owned := func(w measure.Watcher) measure.Watcher {
+		w.Selector = clusterv1.ClusterNameLabelKey
+		return w
+	}
+	namespaces, leases := kube.CoreV1().Namespaces(), kube.CoordinationV1().Leases("")
+	roles, bindings, roleBindings := kube.RbacV1().ClusterRoles(), kube.RbacV1().ClusterRoleBindings(), kube.RbacV1().RoleBindings("")
+	measure.HoldWatches(ctx, b,
+		measure.ListWatch(clusters.List, clusters.Watch), measure.ListWatch(clusters.List, clusters.Watch),
+		owned(measure.ListWatch(namespaces.List, namespaces.Watch)), owned(measure.ListWatch(leases.List, leases.Watch)),
+		owned(measure.ListWatch(roles.List, roles.Watch)), owned(measure.ListWatch(bindings.List, bindings.Watch)),
+		owned(measure.ListWatch(roleBindings.List, roleBindings.Watch)))
 }
 
 // benchmarkAcceptFloor makes the hub's writes for n accepted clusters
 // with workers writers, and says how long they took and the CPU every
-// process used meanwhile.
-func benchmarkAcceptFloor(b *testing.B, n, workers int) measure.Run {
+// process used meanwhile; watching, while holding the hub's watches.
+func benchmarkAcceptFloor(b *testing.B, n, workers int, watching bool) measure.Run {
 	ctx := context.Background()
 	f := startHub(ctx, b)
 	createClusters(ctx, b, f.clusters, n, 60)
+	if watching {
+		f.watchLikeTheHub(ctx, b)
+	}
 	before := measure.APIWrites(ctx, f.kube)
 	scheme, err := registrationhub.Scheme()
 	if err != nil {

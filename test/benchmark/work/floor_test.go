@@ -8,11 +8,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -106,69 +103,19 @@ func applyFloor(b *testing.B, workers int, watching bool) measure.Run {
 }
 
 // watchLikeTheAgent holds, until b ends, the watches the agent's run
-// has, from now on, each consumed and decoded and nothing more: two of the
-// cluster namespace's ManifestWorks (the agent's and the benchmark's), and
-// on the managed cluster the AppliedManifestWorks and the metadata of
-// ConfigMaps and Secrets (the kinds the works apply). A watch the API
-// server drops (its reader fell behind) is started again where it was.
+// has (measure.HoldWatches): two of the cluster namespace's ManifestWorks
+// (the agent's and the benchmark's), and on the managed cluster the
+// AppliedManifestWorks and the metadata of ConfigMaps and Secrets (the
+// kinds the works apply).
 func watchLikeTheAgent(ctx context.Context, b *testing.B, hub, managed *controlPlane) {
-	ctx, cancel := context.WithCancel(ctx)
-	b.Cleanup(cancel)
 	meta := metadata.NewForConfigOrDie(managed.Admin)
-	type watcher interface {
-		List(context.Context, metav1.ListOptions) (runtime.Object, error)
-		Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
-	}
 	works, applied := hub.works.WorkV1().ManifestWorks(cluster), managed.works.WorkV1().AppliedManifestWorks()
 	configMaps := meta.Resource(corev1.SchemeGroupVersion.WithResource("configmaps"))
 	secrets := meta.Resource(corev1.SchemeGroupVersion.WithResource("secrets"))
-	watchers := []watcher{
-		listWatch(works.List, works.Watch), listWatch(works.List, works.Watch),
-		listWatch(applied.List, applied.Watch),
-		listWatch(configMaps.List, configMaps.Watch), listWatch(secrets.List, secrets.Watch),
-	}
-	for _, c := range watchers {
-		list, err := c.List(ctx, metav1.ListOptions{Limit: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rv, _ := apimeta.NewAccessor().ResourceVersion(list)
-		go func() {
-			for ctx.Err() == nil {
-				w, err := c.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-				if err != nil {
-					return
-				}
-				for ev := range w.ResultChan() {
-					if o, err := apimeta.Accessor(ev.Object); err == nil {
-						rv = o.GetResourceVersion()
-					}
-				}
-			}
-		}()
-	}
-}
-
-// listWatch makes a typed client's List and Watch one watcher.
-func listWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) (L, error),
-	w func(context.Context, metav1.ListOptions) (watch.Interface, error)) listWatcher {
-	return listWatcher{
-		list:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return list(ctx, o) },
-		watch: w,
-	}
-}
-
-type listWatcher struct {
-	list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
-	watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
-}
-
-func (l listWatcher) List(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-	return l.list(ctx, o)
-}
-
-func (l listWatcher) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	return l.watch(ctx, o)
+	measure.HoldWatches(ctx, b,
+		measure.ListWatch(works.List, works.Watch), measure.ListWatch(works.List, works.Watch),
+		measure.ListWatch(applied.List, applied.Watch),
+		measure.ListWatch(configMaps.List, configMaps.Watch), measure.ListWatch(secrets.List, secrets.Watch))
 }
 
 // writeLikeTheAgent makes the six writes the agent makes for work w,
