@@ -2,7 +2,6 @@ package work_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/client-go/metadata"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/corral-dev/corral/internal/fieldpatch"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 	"github.com/corral-dev/corral/work/agent/appliedwork"
 	"github.com/corral-dev/corral/work/agent/manifestwork"
@@ -124,9 +124,16 @@ func watchLikeTheAgent(ctx context.Context, b *testing.B, hub, managed *controlP
 func writeLikeTheAgent(ctx context.Context, hub, managed *controlPlane, w *workv1.ManifestWork) error {
 	works := hub.works.WorkV1().ManifestWorks(cluster)
 	name := w.Name
-	finalizer, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers": []string{workv1.ManifestWorkFinalizer}, "resourceVersion": w.ResourceVersion}})
-	w, err := works.Patch(ctx, name, types.MergePatchType, finalizer, metav1.PatchOptions{})
+	// The agent's patch: the finalizers, guarded on themselves.
+	patch, err := fieldpatch.Set("/metadata/finalizers", w.Finalizers, []string{workv1.ManifestWorkFinalizer})
+	if err != nil {
+		return err
+	}
+	finalizer, err := patch.Data(w)
+	if err != nil {
+		return err
+	}
+	w, err = works.Patch(ctx, name, types.JSONPatchType, finalizer, metav1.PatchOptions{})
 	if err != nil {
 		return err
 	}

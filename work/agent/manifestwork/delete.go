@@ -3,6 +3,7 @@ package manifestwork
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,9 +77,9 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 		return steps.Result{Stop: true, RequeueAfter: releaseRetry}, nil
 	}
 	if controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
-		old := amw.DeepCopy()
+		have := slices.Clone(amw.Finalizers)
 		controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
-		if err := r.managed.Patch(ctx, amw, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		if err := setFinalizers(ctx, r.managed, amw, have); err != nil && !apierrors.IsNotFound(err) {
 			return steps.StopList, fmt.Errorf("removing the finalizer of %s: %w", name, err)
 		}
 	}
@@ -92,9 +93,9 @@ func (r *Reconciler) releaseAll(ctx context.Context, name string, opt *workv1.De
 }
 
 func (r *Reconciler) removeFinalizer(ctx context.Context, s *scope) (steps.Result, error) {
-	old := s.work.DeepCopy()
+	have := slices.Clone(s.work.Finalizers)
 	controllerutil.RemoveFinalizer(s.work, workv1.ManifestWorkFinalizer)
-	if err := r.hub.Patch(ctx, s.work, client.MergeFromWithOptions(old, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+	if err := setFinalizers(ctx, r.hub, s.work, have); err != nil && !apierrors.IsNotFound(err) {
 		return steps.StopList, fmt.Errorf("removing the finalizer: %w", err)
 	}
 	return steps.Continue, nil
