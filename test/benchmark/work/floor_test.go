@@ -77,7 +77,11 @@ func applyFloor(b *testing.B, workers int, watching bool) measure.Run {
 	b.ResetTimer()
 	hubBefore, managedBefore := hub.requests(ctx), managed.requests(ctx)
 	cpu := measure.NewCPUMeter(processes(hub, managed, nil))
-	defer profileAPIServers(ctx, b, hub, managed, fmt.Sprintf("floor-%d-%d", n, workers))()
+	profile := fmt.Sprintf("floor-%d-%d", n, workers)
+	if watching {
+		profile += "-watching"
+	}
+	defer profileAPIServers(ctx, b, hub, managed, profile)()
 	began := time.Now()
 	// The agent reads the works from its informer's list.
 	list, err := hub.works.WorkV1().ManifestWorks(cluster).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
