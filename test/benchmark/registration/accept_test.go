@@ -112,7 +112,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	begin := time.Now()
 	hub := start(f, b)
 	defer measure.ProfileProcess(b, hub.Args, fmt.Sprintf("accept-%d", n), 10*time.Second)()
-	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("accept-%d-apiserver", n), 5*time.Second)()
+	defer measure.ProfileAPIServer(ctx, b, f.kube, fmt.Sprintf("accept-%d-apiserver", n), 10*time.Second)()
 	cpu := measure.NewCPUMeter(map[string]int{"hub": hub.PID(), "kube-apiserver": f.PID("kube-apiserver"), "etcd": f.PID("etcd"),
 		"kcm": f.PID("kube-controller-manager"), measure.Benchmark: os.Getpid()})
 	waitCtx, cancel := hub.within(ctx, 10*time.Minute)

@@ -110,6 +110,11 @@ func benchmarkAcceptFloor(b *testing.B, n, workers int, watching bool) measure.R
 	if watching {
 		f.watchLikeTheHub(ctx, b)
 	}
+	profile := fmt.Sprintf("accept-floor-%d-%d", n, workers)
+	if watching {
+		profile += "-watching"
+	}
+	defer measure.ProfileAPIServer(ctx, b, f.kube, profile+"-apiserver", 10*time.Second)()
 	before := measure.APIWrites(ctx, f.kube)
 	scheme, err := registrationhub.Scheme()
 	if err != nil {
