@@ -127,12 +127,11 @@ func done(w *workv1.ManifestWork) bool {
 // watchDone watches the cluster namespace's works, from their list on,
 // until n are done, in the background, and then sends nil (or why it
 // stopped) on the channel it returns: one watch rather than polling
-// lists, so that looking costs the hub's API server little. The agent
-// and the floor are both timed by it, started before their clock, so
-// that each time ends when the same watch sees the outcome and the
-// watch's cost falls on both. A watch the API server ends (it drops a
-// watcher that falls behind, as this one can on a busy machine) is
-// started again from a new list.
+// lists, so that looking costs the hub's API server little; started
+// before the agent's clock, so that its list is not timed. (The floor
+// is not timed by it: see applyFloor.) A watch the API server ends (it
+// drops a watcher that falls behind, as this one can on a busy machine)
+// is started again from a new list.
 func watchDone(ctx context.Context, b *testing.B, hub *controlPlane, n int) <-chan error {
 	works := hub.works.WorkV1().ManifestWorks(cluster)
 	ready := map[string]bool{}
