@@ -2,9 +2,6 @@ package measure
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -39,21 +36,4 @@ func Parallel(workers, n int, do func(i int) error) error {
 		return fmt.Errorf("%d of %d failed, the first: %w", len(errs), n, errs[0])
 	}
 	return nil
-}
-
-// FloorSweep are the writer counts a floor benchmark is run at, one run
-// each: def unless $FLOOR_WORKERS lists others (comma-separated). The
-// floor is the fastest of them, reported with its count: a floor measured
-// at one concurrency only may be beaten by the component at another.
-func FloorSweep(def ...int) []int {
-	var out []int
-	for _, s := range strings.Split(os.Getenv("FLOOR_WORKERS"), ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return def
-	}
-	return out
 }

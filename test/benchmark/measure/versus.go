@@ -17,10 +17,9 @@ type Run struct {
 }
 
 // Versus says in one line how a component's run compares with a floor
-// of the same run (named floorName: "the true floor"): the time as a
-// multiple of the floor's, and where
-// the CPU went per outcome (n outcomes, each a unit: "work", "cluster"),
-// the control plane's (every process but the component and the
+// of the same run (named floorName: TrueFloor, WatchingFloor): the time
+// as a multiple of the floor's, and where the CPU went per outcome (n
+// outcomes, each a unit: "work", "cluster"), the control plane's (every process but the component and the
 // benchmark: API servers, etcd, controller manager) with the component
 // and with the floor, the component's own, and the benchmark's. On a
 // machine whose cores every process shares, the time follows the total:

@@ -33,16 +33,13 @@ func ListWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) 
 // component's informers cost the API server and the component, without
 // the component. A floor holding the watches of the component's run
 // says what watching alone costs. A watch the API server drops (its
-// reader fell behind) is started again where it was.
+// reader fell behind) is started again where it was; one it ends with an
+// error (where it was is too old), from now.
 func HoldWatches(ctx context.Context, tb testing.TB, watchers ...Watcher) {
 	ctx, cancel := context.WithCancel(ctx)
 	tb.Cleanup(cancel)
 	for _, w := range watchers {
-		list, err := w.List(ctx, metav1.ListOptions{LabelSelector: w.Selector, Limit: 1})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rv, err := meta.NewAccessor().ResourceVersion(list)
+		rv, err := w.now(ctx)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -53,6 +50,13 @@ func HoldWatches(ctx context.Context, tb testing.TB, watchers ...Watcher) {
 					return
 				}
 				for ev := range events.ResultChan() {
+					if ev.Type == watch.Error {
+						events.Stop()
+						if rv, err = w.now(ctx); err != nil {
+							return
+						}
+						break
+					}
 					if o, err := meta.Accessor(ev.Object); err == nil {
 						rv = o.GetResourceVersion()
 					}
@@ -60,4 +64,14 @@ func HoldWatches(ctx context.Context, tb testing.TB, watchers ...Watcher) {
 			}
 		}()
 	}
+}
+
+// now is the resourceVersion of the watcher's kind now: a watch from it
+// sends what changes from now on, nothing that was.
+func (w Watcher) now(ctx context.Context) (string, error) {
+	list, err := w.List(ctx, metav1.ListOptions{LabelSelector: w.Selector, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	return meta.NewAccessor().ResourceVersion(list)
 }

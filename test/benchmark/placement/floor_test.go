@@ -15,22 +15,11 @@ import (
 	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
-// floorWorkers are the writer counts the floor is measured at by default
-// ($FLOOR_WORKERS lists others).
-var floorWorkers = []int{1, 4, 8, 16, 32, 64}
-
-// trueFloor is the fastest floor measured in this run for a placement
-// count, and the writer count it was reached at.
-type trueFloor struct {
-	measure.Run
-	workers int
-}
-
 // floors are the true floors by placement count: what BenchmarkSchedule
 // and BenchmarkScheduleUpstream, run after BenchmarkScheduleFloor,
 // compare with; watchingFloors the floors holding the scheduler's
 // watches.
-var floors, watchingFloors = map[int]trueFloor{}, map[int]trueFloor{}
+var floors, watchingFloors = map[int]measure.Floor{}, map[int]measure.Floor{}
 
 // BenchmarkScheduleFloor is what BenchmarkSchedule cannot beat on this
 // machine: the same workload, watched the same way, but instead of the
@@ -38,34 +27,19 @@ var floors, watchingFloors = map[int]trueFloor{}, map[int]trueFloor{}
 // placement (its PlacementDecision, the decision's status with 10
 // clusters, the placement's status), choosing nothing and reading nothing
 // but one list of the placements, on a fresh hub at each writer count of
-// the sweep (1, 4, 8, 16, 32 and 64, or $FLOOR_WORKERS). Its time is the
-// API server's (and etcd's) own cost of those writes; the API server's
-// cost per write falls as more are in flight, so the fastest is the
-// floor, the true floor, logged with its count.
-//
-// Then, at the true floor's writer count, the floor again holding the
-// watches the scheduler has of what changes while it schedules (its
-// Placements and PlacementDecisions, beside the benchmark's own): what
-// watching alone costs, logged as a multiple of the true floor.
+// the sweep (1, 4, 8, 16, 32 and 64, or $FLOOR_WORKERS), and then holding
+// the scheduler's watches of what changes while it schedules (its
+// Placements and PlacementDecisions, beside the benchmark's own):
+// measure.SweepFloors. Its time is the API server's (and etcd's) own cost
+// of those writes; the API server's cost per write falls as more are in
+// flight, so the fastest is the floor, the true floor, logged with its
+// count; the watching floor as a multiple of it.
 func BenchmarkScheduleFloor(b *testing.B) {
 	byPlacements(b, func(b *testing.B, n int) {
-		for _, workers := range measure.FloorSweep(floorWorkers...) {
-			b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-				b.StopTimer()
-				run := benchmarkFloor(b, n, workers, false)
-				if best, ok := floors[n]; !ok || run.Elapsed < best.Elapsed {
-					floors[n] = trueFloor{Run: run, workers: workers}
-				}
-				b.Logf("fastest floor so far: %.2fs at %d writers", floors[n].Elapsed.Seconds(), floors[n].workers)
-			})
-		}
-		at := floors[n].workers
-		b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
+		floors[n], watchingFloors[n] = measure.SweepFloors(b, func(b *testing.B, workers int, watching bool) measure.Run {
 			b.StopTimer()
-			run := benchmarkFloor(b, n, at, true)
-			watchingFloors[n] = trueFloor{Run: run, workers: at}
-			b.Logf("the floor holding the scheduler's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/floors[n].Elapsed.Seconds())
-		})
+			return benchmarkFloor(b, n, workers, watching)
+		}, nil)
 	})
 }
 

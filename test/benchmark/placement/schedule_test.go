@@ -135,10 +135,10 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 	b.Logf("%d placements × %d clusters scheduled in %.2fs; scheduler peak RSS %d MB; load %s", n, clusters, elapsed.Seconds(), peak/1024, measure.Load())
 	if f, ok := floors[n]; ok {
-		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, "the true floor", f.Run, f.workers, n, "placement"))
+		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, measure.TrueFloor, f.Run, f.Workers, n, "placement"))
 	}
 	if f, ok := watchingFloors[n]; ok {
-		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, "the watching floor", f.Run, f.workers, n, "placement"))
+		b.Log(measure.Versus("scheduler", measure.Run{Elapsed: elapsed, CPU: used}, measure.WatchingFloor, f.Run, f.Workers, n, "placement"))
 	}
 	b.Logf("first placement done after %.2fs, half after %.2fs", first.Seconds(), half.Seconds())
 	b.Logf("scheduler requests: %s", measure.FormatCounts(measure.Scrape(f.metrics, "rest_client_requests_total", "method", "code")))

@@ -23,10 +23,6 @@ import (
 	"github.com/corral-dev/corral/test/benchmark/measure"
 )
 
-// floorWorkers are the writer counts the floor is measured at by default
-// ($FLOOR_WORKERS lists others).
-var floorWorkers = []int{1, 4, 8, 16, 32, 64}
-
 // BenchmarkAcceptFloor is what BenchmarkAccept (a) cannot beat on this
 // machine: the same 1000 clusters, but instead of the hub a bare client
 // makes the eight writes the registration core makes per accepted
@@ -34,43 +30,22 @@ var floorWorkers = []int{1, 4, 8, 16, 32, 64}
 // and two RoleBindings; the HubAcceptedManagedCluster condition, patched;
 // the lease), reading and deciding nothing, sending Kubernetes' own kinds
 // as protobuf as the hub does, on a fresh hub at each writer count of the
-// sweep (1, 4, 8, 16, 32 and 64, or $FLOOR_WORKERS). Its time is the API
-// server's (and etcd's) own cost of those writes; the API server's cost
-// per write falls as more are in flight, so the fastest is the floor,
-// the true floor, logged with its count and with each hub of this run's
-// BenchmarkAccept for 1000 clusters as a multiple of it.
-//
-// Then, at the true floor's writer count, the floor again holding the
-// watches the registration core's run has (watchLikeTheHub): what
-// watching alone costs, logged as a multiple of the true floor and with
-// each hub's time as a multiple of it.
+// sweep (1, 4, 8, 16, 32 and 64, or $FLOOR_WORKERS), and then holding
+// the registration core's watches (watchLikeTheHub): measure.SweepFloors.
+// Its time is the API server's (and etcd's) own cost of those writes; the
+// API server's cost per write falls as more are in flight, so the fastest
+// is the floor, the true floor, logged with its count and with each hub
+// of this run's BenchmarkAccept for 1000 clusters as a multiple of it;
+// the watching floor likewise.
 func BenchmarkAcceptFloor(b *testing.B) {
 	const n = 1000
-	var fastest measure.Run
-	var at int
-	for _, workers := range measure.FloorSweep(floorWorkers...) {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			b.StopTimer()
-			run := benchmarkAcceptFloor(b, n, workers, false)
-			if fastest.Elapsed == 0 || run.Elapsed < fastest.Elapsed {
-				fastest, at = run, workers
-			}
-			b.Logf("fastest floor so far: %.2fs at %d writers", fastest.Elapsed.Seconds(), at)
-			// In the sub-benchmark: a parent's log shows with -v only.
-			for _, name := range slices.Sorted(maps.Keys(acceptRuns)) {
-				if a := acceptRuns[name]; a.n == n {
-					b.Logf("%s: %s", name, measure.Versus("hub", a.Run, "the true floor", fastest, at, n, "cluster"))
-				}
-			}
-		})
-	}
-	b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
+	measure.SweepFloors(b, func(b *testing.B, workers int, watching bool) measure.Run {
 		b.StopTimer()
-		run := benchmarkAcceptFloor(b, n, at, true)
-		b.Logf("the floor holding the hub's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/fastest.Elapsed.Seconds())
+		return benchmarkAcceptFloor(b, n, workers, watching)
+	}, func(b *testing.B, floor string, f measure.Floor) {
 		for _, name := range slices.Sorted(maps.Keys(acceptRuns)) {
 			if a := acceptRuns[name]; a.n == n {
-				b.Logf("%s: %s", name, measure.Versus("hub", a.Run, "the watching floor", run, at, n, "cluster"))
+				b.Logf("%s: %s", name, measure.Versus("hub", a.Run, floor, f.Run, f.Workers, n, "cluster"))
 			}
 		}
 	})

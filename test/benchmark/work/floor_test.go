@@ -18,48 +18,23 @@ import (
 	"github.com/corral-dev/corral/work/agent/manifestwork"
 )
 
-// floorWorkers are the writer counts the floor is measured at by default
-// ($FLOOR_WORKERS lists others).
-var floorWorkers = []int{1, 4, 8, 16, 32, 64}
-
 // BenchmarkApplyWorksFloor is what BenchmarkApplyWorks cannot beat on
 // this machine: the same writes per work the agent makes (the hub's
 // finalizer patch and status update; the managed cluster's AppliedManifestWork,
 // ConfigMap, Secret and AppliedManifestWork status), made by a bare client
 // that reads one list, decides nothing and watches nothing, on fresh
 // control planes, at each writer count of the sweep (1, 4, 8, 16, 32 and
-// 64, or $FLOOR_WORKERS). The API servers' cost per write falls as more
-// are in flight, so the floor is the fastest of them, the true floor,
-// logged with its count (the sweep's last lines) and, when
-// BenchmarkApplyWorks ran before it in this run, with the agent's time as
-// a multiple of it and the CPU of both runs per work (measure.Versus).
-//
-// Then, at the true floor's writer count, the floor again holding the
-// watches the agent's run has (watchLikeTheAgent): what watching alone
-// costs, which any agent that reacts to changes pays, logged as a
-// multiple of the true floor and with the agent's time as a multiple of
-// it.
+// 64, or $FLOOR_WORKERS), and then holding the agent's watches
+// (watchLikeTheAgent): measure.SweepFloors. The API servers' cost per
+// write falls as more are in flight, so the floor is the fastest of them,
+// the true floor, logged with its count and, when BenchmarkApplyWorks ran
+// before it in this run, with the agent's time as a multiple of it and
+// the CPU of both runs per work (measure.Versus); the watching floor
+// likewise.
 func BenchmarkApplyWorksFloor(b *testing.B) {
-	var fastest measure.Run
-	var at int
-	for _, workers := range measure.FloorSweep(floorWorkers...) {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			run := applyFloor(b, workers, false)
-			if fastest.Elapsed == 0 || run.Elapsed < fastest.Elapsed {
-				fastest, at = run, workers
-			}
-			// In the sub-benchmark: a parent's log shows with -v only.
-			b.Logf("fastest floor so far: %.2fs at %d writers", fastest.Elapsed.Seconds(), at)
-			if agentRun.Elapsed > 0 {
-				b.Log(measure.Versus("agent", agentRun, "the true floor", fastest, at, works(), "work"))
-			}
-		})
-	}
-	b.Run(fmt.Sprintf("watching/workers=%d", at), func(b *testing.B) {
-		run := applyFloor(b, at, true)
-		b.Logf("the floor holding the agent's watches: %.2fs, %.2f× the true floor", run.Elapsed.Seconds(), run.Elapsed.Seconds()/fastest.Elapsed.Seconds())
+	measure.SweepFloors(b, applyFloor, func(b *testing.B, name string, f measure.Floor) {
 		if agentRun.Elapsed > 0 {
-			b.Log(measure.Versus("agent", agentRun, "the watching floor", run, at, works(), "work"))
+			b.Log(measure.Versus("agent", agentRun, name, f.Run, f.Workers, works(), "work"))
 		}
 	})
 }
