@@ -48,10 +48,11 @@ const (
 // watching floor: what watching alone costs, which any component that
 // reacts to changes pays. In each sub-benchmark, whose log shows without
 // -v, it logs the fastest floor so far (or the watching floor as a
-// multiple of the true floor) and calls compare, if any, with that floor
-// and its name (TrueFloor, WatchingFloor). It returns both floors.
+// multiple of the true floor) and calls compare, if any, with that floor,
+// its name (TrueFloor, WatchingFloor) and the true floor so far. It
+// returns both floors.
 func SweepFloors(b *testing.B, run func(b *testing.B, workers int, watching bool) Run,
-	compare func(b *testing.B, name string, f Floor)) (fastest, watching Floor) {
+	compare func(b *testing.B, name string, f, trueFloor Floor)) (fastest, watching Floor) {
 	for _, workers := range FloorSweep(FloorWorkers...) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			if r := run(b, workers, false); fastest.Elapsed == 0 || r.Elapsed < fastest.Elapsed {
@@ -59,7 +60,7 @@ func SweepFloors(b *testing.B, run func(b *testing.B, workers int, watching bool
 			}
 			b.Logf("fastest floor so far: %.2fs at %d writers", fastest.Elapsed.Seconds(), fastest.Workers)
 			if compare != nil {
-				compare(b, TrueFloor, fastest)
+				compare(b, TrueFloor, fastest, fastest)
 			}
 		})
 	}
@@ -68,7 +69,7 @@ func SweepFloors(b *testing.B, run func(b *testing.B, workers int, watching bool
 		b.Logf("the floor holding the component's watches: %.2fs, %.2f× the true floor",
 			watching.Elapsed.Seconds(), watching.Elapsed.Seconds()/fastest.Elapsed.Seconds())
 		if compare != nil {
-			compare(b, WatchingFloor, watching)
+			compare(b, WatchingFloor, watching, fastest)
 		}
 	})
 	return fastest, watching

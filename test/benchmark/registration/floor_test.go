@@ -42,10 +42,13 @@ func BenchmarkAcceptFloor(b *testing.B) {
 	measure.SweepFloors(b, func(b *testing.B, workers int, watching bool) measure.Run {
 		b.StopTimer()
 		return benchmarkAcceptFloor(b, n, workers, watching)
-	}, func(b *testing.B, floor string, f measure.Floor) {
+	}, func(b *testing.B, floor string, f, trueFloor measure.Floor) {
 		for _, name := range slices.Sorted(maps.Keys(acceptRuns)) {
 			if a := acceptRuns[name]; a.n == n {
 				b.Logf("%s: %s", name, measure.Versus("hub", a.Run, floor, f.Run, f.Workers, n, "cluster"))
+				if floor == measure.WatchingFloor {
+					b.Logf("%s: %s", name, measure.StartBound("hub", a.Run, trueFloor, f))
+				}
 			}
 		}
 	})

@@ -32,9 +32,12 @@ import (
 // the CPU of both runs per work (measure.Versus); the watching floor
 // likewise.
 func BenchmarkApplyWorksFloor(b *testing.B) {
-	measure.SweepFloors(b, applyFloor, func(b *testing.B, name string, f measure.Floor) {
+	measure.SweepFloors(b, applyFloor, func(b *testing.B, name string, f, trueFloor measure.Floor) {
 		if agentRun.Elapsed > 0 {
 			b.Log(measure.Versus("agent", agentRun, name, f.Run, f.Workers, works(), "work"))
+			if name == measure.WatchingFloor {
+				b.Log(measure.StartBound("agent", agentRun, trueFloor, f))
+			}
 		}
 	})
 }
