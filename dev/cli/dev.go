@@ -24,6 +24,6 @@ real node (a kubelet with its own containerd) where pods really run.
 The fleet runs in the background, owned by one supervisor process; its
 kubeconfigs, logs and a how-to live in --dir.`,
 	}
-	cmd.AddCommand(newCmdUp(streams), newCmdDown(streams), newCmdStatus(streams), newCmdLoad(streams), newCmdServe(streams))
+	cmd.AddCommand(newCmdUp(streams), newCmdDown(streams), newCmdStatus(streams), newCmdLoad(streams), newCmdServe(streams), newCmdSimulate(streams))
 	return cmd
 }

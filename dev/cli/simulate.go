@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/corral-dev/corral/dev/simulate"
+	"github.com/corral-dev/corral/internal/hubclient"
+	"github.com/corral-dev/corral/internal/output"
+)
+
+// SimulateOptions are the options of `corral dev simulate`.
+type SimulateOptions struct {
+	Streams
+	Hub hubclient.Hub
+	simulate.Options
+	// Output is -o: the report as json or yaml instead of text.
+	Output string
+	// deleteOnly is --delete: delete what earlier runs kept, simulate
+	// nothing.
+	deleteOnly bool
+}
+
+// NewSimulateOptions are the defaults: one lease period of 60 s, the
+// clusters accepted by whoever accepts clusters on that hub.
+func NewSimulateOptions(streams Streams) *SimulateOptions {
+	return &SimulateOptions{Streams: streams, Hub: hubclient.New(), Options: simulate.Options{
+		Prefix: simulate.DefaultPrefix, LeasePeriod: simulate.DefaultLeasePeriod, Parallel: simulate.DefaultParallel,
+	}}
+}
+
+func newCmdSimulate(streams Streams) *cobra.Command {
+	o := NewSimulateOptions(streams)
+	cmd := &cobra.Command{
+		Use:   "simulate --clusters N",
+		Short: "Join simulated managed clusters to a hub and measure how it holds them",
+		Long: `Join N simulated managed clusters to a hub (the local fleet's, or any hub
+you hold an admin kubeconfig of) and measure how the hub holds them. Each
+speaks the registration protocol as an agent does, without an API server of
+its own: with a bootstrap token it creates its ManagedCluster and a join
+request, takes the certificate it is issued once accepted, reports Joined
+and Available with that identity, and renews its lease every
+--lease-period, its renewals spread over the period as real agents' are.
+
+The clusters are named --prefix and a number and labelled ` + simulate.Label + `,
+so that they are never taken for real ones. With --accept the simulator
+accepts each as 'corral accept' does; otherwise accept them yourself (or
+with the hub's --auto-approve-users).
+
+It prints progress while clusters join and heartbeat, then a report: joins
+per second, how late lease renewals were, and how many times the hub marked
+a heartbeating cluster's availability Unknown (false Unknowns). At the end,
+or when interrupted, it deletes the clusters it made and waits for the hub
+to clean up after them; --keep leaves them, for 'corral dev simulate
+--delete' to remove later.`,
+		Example: `  corral dev simulate --clusters 100 --accept --duration 5m
+  corral dev simulate --clusters 1000 --accept --duration 30m --lease-period 60s -o json
+  corral dev simulate --delete`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// AddFlags registers the hub's flags and the simulation's.
+func (o *SimulateOptions) AddFlags(fs *pflag.FlagSet) {
+	o.Hub.AddFlags(fs)
+	fs.IntVar(&o.Clusters, "clusters", 0, "how many simulated clusters join")
+	fs.StringVar(&o.Prefix, "prefix", o.Prefix, "the simulated clusters' names start with it")
+	fs.DurationVar(&o.LeasePeriod, "lease-period", o.LeasePeriod, "each cluster's lease period (whole seconds), at which it renews its lease")
+	fs.DurationVar(&o.Duration, "duration", 0, "how long the clusters heartbeat once all joined (0: join, report, stop)")
+	fs.BoolVar(&o.Accept, "accept", false, "accept each cluster as 'corral accept' does")
+	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "how many clusters join at once")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the simulated clusters on the hub at the end")
+	fs.BoolVar(&o.deleteOnly, "delete", false, "only delete the simulated clusters a run with --keep left")
+	output.AddFlag(fs, &o.Output)
+}
+
+// Validate checks the simulation's options, unless only deleting.
+func (o *SimulateOptions) Validate() error {
+	if err := output.Validate(o.Output); err != nil {
+		return err
+	}
+	if o.deleteOnly {
+		if o.Clusters != 0 || o.Keep {
+			return fmt.Errorf("--delete only deletes what an earlier run kept: leave out --clusters and --keep")
+		}
+		return nil
+	}
+	return o.Options.Validate()
+}
+
+// Complete builds the hub clients.
+func (o *SimulateOptions) Complete() error { return o.Hub.Complete() }
+
+// Run simulates, and prints the report even when the run failed part way.
+func (o *SimulateOptions) Run(ctx context.Context) error {
+	if o.deleteOnly {
+		if err := simulate.Delete(ctx, o.Hub.Config, o.ErrOut); err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Out, "simulated clusters deleted")
+		return nil
+	}
+	opts := o.Options
+	opts.Progress = o.ErrOut
+	fmt.Fprintf(o.ErrOut, "joining %d simulated clusters to %s\n", o.Clusters, o.Hub.Config.Host)
+	report, err := simulate.Run(ctx, o.Hub.Config, opts)
+	if report != nil {
+		if perr := output.Print(o.Out, o.Output, report, func(w io.Writer) { printReport(w, report, opts) }); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+func printReport(w io.Writer, r *simulate.Report, o simulate.Options) {
+	fmt.Fprintf(w, "clusters joined:      %d of %d in %.1fs (%.1f/s); first heartbeats retried %d times\n",
+		r.Joined, r.Clusters, r.JoinSeconds, r.JoinsPerSecond, r.FirstBeatsRetried)
+	if o.Duration > 0 {
+		fmt.Fprintf(w, "lease renewals:       %d over %s at a %s period, %d failed\n", r.Renewals, o.Duration, o.LeasePeriod, r.RenewalsFailed)
+		fmt.Fprintf(w, "renewals late by:     p50 %s, p99 %s, max %s\n", seconds(r.Late.P50), seconds(r.Late.P99), seconds(r.Late.Max))
+		fmt.Fprintf(w, "false Unknown:        %d\n", r.FalseUnknown)
+	}
+	if r.Kept {
+		fmt.Fprintf(w, "kept on the hub:      label %s (delete them with 'corral dev simulate --delete')\n", simulate.Label)
+	}
+}
+
+func seconds(s float64) string {
+	return (time.Duration(s * float64(time.Second))).Round(time.Millisecond).String()
+}

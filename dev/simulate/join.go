@@ -1,0 +1,250 @@
+package simulate
+
+import (
+	"context"
+	"crypto/x509/pkix"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/clientcsr"
+	"github.com/corral-dev/corral/registration/common"
+)
+
+// Label marks every ManagedCluster and join request the simulator makes,
+// so that simulated clusters are never taken for real ones, and what a
+// run leaves (with Keep) can be found and deleted.
+const Label = "corral.dev/simulated"
+
+// ReasonAccepted is the approval reason of the join requests the
+// simulator approves itself (Options.Accept).
+const ReasonAccepted = "SimulatorAccepted"
+
+// Hub is what simulated clusters join: the admin's clients (to accept
+// them, with Accept, and to watch), the bootstrap identity's, and where
+// the certificates and acceptances they wait for arrive.
+type Hub struct {
+	admin     kubernetes.Interface
+	clusters  clusterclient.Interface
+	bootKube  kubernetes.Interface
+	bootMC    clusterclient.Interface
+	anonymous *rest.Config // the hub's address and CA
+
+	certs    *mailbox[[]byte]   // by CSR name
+	accepted *mailbox[struct{}] // by cluster name
+
+	// NotYet and Conflicts count first heartbeats retried: the API
+	// server's authorizer had not caught up with the hub's RBAC yet (or
+	// the lease was not made yet), or the hub wrote the cluster between
+	// the agent's read and its status update.
+	NotYet, Conflicts atomic.Int64
+}
+
+// NewHub returns the hub at admin, joined with the bootstrap token.
+func NewHub(admin *rest.Config, token string) (*Hub, error) {
+	anonymous := rest.AnonymousClientConfig(admin)
+	boot := rest.CopyConfig(anonymous)
+	boot.BearerToken = token
+	h := &Hub{anonymous: anonymous, certs: newMailbox[[]byte](), accepted: newMailbox[struct{}]()}
+	var err error
+	if h.admin, err = kubernetes.NewForConfig(admin); err != nil {
+		return nil, err
+	}
+	if h.clusters, err = clusterclient.NewForConfig(admin); err != nil {
+		return nil, err
+	}
+	if h.bootKube, err = kubernetes.NewForConfig(boot); err != nil {
+		return nil, err
+	}
+	if h.bootMC, err = clusterclient.NewForConfig(boot); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Watch delivers issued certificates and acceptances of simulated
+// clusters to those waiting for them, and every simulated
+// ManagedCluster to seen (when not nil), until ctx ends.
+func (h *Hub) Watch(ctx context.Context, seen func(*clusterv1.ManagedCluster)) {
+	simulated := metav1.ListOptions{LabelSelector: Label}
+	go watchEach(ctx, func(ctx context.Context) (watch.Interface, error) {
+		return h.clusters.ClusterV1().ManagedClusters().Watch(ctx, simulated)
+	}, func(obj any) {
+		if mc, ok := obj.(*clusterv1.ManagedCluster); ok {
+			if meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
+				h.accepted.put(mc.Name, struct{}{})
+			}
+			if seen != nil {
+				seen(mc)
+			}
+		}
+	})
+	watchEach(ctx, func(ctx context.Context) (watch.Interface, error) {
+		return h.admin.CertificatesV1().CertificateSigningRequests().Watch(ctx, simulated)
+	}, func(obj any) {
+		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok && len(csr.Status.Certificate) > 0 {
+			h.certs.put(csr.Name, csr.Status.Certificate)
+		}
+	})
+}
+
+// Cluster is one simulated cluster that joined: its name and its own
+// identity's clients.
+type Cluster struct {
+	Name     string
+	kube     kubernetes.Interface
+	clusters clusterclient.Interface
+	lease    *coordinationv1.Lease // as last renewed
+}
+
+// Join is one simulated agent's join, up to its first heartbeat with
+// the identity it was issued: its ManagedCluster (leaseSeconds its lease
+// period) and join request, accepted by the hub's admin when accept (as
+// `corral accept` does), its certificate, Joined and Available reported,
+// its lease renewed.
+func (h *Hub) Join(ctx context.Context, name string, leaseSeconds int32, accept bool) (*Cluster, error) {
+	keyPEM, requestPEM, err := clientcsr.NewKeyAndRequest(pkix.Name{
+		CommonName:   clientcsr.ClusterGroup(name) + ":simulated",
+		Organization: []string{clientcsr.ClusterGroup(name), clientcsr.ManagedClustersGroup},
+	})
+	if err != nil {
+		return nil, err
+	}
+	mc := &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{Label: "true"}},
+		Spec:       clusterv1.ManagedClusterSpec{LeaseDurationSeconds: leaseSeconds},
+	}
+	if _, err := h.bootMC.ClusterV1().ManagedClusters().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("creating its ManagedCluster: %w", err)
+	}
+	csr, err := h.bootKube.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: name, Label: "true"}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: requestPEM, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating its join request: %w", err)
+	}
+	if accept {
+		if err := h.accept(ctx, name, csr); err != nil {
+			return nil, err
+		}
+	}
+	certPEM, err := h.certs.wait(ctx, csr.Name)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for its certificate: %w", err)
+	}
+	identity := rest.CopyConfig(h.anonymous)
+	identity.CertData, identity.KeyData = certPEM, keyPEM
+	identity.QPS, identity.Burst = -1, 0 // one cluster's few requests: no client-side limit
+	c := &Cluster{Name: name}
+	if c.kube, err = kubernetes.NewForConfig(identity); err != nil {
+		return nil, err
+	}
+	if c.clusters, err = clusterclient.NewForConfig(identity); err != nil {
+		return nil, err
+	}
+	if _, err := h.accepted.wait(ctx, name); err != nil {
+		return nil, fmt.Errorf("waiting for HubAcceptedManagedCluster: %w", err)
+	}
+	return c, h.firstBeat(ctx, c)
+}
+
+// firstBeat reports the cluster Joined and Available and renews its
+// lease. The hub's RBAC may reach the API server's authorizer a moment
+// after the acceptance, and the hub may write the cluster between the
+// agent's read and its status update: it retries with backoff, as an
+// agent's next beats would, but sooner than its lease period.
+func (h *Hub) firstBeat(ctx context.Context, c *Cluster) error {
+	backoff := 100 * time.Millisecond
+	for {
+		err := c.report(ctx)
+		if err == nil {
+			err = c.Renew(ctx)
+		}
+		switch {
+		case err == nil:
+			return nil
+		case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+			h.NotYet.Add(1)
+		case apierrors.IsConflict(err):
+			h.Conflicts.Add(1)
+		default:
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 3*time.Second)
+	}
+}
+
+// accept is what `corral accept` does for one cluster: approve its join
+// request, set hubAcceptsClient.
+func (h *Hub) accept(ctx context.Context, name string, csr *certificatesv1.CertificateSigningRequest) error {
+	clientcsr.Approve(csr, ReasonAccepted, "approved by the fleet simulator")
+	if _, err := h.admin.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("approving its join request: %w", err)
+	}
+	patch := []byte(`{"spec":{"hubAcceptsClient":true}}`)
+	if _, err := h.clusters.ClusterV1().ManagedClusters().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("accepting it: %w", err)
+	}
+	return nil
+}
+
+// report sets Joined and Available on the cluster's ManagedCluster, with
+// its own identity.
+func (c *Cluster) report(ctx context.Context) error {
+	mc, err := c.clusters.ClusterV1().ManagedClusters().Get(ctx, c.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined,
+		Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined", Message: "Managed cluster joined"})
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
+		Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "The simulated cluster is live."})
+	_, err = c.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
+	return err
+}
+
+// Renew renews the cluster's lease with its own identity: one update of
+// the lease as last renewed, read again when the hub changed it since.
+func (c *Cluster) Renew(ctx context.Context) error {
+	leases := c.kube.CoordinationV1().Leases(c.Name)
+	for range 2 {
+		if c.lease == nil {
+			lease, err := leases.Get(ctx, common.LeaseName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			c.lease = lease
+		}
+		c.lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+		lease, err := leases.Update(ctx, c.lease, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) {
+			if err == nil {
+				c.lease = lease
+			}
+			return err
+		}
+		c.lease = nil
+	}
+	return fmt.Errorf("renewing the lease of %s: it kept changing", c.Name)
+}

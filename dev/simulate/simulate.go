@@ -1,0 +1,305 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+
+	"github.com/corral-dev/corral/registration/bootstrap"
+)
+
+// Options are what a simulation runs.
+type Options struct {
+	// Clusters is how many simulated clusters join, named Prefix and a
+	// five-digit index.
+	Clusters int
+	Prefix   string
+	// LeasePeriod is each cluster's lease period (its
+	// leaseDurationSeconds), at which it renews its lease.
+	LeasePeriod time.Duration
+	// Duration is how long every cluster heartbeats once all joined.
+	Duration time.Duration
+	// Accept has the simulator accept each cluster as `corral accept`
+	// does (with the admin's credentials); otherwise each waits until
+	// someone does.
+	Accept bool
+	// Parallel is how many clusters join at once.
+	Parallel int
+	// Keep leaves the simulated clusters on the hub at the end.
+	Keep bool
+	// Progress receives a line now and then while clusters join and
+	// heartbeat; nil for none.
+	Progress io.Writer
+}
+
+// Defaults of Options.
+const (
+	DefaultPrefix      = "sim-"
+	DefaultLeasePeriod = 60 * time.Second
+	DefaultParallel    = 50
+)
+
+// Validate says in one line what is wrong with o.
+func (o *Options) Validate() error {
+	switch {
+	case o.Clusters < 1 || o.Clusters > 99999:
+		return fmt.Errorf("--clusters is %d: simulate 1 to 99999 clusters", o.Clusters)
+	case o.LeasePeriod < time.Second || o.LeasePeriod%time.Second != 0:
+		return fmt.Errorf("--lease-period is %s: give whole seconds, 1s or more (a lease's period is in seconds)", o.LeasePeriod)
+	case o.Duration < 0:
+		return fmt.Errorf("--duration is %s: give 0 (join, then stop) or more", o.Duration)
+	case o.Parallel < 1:
+		return fmt.Errorf("--parallel is %d: give 1 or more", o.Parallel)
+	case len(o.Prefix)+5 > 63 || !nameLike(o.Prefix):
+		return fmt.Errorf("--prefix %q: a cluster name starts with it, so give lower-case letters, digits and '-', starting with a letter, at most 58", o.Prefix)
+	}
+	return nil
+}
+
+// nameLike says whether prefix can start a cluster's name: lower-case
+// letters, then digits and '-' too.
+func nameLike(prefix string) bool {
+	for i, r := range prefix {
+		letter := r >= 'a' && r <= 'z'
+		if !letter && (i == 0 || (r < '0' || r > '9') && r != '-') {
+			return false
+		}
+	}
+	return prefix != ""
+}
+
+// Report is what a simulation measured.
+type Report struct {
+	Clusters int `json:"clusters"`
+	Joined   int `json:"joined"`
+	// JoinSeconds is from the first ManagedCluster created to the last
+	// cluster's first heartbeat.
+	JoinSeconds    float64 `json:"joinSeconds"`
+	JoinsPerSecond float64 `json:"joinsPerSecond"`
+	// FirstBeatsRetried are first heartbeats tried again (the hub's RBAC
+	// not yet in force, or the hub writing the cluster meanwhile).
+	FirstBeatsRetried int64 `json:"firstBeatsRetried"`
+	// Renewals are the lease renewals after the first, and
+	// RenewalsFailed those the hub refused or did not answer; Late is how
+	// long after its time each renewal was done, in seconds.
+	Renewals       int         `json:"renewals"`
+	RenewalsFailed int         `json:"renewalsFailed"`
+	Late           Percentiles `json:"lateSeconds"`
+	// FalseUnknown counts the times the hub made a heartbeating cluster's
+	// Available condition other than True.
+	FalseUnknown int `json:"falseUnknown"`
+	// Kept says the clusters were left on the hub.
+	Kept bool `json:"kept"`
+}
+
+// Percentiles of a set of durations, in seconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+func percentiles(ds []time.Duration) Percentiles {
+	if len(ds) == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(ds)
+	at := func(q float64) float64 { return ds[int(q*float64(len(ds)-1))].Seconds() }
+	return Percentiles{P50: at(0.5), P99: at(0.99), Max: ds[len(ds)-1].Seconds()}
+}
+
+// Run joins o.Clusters simulated clusters to the hub at admin (whose
+// credentials mint the bootstrap token and, with Accept, accept them),
+// has them heartbeat for o.Duration, and reports. Unless o.Keep it then
+// deletes what it made; so it does when it fails or ctx ends.
+func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, err
+	}
+	token, err := bootstrap.Token(ctx, kube, int64(time.Hour.Seconds()))
+	if err != nil {
+		return nil, fmt.Errorf("getting a bootstrap token (is the hub initialised with 'corral init'?): %w", err)
+	}
+	hub, err := NewHub(admin, token)
+	if err != nil {
+		return nil, err
+	}
+	watching, stop := context.WithCancel(ctx)
+	defer stop()
+	avail := newAvailability()
+	go hub.Watch(watching, avail.see)
+
+	r = &Report{Clusters: o.Clusters, Kept: o.Keep}
+	if !o.Keep {
+		defer func() {
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			if cerr := Delete(cleanup, admin, o.Progress); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}()
+	}
+	members, err := joinAll(ctx, hub, o, r)
+	if err != nil {
+		return r, err
+	}
+	avail.watchFrom(members)
+	heartbeat(ctx, members, o, r)
+	r.FalseUnknown = avail.falseUnknown()
+	return r, ctx.Err()
+}
+
+// joinAll joins every cluster, o.Parallel at once.
+func joinAll(ctx context.Context, hub *Hub, o Options, r *Report) ([]*Cluster, error) {
+	var (
+		mu      sync.Mutex
+		members []*Cluster
+		errs    []error
+		wg      sync.WaitGroup
+	)
+	names := make(chan string)
+	begin := time.Now()
+	done := make(chan struct{})
+	go progress(o.Progress, done, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return fmt.Sprintf("joined %d of %d clusters (%.0fs)", len(members), o.Clusters, time.Since(begin).Seconds())
+	})
+	for range min(o.Parallel, o.Clusters) {
+		wg.Go(func() {
+			for name := range names {
+				c, err := hub.Join(ctx, name, int32(o.LeasePeriod/time.Second), o.Accept)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				} else {
+					members = append(members, c)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range o.Clusters {
+		select {
+		case names <- fmt.Sprintf("%s%05d", o.Prefix, i):
+		case <-ctx.Done():
+		}
+	}
+	close(names)
+	wg.Wait()
+	close(done)
+	elapsed := time.Since(begin)
+	r.Joined, r.JoinSeconds = len(members), elapsed.Seconds()
+	r.JoinsPerSecond = float64(len(members)) / elapsed.Seconds()
+	r.FirstBeatsRetried = hub.NotYet.Load() + hub.Conflicts.Load()
+	if len(errs) > 0 {
+		return members, fmt.Errorf("%d of %d clusters did not join; the first: %w", len(errs), o.Clusters, errs[0])
+	}
+	return members, nil
+}
+
+// progress writes line() to w every few seconds until done.
+func progress(w io.Writer, done <-chan struct{}, line func() string) {
+	if w == nil {
+		return
+	}
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			fmt.Fprintln(w, line())
+		}
+	}
+}
+
+// Delete deletes every simulated cluster on the hub at admin and their
+// join requests, and waits (until ctx ends) for the hub to have cleaned
+// up after them.
+func Delete(ctx context.Context, admin *rest.Config, out io.Writer) error {
+	kube, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	clusters, err := clusterclient.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	simulated := metav1.ListOptions{LabelSelector: Label}
+	if err := clusters.ClusterV1().ManagedClusters().DeleteCollection(ctx, metav1.DeleteOptions{}, simulated); err != nil {
+		return fmt.Errorf("deleting the simulated clusters: %w", err)
+	}
+	if err := kube.CertificatesV1().CertificateSigningRequests().DeleteCollection(ctx, metav1.DeleteOptions{}, simulated); err != nil {
+		return fmt.Errorf("deleting the simulated clusters' join requests: %w", err)
+	}
+	for {
+		left, err := clusters.ClusterV1().ManagedClusters().List(ctx, simulated)
+		if err == nil && len(left.Items) == 0 {
+			return nil
+		}
+		if out != nil && err == nil {
+			fmt.Fprintf(out, "waiting for the hub to clean up after %d simulated clusters\n", len(left.Items))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("simulated clusters still on the hub: %w", ctx.Err())
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// availability follows the simulated clusters' Available condition, to
+// count the times the hub set it other than True on a cluster that was
+// heartbeating.
+type availability struct {
+	mu       sync.Mutex
+	watching map[string]bool // clusters heartbeating
+	live     map[string]bool // Available True as last seen
+	falses   int
+}
+
+func newAvailability() *availability {
+	return &availability{watching: map[string]bool{}, live: map[string]bool{}}
+}
+
+func (a *availability) see(mc *clusterv1.ManagedCluster) {
+	live := meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.watching[mc.Name] && a.live[mc.Name] && !live {
+		a.falses++
+	}
+	a.live[mc.Name] = live
+}
+
+// watchFrom starts counting for members.
+func (a *availability) watchFrom(members []*Cluster) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range members {
+		a.watching[c.Name] = true
+	}
+}
+
+func (a *availability) falseUnknown() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.falses
+}

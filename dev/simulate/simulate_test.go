@@ -1,0 +1,80 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "open-cluster-management.io/api/cluster/v1"
+)
+
+func TestValidate(t *testing.T) {
+	valid := Options{Clusters: 10, Prefix: DefaultPrefix, LeasePeriod: DefaultLeasePeriod, Parallel: DefaultParallel}
+	cases := map[string]struct {
+		change func(*Options)
+		want   string // in the error; "" for none
+	}{
+		"the defaults":              {change: func(*Options) {}},
+		"no clusters":               {change: func(o *Options) { o.Clusters = 0 }, want: "--clusters is 0"},
+		"too many clusters":         {change: func(o *Options) { o.Clusters = 100000 }, want: "1 to 99999"},
+		"a lease period in ms":      {change: func(o *Options) { o.LeasePeriod = 1500 * time.Millisecond }, want: "whole seconds"},
+		"no lease period":           {change: func(o *Options) { o.LeasePeriod = 0 }, want: "--lease-period"},
+		"a negative duration":       {change: func(o *Options) { o.Duration = -time.Second }, want: "--duration"},
+		"no joins at once":          {change: func(o *Options) { o.Parallel = 0 }, want: "--parallel"},
+		"an upper-case prefix":      {change: func(o *Options) { o.Prefix = "Sim-" }, want: "--prefix"},
+		"a prefix starting with 1":  {change: func(o *Options) { o.Prefix = "1sim" }, want: "--prefix"},
+		"an empty prefix":           {change: func(o *Options) { o.Prefix = "" }, want: "--prefix"},
+		"a prefix too long":         {change: func(o *Options) { o.Prefix = "s" + strings.Repeat("x", 58) }, want: "--prefix"},
+		"a prefix of 58 characters": {change: func(o *Options) { o.Prefix = "s" + strings.Repeat("x", 57) }},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := valid
+			c.change(&o)
+			err := o.Validate()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("Validate() = %v, want none", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Validate() = %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- { // unsorted on purpose
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	got := percentiles(ds)
+	want := Percentiles{P50: 0.050, P99: 0.099, Max: 0.100}
+	if got != want {
+		t.Fatalf("percentiles(1..100 ms) = %+v, want %+v", got, want)
+	}
+	if (percentiles(nil) != Percentiles{}) {
+		t.Fatalf("percentiles(nil) = %+v, want zeros", percentiles(nil))
+	}
+}
+
+func TestAvailabilityCountsOnlyHeartbeatingClustersGoingUnknown(t *testing.T) {
+	cluster := func(name string, available metav1.ConditionStatus) *clusterv1.ManagedCluster {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: available}}
+		return mc
+	}
+	a := newAvailability()
+	a.see(cluster("joining", metav1.ConditionTrue))
+	a.see(cluster("joining", metav1.ConditionUnknown)) // before it heartbeats: not counted
+	a.see(cluster("beating", metav1.ConditionTrue))
+	a.watchFrom([]*Cluster{{Name: "beating"}, {Name: "joining"}})
+	a.see(cluster("beating", metav1.ConditionUnknown)) // counted
+	a.see(cluster("beating", metav1.ConditionUnknown)) // the same episode: not again
+	a.see(cluster("joining", metav1.ConditionFalse))   // was not live: not a transition
+	a.see(cluster("beating", metav1.ConditionTrue))
+	a.see(cluster("beating", metav1.ConditionFalse)) // a second episode
+	if got := a.falseUnknown(); got != 2 {
+		t.Fatalf("falseUnknown() = %d, want 2", got)
+	}
+}

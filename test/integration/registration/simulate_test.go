@@ -1,0 +1,56 @@
+package registration_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+
+	"github.com/corral-dev/corral/dev/simulate"
+)
+
+var _ = Describe("corral dev simulate", func() {
+	It("joins clusters that heartbeat without a false Unknown, reports it, and leaves nothing behind", func(ctx SpecContext) {
+		r, err := simulate.Run(ctx, hubCluster.Config, simulate.Options{
+			Clusters: 4, Prefix: "sim-ok-", LeasePeriod: time.Second, Duration: 6 * time.Second, Accept: true, Parallel: 4,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Joined).To(Equal(4))
+		Expect(r.JoinSeconds).To(BeNumerically(">", 0))
+		Expect(r.JoinsPerSecond).To(BeNumerically("~", 4/r.JoinSeconds, 0.01))
+		Expect(r.FalseUnknown).To(BeZero(), "the hub took a heartbeating cluster for gone")
+		Expect(r.RenewalsFailed).To(BeZero())
+		// Four clusters renewing once a second for six seconds make about
+		// 24 renewals; a busy machine delays some, none should be lost.
+		Expect(r.Renewals).To(BeNumerically(">=", 12))
+		Expect(r.Late.P50).To(BeNumerically("<=", r.Late.P99))
+		Expect(r.Late.P99).To(BeNumerically("<=", r.Late.Max))
+		Expect(r.Late.Max).To(BeNumerically("<", float64(leaseGraceMultiplier)), "a renewal later than the grace would make the cluster Unknown")
+		expectNoneSimulated(ctx)
+	}, SpecTimeout(4*time.Minute))
+
+	It("deletes what it made when nobody accepts its clusters and the run is stopped", func(ctx SpecContext) {
+		run, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		r, err := simulate.Run(run, hubCluster.Config, simulate.Options{Clusters: 2, Prefix: "sim-stop-", LeasePeriod: time.Second, Parallel: 2})
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(r.Joined).To(BeZero())
+		expectNoneSimulated(ctx)
+	}, SpecTimeout(4*time.Minute))
+})
+
+// expectNoneSimulated: no simulated ManagedCluster or join request is
+// left on the hub.
+func expectNoneSimulated(ctx context.Context) {
+	GinkgoHelper()
+	simulated := metav1.ListOptions{LabelSelector: simulate.Label}
+	clusters, err := clusterclient.NewForConfigOrDie(hubCluster.Config).ClusterV1().ManagedClusters().List(ctx, simulated)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(clusters.Items).To(BeEmpty())
+	csrs, err := kube.CertificatesV1().CertificateSigningRequests().List(ctx, simulated)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(csrs.Items).To(BeEmpty())
+}
