@@ -216,12 +216,18 @@ func (c *Cluster) report(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	SetLive(mc)
+	_, err = c.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
+	return err
+}
+
+// SetLive sets the conditions a live agent reports on its cluster:
+// Joined and Available.
+func SetLive(mc *clusterv1.ManagedCluster) {
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined,
 		Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined", Message: "Managed cluster joined"})
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
 		Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "The simulated cluster is live."})
-	_, err = c.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
-	return err
 }
 
 // Renew renews the cluster's lease with its own identity: one update of

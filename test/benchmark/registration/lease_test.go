@@ -25,6 +25,7 @@ import (
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
+	"github.com/corral-dev/corral/dev/simulate"
 	"github.com/corral-dev/corral/registration/common"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 )
@@ -165,10 +166,7 @@ func (r *renewer) firstBeats(ctx context.Context, n int) error {
 			if err != nil {
 				return err
 			}
-			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined,
-				Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined", Message: "Managed cluster joined"})
-			meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
-				Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "The managed cluster's kube-apiserver is live."})
+			simulate.SetLive(mc)
 			_, err = r.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
 			if !apierrors.IsConflict(err) {
 				return err
