@@ -52,14 +52,24 @@ so that they are never taken for real ones. With --accept the simulator
 accepts each as 'corral accept' does; otherwise accept them yourself (or
 with the hub's --auto-approve-users).
 
+After its first heartbeat, a cluster's requests go over the admin's
+connection, impersonating the cluster's certificate subject (the API server
+authorizes them as the certificate's): a simulated cluster costs the
+simulator about a kilobyte and no connection, so that ten thousand fit on
+one machine. The admin kubeconfig must allow impersonation, as
+cluster-admin's does.
+
 It prints progress while clusters join and heartbeat, then a report: joins
-per second, how late lease renewals were, and how many times the hub marked
-a heartbeating cluster's availability Unknown (false Unknowns). At the end,
+per second, the hub's reaction to acceptances, how late lease renewals
+were, how many times the hub marked a heartbeating cluster's availability
+Unknown (false Unknowns), what a cluster cost the simulator and, with
+--hub-pid, the CPU and memory of the hub's processes. At the end,
 or when interrupted, it deletes the clusters it made and waits for the hub
 to clean up after them; --keep leaves them, for 'corral dev simulate
 --delete' to remove later.`,
 		Example: `  corral dev simulate --clusters 100 --accept --duration 5m
   corral dev simulate --clusters 1000 --accept --duration 30m --lease-period 60s -o json
+  corral dev simulate --clusters 1000 --accept --duration 10m --hub-pid "$(pgrep -o kube-apiserver)"
   corral dev simulate --delete`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
@@ -78,6 +88,7 @@ func (o *SimulateOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Accept, "accept", false, "accept each cluster as 'corral accept' does")
 	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "how many clusters join at once")
 	fs.BoolVar(&o.Keep, "keep", false, "leave the simulated clusters on the hub at the end")
+	fs.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "a hub process on this machine (API server, etcd, corral's hub) whose CPU and memory to report; repeat for several")
 	fs.BoolVar(&o.deleteOnly, "delete", false, "only delete the simulated clusters a run with --keep left")
 	output.AddFlag(fs, &o.Output)
 }
@@ -123,10 +134,19 @@ func (o *SimulateOptions) Run(ctx context.Context) error {
 func printReport(w io.Writer, r *simulate.Report, o simulate.Options) {
 	fmt.Fprintf(w, "clusters joined:      %d of %d in %.1fs (%.1f/s); first heartbeats retried %d times\n",
 		r.Joined, r.Clusters, r.JoinSeconds, r.JoinsPerSecond, r.FirstBeatsRetried)
+	if r.Accepted != nil {
+		fmt.Fprintf(w, "accepted after:       p50 %s, p99 %s, max %s (HubAcceptedManagedCluster set)\n", seconds(r.Accepted.P50), seconds(r.Accepted.P99), seconds(r.Accepted.Max))
+		fmt.Fprintf(w, "ready after:          p50 %s, p99 %s, max %s (first heartbeat allowed)\n", seconds(r.Ready.P50), seconds(r.Ready.P99), seconds(r.Ready.Max))
+	}
 	if o.Duration > 0 {
 		fmt.Fprintf(w, "lease renewals:       %d over %s at a %s period, %d failed\n", r.Renewals, o.Duration, o.LeasePeriod, r.RenewalsFailed)
 		fmt.Fprintf(w, "renewals late by:     p50 %s, p99 %s, max %s\n", seconds(r.Late.P50), seconds(r.Late.P99), seconds(r.Late.Max))
 		fmt.Fprintf(w, "false Unknown:        %d\n", r.FalseUnknown)
+	}
+	fmt.Fprintf(w, "simulator:            %.1f KB per cluster\n", r.BytesPerCluster/1024)
+	for _, p := range r.Processes {
+		fmt.Fprintf(w, "%-21s %.1fs CPU joining; %.1f%% of a core heartbeating; RSS %.0f MB, peak %.0f MB (%.1f KB per cluster)\n",
+			fmt.Sprintf("%s (%d):", p.Name, p.PID), p.JoinCPUSeconds, p.HeartbeatCPUPercent, p.StartRSSMB, p.PeakRSSMB, p.RSSPerClusterKB)
 	}
 	if r.Kept {
 		fmt.Fprintf(w, "kept on the hub:      label %s (delete them with 'corral dev simulate --delete')\n", simulate.Label)

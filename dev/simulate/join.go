@@ -33,8 +33,9 @@ const Label = "corral.dev/simulated"
 const ReasonAccepted = "SimulatorAccepted"
 
 // Hub is what simulated clusters join: the admin's clients (to accept
-// them, with Accept, and to watch), the bootstrap identity's, and where
-// the certificates and acceptances they wait for arrive.
+// them, with Accept, to watch, and to send the clusters' requests after
+// their first, see agent), the bootstrap identity's, and where the
+// certificates and acceptances they wait for arrive.
 type Hub struct {
 	admin     kubernetes.Interface
 	clusters  clusterclient.Interface
@@ -42,14 +43,16 @@ type Hub struct {
 	bootMC    clusterclient.Interface
 	anonymous *rest.Config // the hub's address and CA
 
-	certs    *mailbox[[]byte]   // by CSR name
-	accepted *mailbox[struct{}] // by cluster name
+	certs    *mailbox[[]byte]    // by CSR name
+	accepted *mailbox[time.Time] // by cluster name: when the watch saw HubAcceptedManagedCluster
 
 	// NotYet and Conflicts count first heartbeats retried: the API
 	// server's authorizer had not caught up with the hub's RBAC yet (or
 	// the lease was not made yet), or the hub wrote the cluster between
 	// the agent's read and its status update.
 	NotYet, Conflicts atomic.Int64
+
+	reactions reactions
 }
 
 // NewHub returns the hub at admin, joined with the bootstrap token. Its
@@ -63,7 +66,7 @@ func NewHub(admin *rest.Config, token string) (*Hub, error) {
 	anonymous := rest.AnonymousClientConfig(admin)
 	boot := rest.CopyConfig(anonymous)
 	boot.BearerToken = token
-	h := &Hub{anonymous: anonymous, certs: newMailbox[[]byte](), accepted: newMailbox[struct{}]()}
+	h := &Hub{anonymous: anonymous, certs: newMailbox[[]byte](), accepted: newMailbox[time.Time]()}
 	var err error
 	if h.admin, err = kubernetes.NewForConfig(admin); err != nil {
 		return nil, err
@@ -90,7 +93,7 @@ func (h *Hub) Watch(ctx context.Context, seen func(*clusterv1.ManagedCluster)) {
 	}, func(obj any) {
 		if mc, ok := obj.(*clusterv1.ManagedCluster); ok {
 			if meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
-				h.accepted.put(mc.Name, struct{}{})
+				h.accepted.put(mc.Name, time.Now())
 			}
 			if seen != nil {
 				seen(mc)
@@ -106,13 +109,27 @@ func (h *Hub) Watch(ctx context.Context, seen func(*clusterv1.ManagedCluster)) {
 	})
 }
 
-// Cluster is one simulated cluster that joined: its name and its own
-// identity's clients.
+// Cluster is one simulated cluster that joined: all it keeps is its
+// name and its lease as last renewed (a few hundred bytes), so that ten
+// thousand fit beside the hub.
 type Cluster struct {
-	Name     string
-	kube     kubernetes.Interface
-	clusters clusterclient.Interface
-	lease    *coordinationv1.Lease // as last renewed
+	Name  string
+	hub   *Hub
+	lease *coordinationv1.Lease // without its managed fields
+	// renewing is set while a renewal waits for the hub, so that a
+	// renewal coming due meanwhile (the hub slower than a lease period)
+	// does not run beside it.
+	renewing atomic.Bool
+}
+
+// subject is the subject of a simulated cluster's client certificate:
+// an agent of the cluster, in the cluster's group and that of every
+// managed cluster.
+func subject(cluster string) pkix.Name {
+	return pkix.Name{
+		CommonName:   clientcsr.ClusterGroup(cluster) + ":simulated",
+		Organization: []string{clientcsr.ClusterGroup(cluster), clientcsr.ManagedClustersGroup},
+	}
 }
 
 // Join is one simulated agent's join, up to its first heartbeat with
@@ -121,10 +138,7 @@ type Cluster struct {
 // `corral accept` does), its certificate, Joined and Available reported,
 // its lease renewed.
 func (h *Hub) Join(ctx context.Context, name string, leaseSeconds int32, accept bool) (*Cluster, error) {
-	keyPEM, requestPEM, err := clientcsr.NewKeyAndRequest(pkix.Name{
-		CommonName:   clientcsr.ClusterGroup(name) + ":simulated",
-		Organization: []string{clientcsr.ClusterGroup(name), clientcsr.ManagedClustersGroup},
-	})
+	keyPEM, requestPEM, err := clientcsr.NewKeyAndRequest(subject(name))
 	if err != nil {
 		return nil, err
 	}
@@ -145,42 +159,48 @@ func (h *Hub) Join(ctx context.Context, name string, leaseSeconds int32, accept 
 	if err != nil {
 		return nil, fmt.Errorf("creating its join request: %w", err)
 	}
+	var acceptedAt time.Time
 	if accept {
 		if err := h.accept(ctx, name, csr); err != nil {
 			return nil, err
 		}
+		acceptedAt = time.Now()
 	}
 	certPEM, err := h.certs.wait(ctx, csr.Name)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for its certificate: %w", err)
 	}
-	identity := rest.CopyConfig(h.anonymous)
-	identity.CertData, identity.KeyData = certPEM, keyPEM
-	identity.QPS, identity.Burst = -1, 0 // one cluster's few requests: no client-side limit
-	c := &Cluster{Name: name}
-	if c.kube, err = kubernetes.NewForConfig(identity); err != nil {
+	own, closeOwn, err := h.withCertificate(certPEM, keyPEM)
+	if err != nil {
 		return nil, err
 	}
-	if c.clusters, err = clusterclient.NewForConfig(identity); err != nil {
-		return nil, err
-	}
-	if _, err := h.accepted.wait(ctx, name); err != nil {
+	defer closeOwn()
+	seen, err := h.accepted.wait(ctx, name)
+	if err != nil {
 		return nil, fmt.Errorf("waiting for HubAcceptedManagedCluster: %w", err)
 	}
-	return c, h.firstBeat(ctx, c)
+	c := &Cluster{Name: name, hub: h}
+	if err := h.firstBeat(ctx, c, own); err != nil {
+		return nil, err
+	}
+	if accept {
+		h.reactions.add(seen.Sub(acceptedAt), time.Since(acceptedAt))
+	}
+	return c, nil
 }
 
 // firstBeat reports the cluster Joined and Available and renews its
-// lease. The hub's RBAC may reach the API server's authorizer a moment
-// after the acceptance, and the hub may write the cluster between the
-// agent's read and its status update: it retries with backoff, as an
-// agent's next beats would, but sooner than its lease period.
-func (h *Hub) firstBeat(ctx context.Context, c *Cluster) error {
+// lease, with the cluster's own certificate. The hub's RBAC may reach
+// the API server's authorizer a moment after the acceptance, and the hub
+// may write the cluster between the agent's read and its status update:
+// it retries with backoff, as an agent's next beats would, but sooner
+// than its lease period.
+func (h *Hub) firstBeat(ctx context.Context, c *Cluster, own agent) error {
 	backoff := 100 * time.Millisecond
 	for {
-		err := c.report(ctx)
+		err := c.report(ctx, own)
 		if err == nil {
-			err = c.Renew(ctx)
+			err = c.renew(ctx, own)
 		}
 		switch {
 		case err == nil:
@@ -215,16 +235,15 @@ func (h *Hub) accept(ctx context.Context, name string, csr *certificatesv1.Certi
 	return nil
 }
 
-// report sets Joined and Available on the cluster's ManagedCluster, with
-// its own identity.
-func (c *Cluster) report(ctx context.Context) error {
-	mc, err := c.clusters.ClusterV1().ManagedClusters().Get(ctx, c.Name, metav1.GetOptions{})
-	if err != nil {
+// report sets Joined and Available on the cluster's ManagedCluster, as
+// its agent.
+func (c *Cluster) report(ctx context.Context, a agent) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := a.request(a.clusters.Get().Resource("managedclusters").Name(c.Name)).Do(ctx).Into(mc); err != nil {
 		return err
 	}
 	SetLive(mc)
-	_, err = c.clusters.ClusterV1().ManagedClusters().UpdateStatus(ctx, mc, metav1.UpdateOptions{})
-	return err
+	return a.request(a.clusters.Put().Resource("managedclusters").Name(c.Name).SubResource("status").Body(mc)).Do(ctx).Error()
 }
 
 // SetLive sets the conditions a live agent reports on its cluster:
@@ -236,23 +255,30 @@ func SetLive(mc *clusterv1.ManagedCluster) {
 		Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "The simulated cluster is live."})
 }
 
-// Renew renews the cluster's lease with its own identity: one update of
-// the lease as last renewed, read again when the hub changed it since.
-func (c *Cluster) Renew(ctx context.Context) error {
-	leases := c.kube.CoordinationV1().Leases(c.Name)
+// Renew renews the cluster's lease as its agent (see agent): one update
+// of the lease as last renewed, read again when the hub changed it
+// since.
+func (c *Cluster) Renew(ctx context.Context) error { return c.renew(ctx, c.hub.as(c.Name)) }
+
+func (c *Cluster) renew(ctx context.Context, a agent) error {
+	lease := func(r *rest.Request) *rest.Request {
+		return a.request(r.Namespace(c.Name).Resource("leases").Name(common.LeaseName))
+	}
 	for range 2 {
 		if c.lease == nil {
-			lease, err := leases.Get(ctx, common.LeaseName, metav1.GetOptions{})
-			if err != nil {
+			got := &coordinationv1.Lease{}
+			if err := lease(a.leases.Get()).Do(ctx).Into(got); err != nil {
 				return err
 			}
-			c.lease = lease
+			c.lease = got
 		}
 		c.lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-		lease, err := leases.Update(ctx, c.lease, metav1.UpdateOptions{})
+		renewed := &coordinationv1.Lease{}
+		err := lease(a.leases.Put()).Body(c.lease).Do(ctx).Into(renewed)
 		if !apierrors.IsConflict(err) {
 			if err == nil {
-				c.lease = lease
+				renewed.ManagedFields = nil // most of its bytes; an update needs none of them
+				c.lease = renewed
 			}
 			return err
 		}

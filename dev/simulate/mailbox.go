@@ -6,7 +6,7 @@ import (
 )
 
 // mailbox hands values to whoever waits for their key, whichever comes
-// first.
+// first; a value taken is forgotten.
 type mailbox[V any] struct {
 	mu      sync.Mutex
 	got     map[string]V
@@ -31,6 +31,7 @@ func (m *mailbox[V]) put(key string, v V) {
 func (m *mailbox[V]) wait(ctx context.Context, key string) (V, error) {
 	m.mu.Lock()
 	if v, ok := m.got[key]; ok {
+		delete(m.got, key)
 		m.mu.Unlock()
 		return v, nil
 	}

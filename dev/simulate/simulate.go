@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +37,9 @@ type Options struct {
 	Parallel int
 	// Keep leaves the simulated clusters on the hub at the end.
 	Keep bool
+	// HubPIDs are processes of the hub on this machine (its API server,
+	// etcd, corral's hub) whose CPU and memory the report gives.
+	HubPIDs []int
 	// Progress receives a line now and then while clusters join and
 	// heartbeat; nil for none.
 	Progress io.Writer
@@ -64,7 +66,7 @@ func (o *Options) Validate() error {
 	case len(o.Prefix)+5 > 63 || !nameLike(o.Prefix):
 		return fmt.Errorf("--prefix %q: a cluster name starts with it, so give lower-case letters, digits and '-', starting with a letter, at most 58", o.Prefix)
 	}
-	return nil
+	return checkPIDs(o.HubPIDs)
 }
 
 // nameLike says whether prefix can start a cluster's name: lower-case
@@ -77,46 +79,6 @@ func nameLike(prefix string) bool {
 		}
 	}
 	return prefix != ""
-}
-
-// Report is what a simulation measured.
-type Report struct {
-	Clusters int `json:"clusters"`
-	Joined   int `json:"joined"`
-	// JoinSeconds is from the first ManagedCluster created to the last
-	// cluster's first heartbeat.
-	JoinSeconds    float64 `json:"joinSeconds"`
-	JoinsPerSecond float64 `json:"joinsPerSecond"`
-	// FirstBeatsRetried are first heartbeats tried again (the hub's RBAC
-	// not yet in force, or the hub writing the cluster meanwhile).
-	FirstBeatsRetried int64 `json:"firstBeatsRetried"`
-	// Renewals are the lease renewals after the first, and
-	// RenewalsFailed those the hub refused or did not answer; Late is how
-	// long after its time each renewal was done, in seconds.
-	Renewals       int         `json:"renewals"`
-	RenewalsFailed int         `json:"renewalsFailed"`
-	Late           Percentiles `json:"lateSeconds"`
-	// FalseUnknown counts the times the hub made a heartbeating cluster's
-	// Available condition other than True.
-	FalseUnknown int `json:"falseUnknown"`
-	// Kept says the clusters were left on the hub.
-	Kept bool `json:"kept"`
-}
-
-// Percentiles of a set of durations, in seconds.
-type Percentiles struct {
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
-}
-
-func percentiles(ds []time.Duration) Percentiles {
-	if len(ds) == 0 {
-		return Percentiles{}
-	}
-	slices.Sort(ds)
-	at := func(q float64) float64 { return ds[int(q*float64(len(ds)-1))].Seconds() }
-	return Percentiles{P50: at(0.5), P99: at(0.99), Max: ds[len(ds)-1].Seconds()}
 }
 
 // Run joins o.Clusters simulated clusters to the hub at admin (whose
@@ -143,6 +105,8 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 	defer stop()
 	avail := newAvailability()
 	go hub.Watch(watching, avail.see)
+	m := newMeter(o.HubPIDs)
+	go m.sample(watching)
 
 	r = &Report{Clusters: o.Clusters, Kept: o.Keep}
 	if !o.Keep {
@@ -154,12 +118,18 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 			}
 		}()
 	}
+	defer m.report(r)
+	m.mark()
 	members, err := joinAll(ctx, hub, o, r)
+	m.mark()
+	hub.reactions.report(r)
 	if err != nil {
 		return r, err
 	}
+	m.joined(r)
 	avail.watchFrom(members)
 	heartbeat(ctx, members, o, r)
+	m.mark()
 	r.FalseUnknown = avail.falseUnknown()
 	return r, ctx.Err()
 }

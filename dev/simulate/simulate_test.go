@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ func TestValidate(t *testing.T) {
 	}{
 		"the defaults":              {change: func(*Options) {}},
 		"no clusters":               {change: func(o *Options) { o.Clusters = 0 }, want: "--clusters is 0"},
+		"a hub pid not here":        {change: func(o *Options) { o.HubPIDs = []int{1 << 30} }, want: "--hub-pid 1073741824: no such process"},
 		"too many clusters":         {change: func(o *Options) { o.Clusters = 100000 }, want: "1 to 99999"},
 		"a lease period in ms":      {change: func(o *Options) { o.LeasePeriod = 1500 * time.Millisecond }, want: "whole seconds"},
 		"no lease period":           {change: func(o *Options) { o.LeasePeriod = 0 }, want: "--lease-period"},
@@ -76,5 +78,46 @@ func TestAvailabilityCountsOnlyHeartbeatingClustersGoingUnknown(t *testing.T) {
 	a.see(cluster("beating", metav1.ConditionFalse)) // a second episode
 	if got := a.falseUnknown(); got != 2 {
 		t.Fatalf("falseUnknown() = %d, want 2", got)
+	}
+}
+
+func TestScheduleSpreadsMembersOverThePeriod(t *testing.T) {
+	const n, period = 4, 40 * time.Millisecond
+	begin := time.Now()
+	type call struct {
+		i      int
+		at     time.Time
+		called time.Time
+	}
+	var calls []call
+	schedule(context.Background(), begin, period, n, func(i int, at time.Time) bool {
+		calls = append(calls, call{i, at, time.Now()})
+		return len(calls) < 2*n
+	})
+	if len(calls) != 2*n {
+		t.Fatalf("%d calls, want %d", len(calls), 2*n)
+	}
+	for k, c := range calls {
+		round, i := k/n, k%n
+		want := begin.Add(time.Duration(round)*period + period*time.Duration(i)/n)
+		if c.i != i || !c.at.Equal(want) {
+			t.Errorf("call %d: member %d due at +%s, want member %d at +%s", k, c.i, c.at.Sub(begin), i, want.Sub(begin))
+		}
+		if c.called.Before(c.at) {
+			t.Errorf("call %d came %s before its time", k, c.at.Sub(c.called))
+		}
+	}
+}
+
+func TestScheduleStopsWhenTheRunEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	schedule(ctx, time.Now(), time.Hour, 3, func(int, time.Time) bool {
+		calls++
+		cancel()
+		return true
+	})
+	if calls != 1 {
+		t.Errorf("%d calls after the run ended, want 1", calls)
 	}
 }

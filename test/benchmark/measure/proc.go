@@ -5,49 +5,14 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/corral-dev/corral/internal/procstat"
 )
 
-// ProcStatus reads a field of /proc/<pid>/status in KiB (VmHWM, VmRSS);
-// 0 when the process or field is gone.
-func ProcStatus(pid int, field string) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return kb
-		}
-	}
-	return 0
-}
-
 // PeakRSSMB is the process's peak resident memory so far, in MB.
-func PeakRSSMB(pid int) int { return ProcStatus(pid, "VmHWM") / 1024 }
-
-// clockTicks is USER_HZ, 100 on every Linux this runs on.
-const clockTicks = 100
-
-// CPUTime is the user plus system CPU time pid has used.
-func CPUTime(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command may hold spaces; the fields after its ")" are fixed.
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks
-}
+func PeakRSSMB(pid int) int { return procstat.KiB(pid, "VmHWM") / 1024 }
 
 // CPUMeter measures the CPU of some named processes over an interval.
 type CPUMeter struct {
@@ -60,7 +25,7 @@ type CPUMeter struct {
 func NewCPUMeter(pids map[string]int) *CPUMeter {
 	m := &CPUMeter{pids: pids, start: map[string]time.Duration{}, begin: time.Now()}
 	for name, pid := range pids {
-		m.start[name] = CPUTime(pid)
+		m.start[name] = procstat.CPUTime(pid)
 	}
 	return m
 }
@@ -69,7 +34,7 @@ func NewCPUMeter(pids map[string]int) *CPUMeter {
 func (m *CPUMeter) Used() map[string]time.Duration {
 	out := map[string]time.Duration{}
 	for name, pid := range m.pids {
-		out[name] = CPUTime(pid) - m.start[name]
+		out[name] = procstat.CPUTime(pid) - m.start[name]
 	}
 	return out
 }

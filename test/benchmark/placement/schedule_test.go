@@ -37,6 +37,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-dev/corral/internal/procstat"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -129,7 +131,7 @@ func benchmarkSchedule(b *testing.B, n int, start func(*fixture, *testing.B) *se
 	}
 	elapsed := time.Since(begin)
 	b.StopTimer()
-	peak := measure.ProcStatus(hub.PID(), "VmHWM")
+	peak := procstat.KiB(hub.PID(), "VmHWM")
 	used := cpu.Used()
 	b.ReportMetric(elapsed.Seconds(), "s/schedule-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")

@@ -33,6 +33,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-dev/corral/internal/procstat"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -142,7 +144,7 @@ func benchmarkAccept(b *testing.B, n int, start func(*hubFixture, *testing.B) *h
 	b.StopTimer()
 	used := cpu.Used()
 	acceptRuns[b.Name()] = acceptRun{Run: measure.Run{Elapsed: elapsed, CPU: used, Start: started.Since(begin)}, n: n}
-	peak := measure.ProcStatus(hub.PID(), "VmHWM")
+	peak := procstat.KiB(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	b.ReportMetric(elapsed.Seconds(), "s/accept-all")
 	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-dev/corral/internal/procstat"
+
 	"github.com/corral-dev/corral/dev/simulate"
 	"github.com/corral-dev/corral/registration/bootstrap"
 	"github.com/corral-dev/corral/test/benchmark/measure"
@@ -47,7 +49,7 @@ func benchmarkJoin(b *testing.B, n int) {
 	if err := f.accepted(ctx, "probe"); err != nil {
 		b.Fatalf("corral hub did not accept a first cluster (log: %s): %v", hub.Log, err)
 	}
-	baseline := measure.ProcStatus(hub.PID(), "VmRSS")
+	baseline := procstat.KiB(hub.PID(), "VmRSS")
 	token, err := bootstrap.Token(ctx, f.kube, 3600)
 	if err != nil {
 		b.Fatal(err)
@@ -83,7 +85,7 @@ func benchmarkJoin(b *testing.B, n int) {
 	if b.Failed() {
 		b.Fatalf("not every agent joined (hub log: %s)", hub.Log)
 	}
-	peak := measure.ProcStatus(hub.PID(), "VmHWM")
+	peak := procstat.KiB(hub.PID(), "VmHWM")
 	writes, total := measure.Since(before, measure.APIWrites(ctx, f.kube))
 	hubWrites := hub.writes() - hubBefore
 	slices.Sort(latencies)

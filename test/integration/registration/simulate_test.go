@@ -2,6 +2,8 @@ package registration_test
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,8 +16,11 @@ import (
 
 var _ = Describe("corral dev simulate", func() {
 	It("joins clusters that heartbeat without a false Unknown, reports it, and leaves nothing behind", func(ctx SpecContext) {
+		// The hub's controllers run in this process: its figures are
+		// this process's.
 		r, err := simulate.Run(ctx, hubCluster.Config, simulate.Options{
 			Clusters: 4, Prefix: "sim-ok-", LeasePeriod: time.Second, Duration: 6 * time.Second, Accept: true, Parallel: 4,
+			HubPIDs: []int{os.Getpid()},
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Joined).To(Equal(4))
@@ -29,6 +34,24 @@ var _ = Describe("corral dev simulate", func() {
 		Expect(r.Late.P50).To(BeNumerically("<=", r.Late.P99))
 		Expect(r.Late.P99).To(BeNumerically("<=", r.Late.Max))
 		Expect(r.Late.Max).To(BeNumerically("<", float64(leaseGraceMultiplier)), "a renewal later than the grace would make the cluster Unknown")
+		Expect(r.Accepted).NotTo(BeNil())
+		Expect(r.Ready).NotTo(BeNil())
+		Expect(r.Accepted.P50).To(BeNumerically(">", 0))
+		Expect(r.Accepted.Max).To(BeNumerically("<=", r.Ready.Max), "a cluster's first heartbeat went through before the hub accepted it")
+		Expect(r.Ready.Max).To(BeNumerically("<=", r.JoinSeconds))
+		// The heap grown per cluster is the hub's as well as the
+		// simulator's here, both in this process: only the scale
+		// benchmark, with the hub in a process of its own, tells the
+		// simulator's.
+		Expect(r.BytesPerCluster).To(BeNumerically(">", 0))
+		Expect(r.Processes).To(HaveLen(1))
+		p := r.Processes[0]
+		Expect(p.PID).To(Equal(os.Getpid()))
+		Expect(p.Name).NotTo(BeEmpty())
+		Expect(p.JoinCPUSeconds).To(BeNumerically(">", 0))
+		Expect(p.HeartbeatCPUPercent).To(And(BeNumerically(">", 0), BeNumerically("<=", 100*runtime.NumCPU())))
+		Expect(p.StartRSSMB).To(BeNumerically(">", 0))
+		Expect(p.PeakRSSMB).To(BeNumerically(">=", p.StartRSSMB))
 		expectNoneSimulated(ctx)
 	}, SpecTimeout(4*time.Minute))
 
