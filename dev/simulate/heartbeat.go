@@ -11,17 +11,20 @@ import (
 // heartbeat renews every member's lease once per lease period for
 // o.Duration, the members' renewals spread evenly over the period as
 // real agents' are, and records in r how late after its time each
-// renewal was done. One loop hands renewals as they come due to
+// renewal was done. It calls steady once the hub has had a lease period
+// (or half the run, when shorter) to settle after the joins. One loop hands renewals as they come due to
 // o.Parallel workers (not a goroutine and timer per cluster, whose
 // stacks alone would cost more than a cluster's state): a renewal waits
 // for a worker only when the hub is slower than the fleet's renewals
 // come due, and then that shows as lateness.
-func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report) {
+func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report, steady func()) {
 	if o.Duration == 0 || len(members) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
+	settled := time.AfterFunc(min(o.LeasePeriod, o.Duration/2), steady)
+	defer settled.Stop()
 	type renewal struct {
 		c   *Cluster
 		due time.Time

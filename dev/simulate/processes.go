@@ -17,7 +17,9 @@ type Process struct {
 	Name string `json:"name"`
 	// JoinCPUSeconds is the CPU time it used while the clusters joined;
 	// HeartbeatCPUPercent its CPU use, in percent of one core, while
-	// they only heartbeat.
+	// they only heartbeat, from one lease period after the last joined
+	// (or half the run's Duration, when shorter) to the end: what the
+	// hub spends when nothing changes.
 	JoinCPUSeconds      float64 `json:"joinCPUSeconds"`
 	HeartbeatCPUPercent float64 `json:"heartbeatCPUPercent"`
 	// RSS: before the joins, and the most it held at any sample (every
@@ -39,14 +41,15 @@ func checkPIDs(pids []int) error {
 }
 
 // meter follows the hub's processes and the simulator's own heap through
-// a run's phases: mark before the joins, once joined, and at the end.
+// a run's phases: mark before the joins, once joined, once the
+// heartbeats are steady, and at the end.
 type meter struct {
 	pids []int
 
 	mu      sync.Mutex
 	peakKiB map[int]int
-	cpu     [3]map[int]time.Duration // at each mark
-	at      [3]time.Time
+	cpu     [4]map[int]time.Duration // at each mark
+	at      [4]time.Time
 	marks   int
 
 	startKiB  map[int]int
@@ -77,7 +80,8 @@ func (m *meter) sample(ctx context.Context) {
 
 // mark records the processes' CPU time now: the first mark is before
 // the joins (and also notes their RSS and the simulator's heap), the
-// second once joined, the third at the end.
+// second once joined, the third once heartbeats are steady, the fourth
+// at the end.
 func (m *meter) mark() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -123,8 +127,8 @@ func (m *meter) report(r *Report) {
 		if m.marks >= 2 {
 			p.JoinCPUSeconds = (m.cpu[1][pid] - m.cpu[0][pid]).Seconds()
 		}
-		if m.marks == 3 && m.at[2].After(m.at[1]) {
-			p.HeartbeatCPUPercent = 100 * float64(m.cpu[2][pid]-m.cpu[1][pid]) / float64(m.at[2].Sub(m.at[1]))
+		if m.marks == 4 && m.at[3].After(m.at[2]) {
+			p.HeartbeatCPUPercent = 100 * float64(m.cpu[3][pid]-m.cpu[2][pid]) / float64(m.at[3].Sub(m.at[2]))
 		}
 		if r.Joined > 0 {
 			p.RSSPerClusterKB = float64(m.peakKiB[pid]-m.startKiB[pid]) / float64(r.Joined)

@@ -128,7 +128,7 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 	}
 	m.joined(r)
 	avail.watchFrom(members)
-	heartbeat(ctx, members, o, r)
+	heartbeat(ctx, members, o, r, m.mark)
 	m.mark()
 	r.FalseUnknown = avail.falseUnknown()
 	return r, ctx.Err()
