@@ -63,13 +63,21 @@ It prints progress while clusters join and heartbeat, then a report: joins
 per second, the hub's reaction to acceptances, how late lease renewals
 were, how many times the hub marked a heartbeating cluster's availability
 Unknown (false Unknowns), what a cluster cost the simulator and, with
---hub-pid, the CPU and memory of the hub's processes. At the end,
+--hub-pid, the CPU and memory of the hub's processes.
+
+With --unreachable N, N clusters' agents stop at once a lease period into
+--duration; once the hub has marked every one Available Unknown and tainted
+unreachable (after its grace period: corral's and OCM's default is five
+lease periods), they resume, renewing their leases and reporting
+themselves available, and the report says how long the hub took to mark
+them gone and back. Give a --duration long enough for both. At the end,
 or when interrupted, it deletes the clusters it made and waits for the hub
 to clean up after them; --keep leaves them, for 'corral dev simulate
 --delete' to remove later.`,
 		Example: `  corral dev simulate --clusters 100 --accept --duration 5m
   corral dev simulate --clusters 1000 --accept --duration 30m --lease-period 60s -o json
   corral dev simulate --clusters 1000 --accept --duration 10m --hub-pid "$(pgrep -o kube-apiserver)"
+  corral dev simulate --clusters 1000 --accept --duration 10m --unreachable 100
   corral dev simulate --delete`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return hubclient.Run(cmd.Context(), o) },
@@ -86,7 +94,8 @@ func (o *SimulateOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LeasePeriod, "lease-period", o.LeasePeriod, "each cluster's lease period (whole seconds), at which it renews its lease")
 	fs.DurationVar(&o.Duration, "duration", 0, "how long the clusters heartbeat once all joined (0: join, report, stop)")
 	fs.BoolVar(&o.Accept, "accept", false, "accept each cluster as 'corral accept' does")
-	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "how many clusters join at once")
+	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "how many clusters join at once (and renewals in flight at most)")
+	fs.IntVar(&o.Unreachable, "unreachable", 0, "stop this many clusters' agents at once a lease period into --duration, until the hub marks them all Unknown and tainted; then resume them")
 	fs.BoolVar(&o.Keep, "keep", false, "leave the simulated clusters on the hub at the end")
 	fs.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "a hub process on this machine (API server, etcd, corral's hub) whose CPU and memory to report; repeat for several")
 	fs.BoolVar(&o.deleteOnly, "delete", false, "only delete the simulated clusters a run with --keep left")
@@ -142,6 +151,10 @@ func printReport(w io.Writer, r *simulate.Report, o simulate.Options) {
 		fmt.Fprintf(w, "lease renewals:       %d over %s at a %s period, %d failed\n", r.Renewals, o.Duration, o.LeasePeriod, r.RenewalsFailed)
 		fmt.Fprintf(w, "renewals late by:     p50 %s, p99 %s, max %s\n", seconds(r.Late.P50), seconds(r.Late.P99), seconds(r.Late.Max))
 		fmt.Fprintf(w, "false Unknown:        %d\n", r.FalseUnknown)
+	}
+	if out := r.Outage; out != nil {
+		fmt.Fprintf(w, "outage:               %d clusters stopped; %d marked gone after p50 %s, max %s; %d back after p50 %s, max %s\n",
+			out.Clusters, out.Gone, seconds(out.GoneAfter.P50), seconds(out.GoneAfter.Max), out.Back, seconds(out.BackAfter.P50), seconds(out.BackAfter.Max))
 	}
 	fmt.Fprintf(w, "simulator:            %.1f KB per cluster\n", r.BytesPerCluster/1024)
 	for _, p := range r.Processes {

@@ -24,8 +24,8 @@ import (
 // Impersonating needs the admin's credentials to allow it, as
 // cluster-admin's do.
 type agent struct {
-	clusters, leases rest.Interface
-	as               *pkix.Name // the subject impersonated; nil with the cluster's own certificate
+	clusters, leases, works rest.Interface
+	as                      *pkix.Name // the subject impersonated; nil with the cluster's own certificate
 }
 
 func (a agent) request(r *rest.Request) *rest.Request {
@@ -39,7 +39,7 @@ func (a agent) request(r *rest.Request) *rest.Request {
 // as is cluster's agent over the admin's connection.
 func (h *Hub) as(cluster string) agent {
 	s := subject(cluster)
-	return agent{clusters: h.clusters.ClusterV1().RESTClient(), leases: h.admin.CoordinationV1().RESTClient(), as: &s}
+	return agent{clusters: h.clusters.ClusterV1().RESTClient(), leases: h.admin.CoordinationV1().RESTClient(), works: h.works.WorkV1().RESTClient(), as: &s}
 }
 
 // withCertificate is an agent with the cluster's own certificate and

@@ -8,23 +8,15 @@ import (
 	"time"
 )
 
-// heartbeat renews every member's lease once per lease period for
-// o.Duration, the members' renewals spread evenly over the period as
-// real agents' are, and records in r how late after its time each
-// renewal was done. It calls steady once the hub has had a lease period
-// (or half the run, when shorter) to settle after the joins. One loop hands renewals as they come due to
-// o.Parallel workers (not a goroutine and timer per cluster, whose
-// stacks alone would cost more than a cluster's state): a renewal waits
-// for a worker only when the hub is slower than the fleet's renewals
-// come due, and then that shows as lateness.
-func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report, steady func()) {
-	if o.Duration == 0 || len(members) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.Duration)
-	defer cancel()
-	settled := time.AfterFunc(min(o.LeasePeriod, o.Duration/2), steady)
-	defer settled.Stop()
+// heartbeat renews every member's lease once per lease period until ctx
+// ends, the members' renewals spread evenly over the period as real
+// agents' are (but for those avail says are down), and records in r how
+// late after its time each renewal was done. One loop hands renewals as
+// they come due to o.Parallel workers (not a goroutine and timer per
+// cluster, whose stacks alone would cost more than a cluster's state): a
+// renewal waits for a worker only when the hub is slower than the
+// fleet's renewals come due, and then that shows as lateness.
+func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report, avail *availability) {
 	type renewal struct {
 		c   *Cluster
 		due time.Time
@@ -39,6 +31,9 @@ func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report, st
 	for range min(o.Parallel, len(members)) {
 		wg.Go(func() {
 			for d := range due {
+				if avail.isDown(d.c.Name) {
+					continue // its agent is stopped
+				}
 				err := errStillRenewing
 				if d.c.renewing.CompareAndSwap(false, true) {
 					err = d.c.Renew(ctx)
@@ -61,8 +56,8 @@ func heartbeat(ctx context.Context, members []*Cluster, o Options, r *Report, st
 	go progress(o.Progress, done, func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		return fmt.Sprintf("%d clusters heartbeating: %d renewals, %d failed (%.0fs of %s)",
-			len(members), len(late), failed, time.Since(begin).Seconds(), o.Duration)
+		return fmt.Sprintf("%d clusters heartbeating: %d renewals, %d failed (%.0fs)",
+			len(members), len(late), failed, time.Since(begin).Seconds())
 	})
 	schedule(ctx, begin, o.LeasePeriod, len(members), func(i int, at time.Time) bool {
 		select {

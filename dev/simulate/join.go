@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509/pkix"
 	"fmt"
+	"hash/fnv"
 	"sync/atomic"
 	"time"
 
@@ -11,12 +12,15 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
+	workclient "open-cluster-management.io/api/client/work/clientset/versioned"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/registration/clientcsr"
@@ -39,6 +43,7 @@ const ReasonAccepted = "SimulatorAccepted"
 type Hub struct {
 	admin     kubernetes.Interface
 	clusters  clusterclient.Interface
+	works     workclient.Interface
 	bootKube  kubernetes.Interface
 	bootMC    clusterclient.Interface
 	anonymous *rest.Config // the hub's address and CA
@@ -72,6 +77,9 @@ func NewHub(admin *rest.Config, token string) (*Hub, error) {
 		return nil, err
 	}
 	if h.clusters, err = clusterclient.NewForConfig(admin); err != nil {
+		return nil, err
+	}
+	if h.works, err = workclient.NewForConfig(admin); err != nil {
 		return nil, err
 	}
 	if h.bootKube, err = kubernetes.NewForConfig(boot); err != nil {
@@ -243,7 +251,28 @@ func (c *Cluster) report(ctx context.Context, a agent) error {
 		return err
 	}
 	SetLive(mc)
+	describe(mc)
 	return a.request(a.clusters.Put().Resource("managedclusters").Name(c.Name).SubResource("status").Body(mc)).Do(ctx).Error()
+}
+
+// describe sets what an agent reports of its cluster besides its
+// liveness: its Kubernetes version, its capacity and allocatable (4 to
+// 32 CPUs, 4 GiB each, a tenth of it in use; varied by cluster, so that
+// prioritizers have something to rank), and its id claim.
+func describe(mc *clusterv1.ManagedCluster) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(mc.Name))
+	cpus := int64(4) << (h.Sum32() % 4)
+	quantities := func(cpu, gib int64) clusterv1.ResourceList {
+		return clusterv1.ResourceList{
+			clusterv1.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
+			clusterv1.ResourceMemory: *resource.NewQuantity(gib<<30/1000, resource.BinarySI),
+		}
+	}
+	mc.Status.Capacity = quantities(1000*cpus, 4000*cpus)
+	mc.Status.Allocatable = quantities(900*cpus, 3600*cpus)
+	mc.Status.Version = clusterv1.ManagedClusterVersion{Kubernetes: "v1.35.4"}
+	mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "id.k8s.io", Value: mc.Name}}
 }
 
 // SetLive sets the conditions a live agent reports on its cluster:
@@ -253,6 +282,15 @@ func SetLive(mc *clusterv1.ManagedCluster) {
 		Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined", Message: "Managed cluster joined"})
 	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
 		Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "The simulated cluster is live."})
+}
+
+// resume is an agent starting again: it renews its lease and reports
+// the cluster available.
+func (c *Cluster) resume(ctx context.Context) error {
+	if err := c.Renew(ctx); err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error { return c.report(ctx, c.hub.as(c.Name)) })
 }
 
 // Renew renews the cluster's lease as its agent (see agent): one update

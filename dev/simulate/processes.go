@@ -17,9 +17,9 @@ type Process struct {
 	Name string `json:"name"`
 	// JoinCPUSeconds is the CPU time it used while the clusters joined;
 	// HeartbeatCPUPercent its CPU use, in percent of one core, while
-	// they only heartbeat, from one lease period after the last joined
-	// (or half the run's Duration, when shorter) to the end: what the
-	// hub spends when nothing changes.
+	// they only heartbeat, over Options.Duration but for its first lease
+	// period (or half, when shorter): what the hub spends when nothing
+	// changes.
 	JoinCPUSeconds      float64 `json:"joinCPUSeconds"`
 	HeartbeatCPUPercent float64 `json:"heartbeatCPUPercent"`
 	// RSS: before the joins, and the most it held at any sample (every
@@ -42,7 +42,7 @@ func checkPIDs(pids []int) error {
 
 // meter follows the hub's processes and the simulator's own heap through
 // a run's phases: mark before the joins, once joined, once the
-// heartbeats are steady, and at the end.
+// heartbeats are steady, and at the end of Duration.
 type meter struct {
 	pids []int
 
@@ -81,7 +81,7 @@ func (m *meter) sample(ctx context.Context) {
 // mark records the processes' CPU time now: the first mark is before
 // the joins (and also notes their RSS and the simulator's heap), the
 // second once joined, the third once heartbeats are steady, the fourth
-// at the end.
+// at the end of Duration.
 func (m *meter) mark() {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -32,6 +32,11 @@ type Report struct {
 	// FalseUnknown counts the times the hub made a heartbeating cluster's
 	// Available condition other than True.
 	FalseUnknown int `json:"falseUnknown"`
+	// WorksReported counts the ManifestWork statuses the clusters' work
+	// agents reported (each work at each generation).
+	WorksReported int64 `json:"worksReported"`
+	// Outage is what Options.Unreachable measured.
+	Outage *Outage `json:"outage,omitempty"`
 	// BytesPerCluster is how much the simulator's heap grew per cluster
 	// joined: what holding a simulated cluster costs it.
 	BytesPerCluster float64 `json:"simulatorBytesPerCluster"`

@@ -8,12 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clusterclient "open-cluster-management.io/api/client/cluster/clientset/versioned"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 
 	"github.com/corral-dev/corral/registration/bootstrap"
 )
@@ -27,8 +25,22 @@ type Options struct {
 	// LeasePeriod is each cluster's lease period (its
 	// leaseDurationSeconds), at which it renews its lease.
 	LeasePeriod time.Duration
-	// Duration is how long every cluster heartbeats once all joined.
+	// Duration is how long every cluster heartbeats once all joined,
+	// with nothing else changing: the hub's CPU is measured over it, from
+	// a lease period in (half of it, when shorter), when the hub has
+	// settled after the joins.
 	Duration time.Duration
+	// Unreachable is how many clusters' agents stop at once after
+	// Duration, until the hub has marked them all gone (Available Unknown
+	// and tainted unreachable; given up after ten lease periods); then
+	// they resume, and the hub should mark them back (given up after two
+	// lease periods and half a minute).
+	Unreachable int
+	// Then, when set, runs after Duration and the outage, while the
+	// clusters still heartbeat and answer their works: a benchmark's
+	// measure of the live fleet (a Placement, a rollout). The run reports
+	// once it returns.
+	Then func(context.Context)
 	// Accept has the simulator accept each cluster as `corral accept`
 	// does (with the admin's credentials); otherwise each waits until
 	// someone does.
@@ -61,6 +73,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--lease-period is %s: give whole seconds, 1s or more (a lease's period is in seconds)", o.LeasePeriod)
 	case o.Duration < 0:
 		return fmt.Errorf("--duration is %s: give 0 (join, then stop) or more", o.Duration)
+	case o.Unreachable < 0 || o.Unreachable > o.Clusters:
+		return fmt.Errorf("--unreachable is %d: give 0 to %d, no more than --clusters", o.Unreachable, o.Clusters)
 	case o.Parallel < 1:
 		return fmt.Errorf("--parallel is %d: give 1 or more", o.Parallel)
 	case len(o.Prefix)+5 > 63 || !nameLike(o.Prefix):
@@ -107,6 +121,8 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 	go hub.Watch(watching, avail.see)
 	m := newMeter(o.HubPIDs)
 	go m.sample(watching)
+	works := hub.answerWorks(watching, avail.running, o.Parallel)
+	defer func() { r.WorksReported = works.reported.Load() }()
 
 	r = &Report{Clusters: o.Clusters, Kept: o.Keep}
 	if !o.Keep {
@@ -128,10 +144,51 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 	}
 	m.joined(r)
 	avail.watchFrom(members)
-	heartbeat(ctx, members, o, r, m.mark)
-	m.mark()
+	live(ctx, members, o, r, avail, m)
 	r.FalseUnknown = avail.falseUnknown()
 	return r, ctx.Err()
+}
+
+// live has the members heartbeat through the run's phases: Duration
+// (the hub's CPU measured over its settled part), the outage, Then.
+func live(ctx context.Context, members []*Cluster, o Options, r *Report, avail *availability, m *meter) {
+	if o.Duration == 0 && o.Unreachable == 0 && o.Then == nil {
+		return
+	}
+	beating, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		heartbeat(beating, members, o, r, avail)
+	}()
+	defer func() { stop(); <-done }()
+	settle := min(o.LeasePeriod, o.Duration/2)
+	if !sleep(ctx, settle) {
+		return
+	}
+	m.mark()
+	if !sleep(ctx, o.Duration-settle) {
+		return
+	}
+	m.mark()
+	if o.Unreachable > 0 {
+		r.Outage = avail.outage(ctx, members, o.Unreachable, o.Parallel, 10*o.LeasePeriod, 2*o.LeasePeriod+30*time.Second)
+	}
+	if o.Then != nil {
+		o.Then(ctx)
+	}
+}
+
+// sleep waits d, or until ctx ends; it says whether ctx is still on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // joinAll joins every cluster, o.Parallel at once.
@@ -233,43 +290,4 @@ func Delete(ctx context.Context, admin *rest.Config, out io.Writer) error {
 		case <-time.After(2 * time.Second):
 		}
 	}
-}
-
-// availability follows the simulated clusters' Available condition, to
-// count the times the hub set it other than True on a cluster that was
-// heartbeating.
-type availability struct {
-	mu       sync.Mutex
-	watching map[string]bool // clusters heartbeating
-	live     map[string]bool // Available True as last seen
-	falses   int
-}
-
-func newAvailability() *availability {
-	return &availability{watching: map[string]bool{}, live: map[string]bool{}}
-}
-
-func (a *availability) see(mc *clusterv1.ManagedCluster) {
-	live := meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.watching[mc.Name] && a.live[mc.Name] && !live {
-		a.falses++
-	}
-	a.live[mc.Name] = live
-}
-
-// watchFrom starts counting for members.
-func (a *availability) watchFrom(members []*Cluster) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, c := range members {
-		a.watching[c.Name] = true
-	}
-}
-
-func (a *availability) falseUnknown() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.falses
 }

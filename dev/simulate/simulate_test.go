@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,24 @@ func TestScheduleStopsWhenTheRunEnds(t *testing.T) {
 	})
 	if calls != 1 {
 		t.Errorf("%d calls after the run ended, want 1", calls)
+	}
+}
+
+func TestDescribeVariesCapacityByCluster(t *testing.T) {
+	cpus := map[string]bool{}
+	for i := range 40 {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sim-%05d", i)}}
+		describe(mc)
+		capacity, allocatable := mc.Status.Capacity[clusterv1.ResourceCPU], mc.Status.Allocatable[clusterv1.ResourceCPU]
+		if allocatable.Cmp(capacity) >= 0 || allocatable.Sign() <= 0 {
+			t.Errorf("%s: allocatable CPU %s, capacity %s: want less, and more than none", mc.Name, allocatable.String(), capacity.String())
+		}
+		if mem := mc.Status.Capacity[clusterv1.ResourceMemory]; mem.Value() != capacity.Value()*4<<30 {
+			t.Errorf("%s: %s memory for %s CPUs, want 4Gi each", mc.Name, mem.String(), capacity.String())
+		}
+		cpus[capacity.String()] = true
+	}
+	if len(cpus) < 3 {
+		t.Errorf("40 clusters have only %d sizes of CPU capacity: %v", len(cpus), cpus)
 	}
 }

@@ -19,8 +19,15 @@
 //
 // SCALE_CLUSTERS (default 1000) lists the fleet sizes, comma-separated
 // (1000,3000,10000); SCALE_HUBS the hubs (default corral,ocm);
-// SCALE_DURATION how long the fleet heartbeats once joined (default 3m)
-// at a lease period of SCALE_LEASE (default 60s).
+// SCALE_DURATION how long the fleet heartbeats once joined with nothing
+// else changing (default 3m; the hub's CPU is measured over it but for
+// its first lease period) at a lease period of SCALE_LEASE (default
+// 60s). Then SCALE_UNREACHABLE clusters' agents (default 100) stop at
+// once until the hub marks them all gone, and resume; then one Placement
+// chooses 1000 of the clusters (all, in a smaller fleet) by their
+// allocatable CPU and memory, and one ManifestWorkReplicaSet rolls out to
+// them progressively, a tenth at a time, the simulated work agents
+// reporting each work available.
 package scale_test
 
 import (
@@ -48,20 +55,22 @@ type result struct {
 	hub      string
 	clusters int
 	report   *simulate.Report
+	workload *workload
 	roles    map[int]string // pid: "hub", "kube-apiserver", "etcd"…
 }
 
 func BenchmarkScale(b *testing.B) {
-	sizes := envInts(b, "SCALE_CLUSTERS", "1000")
+	sizes := envInts(b, "SCALE_CLUSTERS", "1000", 1)
 	hubs := strings.Split(envOr("SCALE_HUBS", "corral,ocm"), ",")
 	duration := envDuration(b, "SCALE_DURATION", "3m")
 	lease := envDuration(b, "SCALE_LEASE", "60s")
+	unreachable := envInts(b, "SCALE_UNREACHABLE", "100", 0)[0]
 	var results []result
 	for _, n := range sizes {
 		for _, hub := range hubs {
 			b.Run(fmt.Sprintf("hub=%s/clusters=%d", hub, n), func(b *testing.B) {
 				for range b.N {
-					results = append(results, run(b, hub, n, duration, lease))
+					results = append(results, run(b, hub, n, duration, lease, unreachable))
 				}
 			})
 		}
@@ -79,7 +88,7 @@ func BenchmarkScale(b *testing.B) {
 
 // run simulates n clusters on a fresh hub control plane with the named
 // hub's controllers.
-func run(b *testing.B, hub string, n int, duration, lease time.Duration) result {
+func run(b *testing.B, hub string, n int, duration, lease time.Duration, unreachable int) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(n)*300*time.Millisecond+duration)
 	defer cancel()
 	cp := setup.StartHub(ctx, b)
@@ -94,16 +103,21 @@ func run(b *testing.B, hub string, n int, duration, lease time.Duration) result 
 	for pid := range roles {
 		pids = append(pids, pid)
 	}
+	w := &workload{admin: cp.Admin, placed: min(1000, n)}
 	b.StartTimer()
 	r, err := simulate.Run(ctx, cp.Admin, simulate.Options{
 		Clusters: n, Prefix: simulate.DefaultPrefix, LeasePeriod: lease, Duration: duration, Accept: true,
+		Unreachable: min(unreachable, n), Then: w.run,
 		Parallel: simulate.DefaultParallel, Keep: true, HubPIDs: pids, Progress: progressLog{b},
 	})
 	b.StopTimer()
 	if err != nil {
 		b.Fatalf("%s hub, %d clusters: %v", hub, n, err)
 	}
-	res := result{hub: hub, clusters: n, report: r, roles: roles}
+	if w.err != nil {
+		b.Errorf("%s hub, %d clusters: %v", hub, n, w.err)
+	}
+	res := result{hub: hub, clusters: n, report: r, workload: w, roles: roles}
 	b.ReportMetric(r.JoinsPerSecond, "joins/s")
 	b.ReportMetric(float64(r.FalseUnknown), "false-unknown")
 	b.ReportMetric(res.sum("hub", func(p simulate.Process) float64 { return p.PeakRSSMB }), "MB-hub-peak-rss")
@@ -116,8 +130,8 @@ func run(b *testing.B, hub string, n int, duration, lease time.Duration) result 
 func startHub(b *testing.B, hub, kubeconfig string) []*setup.Process {
 	switch hub {
 	case "corral":
-		return []*setup.Process{setup.StartProcess(b, "hub", "hub.log", setup.Corral(b),
-			"hub", "--kubeconfig", kubeconfig, "--leader-elect=false", "--webhook-port=0", "--metrics-bind-address=0")}
+		args := append([]string{"hub", "--kubeconfig", kubeconfig, "--leader-elect=false", "--webhook-port=0"}, measure.PprofFlags()...)
+		return []*setup.Process{setup.StartProcess(b, "hub", "hub.log", setup.Corral(b), args...)}
 	case "ocm":
 		ocm := func(name, binary string, args ...string) *setup.Process {
 			args = append(args, "--kubeconfig="+kubeconfig, "--disable-leader-election", "--listen="+setup.FreeAddr(b))
@@ -126,7 +140,7 @@ func startHub(b *testing.B, hub, kubeconfig string) []*setup.Process {
 		return []*setup.Process{
 			ocm("ocm-registration", "ocm-registration", "controller"),
 			ocm("ocm-placement", "ocm-placement", "controller"),
-			ocm("ocm-work", "ocm-work", "manager"),
+			ocm("ocm-work", "ocm-work", "manager", "--feature-gates=ManifestWorkReplicaSet=true"),
 			ocm("ocm-addon", "ocm-addon", "manager"),
 		}
 	}
@@ -177,6 +191,12 @@ func (r result) describe() string {
 	}
 	fmt.Fprintf(&s, "  %d renewals (%d failed), late p50 %.3fs p99 %.3fs max %.3fs; false Unknown %d\n",
 		rep.Renewals, rep.RenewalsFailed, rep.Late.P50, rep.Late.P99, rep.Late.Max, rep.FalseUnknown)
+	if out := rep.Outage; out != nil {
+		fmt.Fprintf(&s, "  outage of %d: %d marked gone after p50 %.1fs max %.1fs; %d back after p50 %.2fs max %.2fs\n",
+			out.Clusters, out.Gone, out.GoneAfter.P50, out.GoneAfter.Max, out.Back, out.BackAfter.P50, out.BackAfter.Max)
+	}
+	fmt.Fprintf(&s, "  Placement of %d: %.2fs; progressive rollout to them: %.2fs; work statuses reported %d\n",
+		r.workload.placed, r.workload.placement.Seconds(), r.workload.rollout.Seconds(), rep.WorksReported)
 	fmt.Fprintf(&s, "  simulator %.1f KB per cluster\n", rep.BytesPerCluster/1024)
 	for _, p := range rep.Processes {
 		fmt.Fprintf(&s, "  %-15s %-16s CPU %6.1fs joining, %5.1f%% of a core heartbeating; RSS %4.0f MB → peak %4.0f MB (%.1f KB/cluster)\n",
@@ -188,15 +208,20 @@ func (r result) describe() string {
 // table sets the runs side by side: one row per hub and size.
 func table(results []result) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "| hub | clusters | join s | joins/s | ready p99 s | late p99 s | false Unknown | hub CPU joining s | hub CPU heartbeating %% | hub peak RSS MB | KB/cluster | API server CPU joining s | etcd peak RSS MB |\n")
-	fmt.Fprintf(&s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&s, "| hub | clusters | join s | joins/s | ready p99 s | late p99 s | false Unknown | gone max s | back max s | placement s | rollout s | hub CPU joining s | hub CPU heartbeating %% | hub peak RSS MB | KB/cluster | API server CPU joining s | etcd peak RSS MB |\n")
+	fmt.Fprintf(&s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		ready := 0.0
 		if r.report.Ready != nil {
 			ready = r.report.Ready.P99
 		}
-		fmt.Fprintf(&s, "| %s | %d | %.0f | %.1f | %.2f | %.3f | %d | %.1f | %.1f | %.0f | %.1f | %.1f | %.0f |\n",
+		var gone, back float64
+		if out := r.report.Outage; out != nil {
+			gone, back = out.GoneAfter.Max, out.BackAfter.Max
+		}
+		fmt.Fprintf(&s, "| %s | %d | %.0f | %.1f | %.2f | %.3f | %d | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f | %.0f |\n",
 			r.hub, r.clusters, r.report.JoinSeconds, r.report.JoinsPerSecond, ready, r.report.Late.P99, r.report.FalseUnknown,
+			gone, back, r.workload.placement.Seconds(), r.workload.rollout.Seconds(),
 			r.sum("hub", cpuJoining), r.sum("hub", cpuHeartbeating), r.sum("hub", peakRSS), r.sum("hub", rssPerCluster),
 			r.sum("kube-apiserver", cpuJoining), r.sum("etcd", peakRSS))
 	}
@@ -217,6 +242,7 @@ func plot(results []result) []measure.Panel {
 	}{
 		{"join and accept time (s)", func(r result) float64 { return r.report.JoinSeconds }},
 		{"hub CPU joining (s)", func(r result) float64 { return r.sum("hub", cpuJoining) }},
+		{"rollout to 1000 (s)", func(r result) float64 { return r.workload.rollout.Seconds() }},
 		{"hub CPU heartbeating (% of a core)", func(r result) float64 { return r.sum("hub", cpuHeartbeating) }},
 		{"hub peak RSS (MB)", func(r result) float64 { return r.sum("hub", peakRSS) }},
 	}
@@ -265,12 +291,13 @@ func envOr(name, def string) string {
 	return def
 }
 
-func envInts(b *testing.B, name, def string) []int {
+// envInts is $name's comma-separated counts, each least or more.
+func envInts(b *testing.B, name, def string, least int) []int {
 	var out []int
 	for _, f := range strings.Split(envOr(name, def), ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: give counts, comma-separated (1000,3000)", name, os.Getenv(name))
+		if err != nil || n < least {
+			b.Fatalf("%s=%q: give counts of %d or more, comma-separated (1000,3000)", name, os.Getenv(name), least)
 		}
 		out = append(out, n)
 	}
