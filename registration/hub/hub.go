@@ -150,7 +150,6 @@ const (
 	ControllerCSRApproval       = "csrapproval"
 	ControllerManagedCluster    = "managedcluster"
 	ControllerLease             = "lease"
-	ControllerClockSync         = "clocksync"
 	ControllerTaint             = "taint"
 	ControllerClusterSet        = "clusterset"
 	ControllerClusterSetBinding = "clustersetbinding"
@@ -181,13 +180,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Recorder: mgr.GetEventRecorder("corral-registration"),
 			Clock:    opts.Clock,
 		},
-		ControllerLease: &lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier},
-		ControllerClockSync: &clocksync.Reconciler{
-			Client:          mgr.GetClient(),
-			Recorder:        mgr.GetEventRecorder("corral-clocksync"),
-			Clock:           opts.Clock,
-			GraceMultiplier: opts.LeaseGraceMultiplier,
-		},
+		ControllerLease: &lease.Reconciler{Client: mgr.GetClient(), Clock: opts.Clock, GraceMultiplier: opts.LeaseGraceMultiplier,
+			ClockSync: &clocksync.Checker{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-clocksync"), Clock: opts.Clock}},
 		ControllerTaint:      &taint.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: opts.Clock},
 		ControllerClusterSet: &clusterset.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("corral-clusterset")},
 		ControllerClusterSetBinding: &clustersetbinding.Reconciler{
@@ -212,6 +206,6 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 // Controllers names the registration core's controllers, in the order
 // they are set up.
 func Controllers() []string {
-	return []string{ControllerCSRApproval, ControllerManagedCluster, ControllerLease, ControllerClockSync,
+	return []string{ControllerCSRApproval, ControllerManagedCluster, ControllerLease,
 		ControllerTaint, ControllerClusterSet, ControllerClusterSetBinding}
 }

@@ -3,7 +3,6 @@ package managedcluster
 import (
 	"context"
 	"fmt"
-	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/corral-dev/corral/internal/steps"
 	"github.com/corral-dev/corral/registration/common"
+	"github.com/corral-dev/corral/registration/hub/lease"
 )
 
 // FieldOwner is the field manager of everything this controller applies.
@@ -55,9 +55,10 @@ type scope struct {
 
 // SetupWithManager registers the controller, with workers reconciles at
 // once: ManagedClusters, the namespaces labelled with a cluster name so
-// that a namespace going away finishes that cluster's deletion, the RBAC
-// labelled so (see rbacEvents), and the leases labelled so, whose deletion
-// has an accepted cluster's lease made again.
+// that a namespace going away finishes that cluster's deletion, and the
+// RBAC labelled so (see rbacEvents). It makes an accepted cluster's lease
+// before it says the cluster accepted; the lease controller makes it
+// again when it goes missing later.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -74,7 +75,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		Watches(&rbacv1.ClusterRole{}, r.rbacEvents()).
 		Watches(&rbacv1.ClusterRoleBinding{}, r.rbacEvents()).
 		Watches(&rbacv1.RoleBinding{}, r.rbacEvents()).
-		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLabelled), builder.WithPredicates(leaseGone{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
@@ -123,26 +123,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 }
 
-// Lease is an accepted cluster's lease as the hub creates it, renewed at
-// now.
-func Lease(cluster string, now time.Time) *coordinationv1.Lease {
-	renewed, holder := metav1.NewMicroTime(now), common.LeaseName
-	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: common.LeaseName, Namespace: cluster, Labels: clusterLabels(cluster)},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &renewed},
-	}
-}
-
 // createLease creates the cluster's lease if it is missing; the agent may
 // only update it. It never touches an existing lease: its renewTime is the
 // agent's.
 func (r *Reconciler) createLease(ctx context.Context, s *scope) (steps.Result, error) {
 	name := s.cluster.Name
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: name, Name: common.LeaseName}, &coordinationv1.Lease{})
+	// The hub caches no leases (see the lease package).
+	err := r.live().Get(ctx, types.NamespacedName{Namespace: name, Name: common.LeaseName}, &coordinationv1.Lease{},
+		&client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: "0"}})
 	if !apierrors.IsNotFound(err) {
 		return steps.Continue, err
 	}
-	if err := r.Client.Create(ctx, Lease(name, r.Clock.Now())); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, lease.New(name, r.Clock.Now())); err != nil && !apierrors.IsAlreadyExists(err) {
 		return steps.Continue, fmt.Errorf("creating lease %s/%s: %w", name, common.LeaseName, err)
 	}
 	return steps.Continue, nil

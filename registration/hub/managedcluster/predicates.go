@@ -44,13 +44,3 @@ func (namespaceGoing) Delete(event.DeleteEvent) bool { return true }
 func (namespaceGoing) Update(e event.UpdateEvent) bool {
 	return e.ObjectOld.GetDeletionTimestamp().IsZero() && !e.ObjectNew.GetDeletionTimestamp().IsZero()
 }
-
-// leaseGone passes only a cluster lease's deletion: the hub makes an
-// accepted cluster's lease again, as its agent may only update it. The
-// agent's renewals, and the hub's own creation, do not.
-type leaseGone struct{}
-
-func (leaseGone) Create(event.CreateEvent) bool   { return false }
-func (leaseGone) Delete(event.DeleteEvent) bool   { return true }
-func (leaseGone) Update(event.UpdateEvent) bool   { return false }
-func (leaseGone) Generic(event.GenericEvent) bool { return false }

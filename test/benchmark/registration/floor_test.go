@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	registrationhub "github.com/corral-dev/corral/registration/hub"
+	"github.com/corral-dev/corral/registration/hub/lease"
 	"github.com/corral-dev/corral/registration/hub/managedcluster"
 	"github.com/corral-dev/corral/test/benchmark/measure"
 )
@@ -154,5 +155,5 @@ func (f *hubFixture) writeLikeTheHub(ctx context.Context, objects client.Client,
 	if err := objects.Status().Patch(ctx, mc, patch); err != nil {
 		return err
 	}
-	return objects.Create(ctx, managedcluster.Lease(cluster, time.Now()))
+	return objects.Create(ctx, lease.New(cluster, time.Now()))
 }

@@ -84,8 +84,11 @@ var _ = Describe("availability", func() {
 			ShouldNot(ContainElement(clusterv1.ManagedClusterTaintUnavailable))
 	})
 
-	It("makes an accepted cluster's lease again when it is deleted: its agent may only renew it", func(ctx context.Context) {
-		name := newCluster(ctx, true)
+	It("makes an accepted cluster's lease again, within its grace period, when it is deleted: its agent may only renew it", func(ctx context.Context) {
+		// The hub watches no leases: it finds the lease gone when it
+		// next looks, a grace period (5 s, for a 1 s lease) later at the
+		// latest.
+		name := newClusterWithLease(ctx, true, 1)
 		expectAccepted(ctx, name)
 		key := client.ObjectKey{Namespace: name, Name: "managed-cluster-lease"}
 		lease := &coordinationv1.Lease{}
