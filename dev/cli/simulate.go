@@ -63,7 +63,8 @@ It prints progress while clusters join and heartbeat, then a report: joins
 per second, the hub's reaction to acceptances, how late lease renewals
 were, how many times the hub marked a heartbeating cluster's availability
 Unknown (false Unknowns), what a cluster cost the simulator and, with
---hub-pid, the CPU and memory of the hub's processes.
+--hub-pid, the CPU and memory of the hub's processes on this machine (for a
+local fleet, 'corral dev status -o json' lists the hub's components' pids).
 
 With --unreachable N, N clusters' agents stop at once a lease period into
 --duration; once the hub has marked every one Available Unknown and tainted
@@ -76,7 +77,7 @@ to clean up after them; --keep leaves them, for 'corral dev simulate
 --delete' to remove later.`,
 		Example: `  corral dev simulate --clusters 100 --accept --duration 5m
   corral dev simulate --clusters 1000 --accept --duration 30m --lease-period 60s -o json
-  corral dev simulate --clusters 1000 --accept --duration 10m --hub-pid "$(pgrep -o kube-apiserver)"
+  corral dev simulate --clusters 1000 --accept --duration 10m --hub-pid 4242 --hub-pid 4250
   corral dev simulate --clusters 1000 --accept --duration 10m --unreachable 100
   corral dev simulate --delete`,
 		Args: cobra.NoArgs,

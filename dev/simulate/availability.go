@@ -66,13 +66,11 @@ func (a *availability) see(mc *clusterv1.ManagedCluster) {
 	}
 }
 
-// watchFrom starts counting for members.
-func (a *availability) watchFrom(members []*Cluster) {
+// watch starts counting for cluster, which heartbeats from now on.
+func (a *availability) watch(cluster string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, c := range members {
-		a.watching[c.Name] = true
-	}
+	a.watching[cluster] = true
 }
 
 func (a *availability) falseUnknown() int {

@@ -97,14 +97,14 @@ func (m *meter) mark() {
 		}
 	}
 	if m.marks == 0 {
-		m.heapStart = heap()
+		m.heapStart = liveHeap()
 	}
 	m.cpu[m.marks], m.at[m.marks] = cpu, time.Now()
 	m.marks++
 }
 
-// heap is the simulator's live heap, after a collection.
-func heap() uint64 {
+// liveHeap is the simulator's live heap, after a collection.
+func liveHeap() uint64 {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -114,7 +114,7 @@ func heap() uint64 {
 // joined sets what the joins cost the simulator, per cluster, on r.
 func (m *meter) joined(r *Report) {
 	if r.Joined > 0 {
-		r.BytesPerCluster = (float64(heap()) - float64(m.heapStart)) / float64(r.Joined)
+		r.BytesPerCluster = (float64(liveHeap()) - float64(m.heapStart)) / float64(r.Joined)
 	}
 }
 

@@ -136,32 +136,44 @@ func Run(ctx context.Context, admin *rest.Config, o Options) (r *Report, err err
 	}
 	defer m.report(r)
 	m.mark()
-	members, err := joinAll(ctx, hub, o, r)
+	beats := newHeartbeats(o, avail.isDown)
+	beating, stopBeats := context.WithCancel(ctx)
+	beatsDone := make(chan struct{})
+	go func() {
+		defer close(beatsDone)
+		beats.run(beating)
+	}()
+	defer func() {
+		stopBeats()
+		<-beatsDone
+		beats.report(r)
+	}()
+	members, err := joinAll(ctx, hub, o, r, func(c *Cluster) {
+		avail.watch(c.Name)
+		beats.add(c)
+	})
 	m.mark()
 	hub.reactions.report(r)
 	if err != nil {
 		return r, err
 	}
 	m.joined(r)
-	avail.watchFrom(members)
-	live(ctx, members, o, r, avail, m)
+	live(ctx, members, o, r, avail, m, beats)
 	r.FalseUnknown = avail.falseUnknown()
 	return r, ctx.Err()
 }
 
-// live has the members heartbeat through the run's phases: Duration
-// (the hub's CPU measured over its settled part), the outage, Then.
-func live(ctx context.Context, members []*Cluster, o Options, r *Report, avail *availability, m *meter) {
+// live goes through the run's phases while the members heartbeat:
+// Duration (the hub's CPU measured over its settled part), the outage,
+// Then.
+func live(ctx context.Context, members []*Cluster, o Options, r *Report, avail *availability, m *meter, beats *heartbeats) {
 	if o.Duration == 0 && o.Unreachable == 0 && o.Then == nil {
 		return
 	}
-	beating, stop := context.WithCancel(ctx)
+	begin := time.Now()
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		heartbeat(beating, members, o, r, avail)
-	}()
-	defer func() { stop(); <-done }()
+	defer close(done)
+	go progress(o.Progress, done, func() string { return beats.line(len(members), begin) })
 	settle := min(o.LeasePeriod, o.Duration/2)
 	if !sleep(ctx, settle) {
 		return
@@ -191,8 +203,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// joinAll joins every cluster, o.Parallel at once.
-func joinAll(ctx context.Context, hub *Hub, o Options, r *Report) ([]*Cluster, error) {
+// joinAll joins every cluster, o.Parallel at once, and calls joined
+// with each as it joins.
+func joinAll(ctx context.Context, hub *Hub, o Options, r *Report, joined func(*Cluster)) ([]*Cluster, error) {
 	var (
 		mu      sync.Mutex
 		members []*Cluster
@@ -216,6 +229,7 @@ func joinAll(ctx context.Context, hub *Hub, o Options, r *Report) ([]*Cluster, e
 					errs = append(errs, fmt.Errorf("%s: %w", name, err))
 				} else {
 					members = append(members, c)
+					joined(c)
 				}
 				mu.Unlock()
 			}

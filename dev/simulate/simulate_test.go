@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,7 +72,8 @@ func TestAvailabilityCountsOnlyHeartbeatingClustersGoingUnknown(t *testing.T) {
 	a.see(cluster("joining", metav1.ConditionTrue))
 	a.see(cluster("joining", metav1.ConditionUnknown)) // before it heartbeats: not counted
 	a.see(cluster("beating", metav1.ConditionTrue))
-	a.watchFrom([]*Cluster{{Name: "beating"}, {Name: "joining"}})
+	a.watch("beating")
+	a.watch("joining")
 	a.see(cluster("beating", metav1.ConditionUnknown)) // counted
 	a.see(cluster("beating", metav1.ConditionUnknown)) // the same episode: not again
 	a.see(cluster("joining", metav1.ConditionFalse))   // was not live: not a transition
@@ -82,44 +84,67 @@ func TestAvailabilityCountsOnlyHeartbeatingClustersGoingUnknown(t *testing.T) {
 	}
 }
 
-func TestScheduleSpreadsMembersOverThePeriod(t *testing.T) {
-	const n, period = 4, 40 * time.Millisecond
-	begin := time.Now()
-	type call struct {
-		i      int
-		at     time.Time
-		called time.Time
-	}
-	var calls []call
-	schedule(context.Background(), begin, period, n, func(i int, at time.Time) bool {
-		calls = append(calls, call{i, at, time.Now()})
-		return len(calls) < 2*n
-	})
-	if len(calls) != 2*n {
-		t.Fatalf("%d calls, want %d", len(calls), 2*n)
-	}
-	for k, c := range calls {
-		round, i := k/n, k%n
-		want := begin.Add(time.Duration(round)*period + period*time.Duration(i)/n)
-		if c.i != i || !c.at.Equal(want) {
-			t.Errorf("call %d: member %d due at +%s, want member %d at +%s", k, c.i, c.at.Sub(begin), i, want.Sub(begin))
-		}
-		if c.called.Before(c.at) {
-			t.Errorf("call %d came %s before its time", k, c.at.Sub(c.called))
-		}
-	}
-}
-
-func TestScheduleStopsWhenTheRunEnds(t *testing.T) {
+// TestHeartbeatsRenewEachClusterEveryPeriodFromItsJoin: clusters
+// joining at different times renew a period after their join and every
+// period after, in the order they come due, never before their time;
+// a cluster the outage stopped is skipped.
+func TestHeartbeatsRenewEachClusterEveryPeriodFromItsJoin(t *testing.T) {
+	const period = 60 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	calls := 0
-	schedule(ctx, time.Now(), time.Hour, 3, func(int, time.Time) bool {
-		calls++
-		cancel()
-		return true
-	})
-	if calls != 1 {
-		t.Errorf("%d calls after the run ended, want 1", calls)
+	defer cancel()
+	type renewal struct {
+		cluster string
+		at      time.Time
+	}
+	var (
+		mu       sync.Mutex
+		renewals []renewal
+		joined   = map[string]time.Time{}
+	)
+	// One worker: renewals are recorded in the order they are handed out.
+	h := newHeartbeats(Options{LeasePeriod: period, Parallel: 1}, func(c string) bool { return c == "stopped" })
+	h.renew = func(_ context.Context, c *Cluster) error {
+		mu.Lock()
+		defer mu.Unlock()
+		renewals = append(renewals, renewal{c.Name, time.Now()})
+		if len(renewals) == 6 {
+			cancel()
+		}
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.run(ctx)
+	}()
+	for _, name := range []string{"first", "stopped", "second"} {
+		mu.Lock()
+		joined[name] = time.Now()
+		mu.Unlock()
+		h.add(&Cluster{Name: name})
+		time.Sleep(period / 3) // joins spread over the period: the schedule, not synchronisation
+	}
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	counts := map[string]int{}
+	for i, r := range renewals {
+		counts[r.cluster]++
+		earliest := joined[r.cluster].Add(time.Duration(counts[r.cluster]) * period)
+		if r.at.Before(earliest) {
+			t.Errorf("renewal %d of %s came %s early", counts[r.cluster], r.cluster, earliest.Sub(r.at))
+		}
+		if i > 0 && r.cluster == renewals[i-1].cluster {
+			t.Errorf("%s renewed twice in a row: the other cluster's renewal was due between", r.cluster)
+		}
+	}
+	if counts["stopped"] != 0 || counts["first"] < 2 || counts["second"] < 2 {
+		t.Errorf("renewals per cluster %v, want the first and second 3 each (or 2 and 4) and none of the stopped", counts)
+	}
+	// The sixth ended the run, so it is not counted: a renewal cut short
+	// by the end is no renewal refused.
+	if len(h.late) != 5 || h.failed != 0 {
+		t.Errorf("%d renewals recorded, %d failed; want 5 and 0", len(h.late), h.failed)
 	}
 }
 
