@@ -66,12 +66,12 @@ Unknown (false Unknowns), what a cluster cost the simulator and, with
 --hub-pid, the CPU and memory of the hub's processes on this machine (for a
 local fleet, 'corral dev status -o json' lists the hub's components' pids).
 
-With --unreachable N, N clusters' agents stop at once a lease period into
---duration; once the hub has marked every one Available Unknown and tainted
+With --unreachable N, N clusters' agents stop together once --duration is
+over; once the hub has marked every one Available Unknown and tainted
 unreachable (after its grace period: corral's and OCM's default is five
 lease periods), they resume, renewing their leases and reporting
 themselves available, and the report says how long the hub took to mark
-them gone and back. Give a --duration long enough for both. At the end,
+them gone and back (waiting up to ten lease periods, then two). At the end,
 or when interrupted, it deletes the clusters it made and waits for the hub
 to clean up after them; --keep leaves them, for 'corral dev simulate
 --delete' to remove later.`,
@@ -96,7 +96,7 @@ func (o *SimulateOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Duration, "duration", 0, "how long the clusters heartbeat once all joined (0: join, report, stop)")
 	fs.BoolVar(&o.Accept, "accept", false, "accept each cluster as 'corral accept' does")
 	fs.IntVar(&o.Parallel, "parallel", o.Parallel, "how many clusters join at once (and renewals in flight at most)")
-	fs.IntVar(&o.Unreachable, "unreachable", 0, "stop this many clusters' agents at once a lease period into --duration, until the hub marks them all Unknown and tainted; then resume them")
+	fs.IntVar(&o.Unreachable, "unreachable", 0, "after --duration, stop this many clusters' agents at once until the hub marks them all Unknown and tainted; then resume them")
 	fs.BoolVar(&o.Keep, "keep", false, "leave the simulated clusters on the hub at the end")
 	fs.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "a hub process on this machine (API server, etcd, corral's hub) whose CPU and memory to report; repeat for several")
 	fs.BoolVar(&o.deleteOnly, "delete", false, "only delete the simulated clusters a run with --keep left")

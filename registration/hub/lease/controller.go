@@ -132,7 +132,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if renewed != nil && r.ClockSync != nil {
 		if err := r.ClockSync.Check(ctx, cluster, lease, grace, *renewed); err != nil {
-			return ctrl.Result{}, err
+			// A conflict with the agent's or the acceptance's write is
+			// a quiet retry, not a reconcile error.
+			return steps.AfterWrite(ctx, err)
 		}
 		if left <= 0 {
 			// Renewed, yet stale: a clock behind the hub's, told apart
